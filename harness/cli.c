@@ -1,0 +1,114 @@
+/* cli: the option-table parser every rxdeck subcommand uses (see cli.h).
+ * It owns argv walking and --help text, nothing about what options mean. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", command);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_help(const struct cli *cli, FILE *f)
+{
+	fprintf(f, "usage: %s %s\n\n", cli->command, cli->synopsis ? cli->synopsis : "");
+	if (cli->summary)
+		fprintf(f, "%s\n\n", cli->summary);
+	fprintf(f, "options:\n");
+	for (const struct cli_option *o = cli->options; o && o->name; o++) {
+		char left[96];
+		int n = 0;
+		if (o->short_name)
+			n = snprintf(left, sizeof left, "-%c, --%s", o->short_name, o->name);
+		else
+			n = snprintf(left, sizeof left, "    --%s", o->name);
+		if (o->nargs > 0 && n < (int)sizeof left)
+			snprintf(left + n, sizeof left - (size_t)n, " %s", o->args ? o->args : "ARG");
+		fprintf(f, "  %-30s %s\n", left, o->help ? o->help : "");
+	}
+	fprintf(f, "  %-30s %s\n", "-h, --help", "print this help and exit");
+}
+
+static const struct cli_option *find_long(const struct cli *cli, const char *name, size_t len)
+{
+	for (const struct cli_option *o = cli->options; o && o->name; o++)
+		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+			return o;
+	return NULL;
+}
+
+static const struct cli_option *find_short(const struct cli *cli, char c)
+{
+	for (const struct cli_option *o = cli->options; o && o->name; o++)
+		if (o->short_name && o->short_name == c)
+			return o;
+	return NULL;
+}
+
+int cli_parse(const struct cli *cli, int argc, char **argv, int *n_positional)
+{
+	int npos = 0;
+	int only_positional = 0;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (only_positional || a[0] != '-' || a[1] == '\0') {
+			argv[1 + npos++] = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			only_positional = 1;
+			continue;
+		}
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			cli_help(cli, stdout);
+			return 1;
+		}
+		const struct cli_option *o;
+		char *inline_value = NULL;
+		if (a[1] == '-') {
+			char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+			o = find_long(cli, a + 2, len);
+			if (eq)
+				inline_value = eq + 1;
+		} else {
+			o = a[2] == '\0' ? find_short(cli, a[1]) : NULL;
+		}
+		if (!o) {
+			cli_error(cli->command, "unknown option '%s' (see --help)", a);
+			return -EINVAL;
+		}
+		char *args[8] = { 0 };
+		if (o->nargs > 8)
+			return -EINVAL;
+		if (inline_value) {
+			if (o->nargs != 1) {
+				cli_error(cli->command, "option '--%s' takes %d arguments, not '=%s'",
+				          o->name, o->nargs, inline_value);
+				return -EINVAL;
+			}
+			args[0] = inline_value;
+		} else {
+			if (i + o->nargs >= argc) {
+				cli_error(cli->command, "option '--%s' needs %s", o->name,
+				          o->args ? o->args : "an argument");
+				return -EINVAL;
+			}
+			for (int k = 0; k < o->nargs; k++)
+				args[k] = argv[++i];
+		}
+		int r = cli->on_option ? cli->on_option(cli->ctx, o->id, args) : 0;
+		if (r < 0)
+			return r;
+	}
+	*n_positional = npos;
+	return 0;
+}
