@@ -1,0 +1,179 @@
+/* deck: facts about the host and readings of its sensors, for the harness.
+ *
+ * Everything comes from sysfs and procfs under a root folder ("/" unless a
+ * test points it at a fake tree): the amdgpu card (busy %, shader clock,
+ * hwmon power and temperatures), swap traffic, load, battery and AC, DMI,
+ * os-release.  A source that is missing on this host is reported as
+ * absent, with why, and never as a made-up 0.
+ *
+ * deck also forces the GPU clock for an arm condition through
+ * power_dpm_force_performance_level (and pp_od_clk_voltage for a fixed
+ * MHz), which needs write access to those files (root, or a udev rule).
+ *
+ * Fallible functions return 0 or a negative errno, write their output
+ * parameters only on success, and leave a message in deck_errmsg().
+ * A struct deck is used from one thread at a time.
+ */
+#ifndef RXDECK_DECK_H
+#define RXDECK_DECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct deck;
+
+struct deck_options {
+	const char *root;  /* the folder holding sys/, proc/, etc/; NULL: "/" */
+	const char *card;  /* DRM card to use ("card1"); NULL: the first amdgpu card
+	                      (the first card*/device/gpu_busy_percent) */
+};
+
+/*
+ * Finds the host's sources (card, its hwmon, battery, AC) under the root.
+ * Missing sources are not an error: their readings are absent.  Fails only
+ * for a root that is not a readable folder (-ENOENT, -ENOTDIR, -EACCES), a
+ * named card that does not exist (-ENODEV), or -ENOMEM; errmsg (may be NULL)
+ * receives the reason.  opts NULL means defaults.  Released with
+ * deck_destroy().
+ */
+int deck_create(const struct deck_options *opts, char *errmsg, size_t errmsg_size,
+                struct deck **out);
+
+/* NULL is a no-op. */
+void deck_destroy(struct deck *d);
+
+/* The last failure's message ("" when none), valid until the next call. */
+const char *deck_errmsg(const struct deck *d);
+
+/* The card in use ("card0"), or NULL when the host has no amdgpu card. */
+const char *deck_card(const struct deck *d);
+
+/* ---- readings -------------------------------------------------------- */
+
+/* What one sample holds.  deck_reading_name() gives the name the harness
+ * stores it under (results-db's sample name); units are in the names. */
+enum deck_reading_id {
+	DECK_GPU_BUSY_PCT = 0,   /* card/device/gpu_busy_percent, 0..100 */
+	DECK_GPU_SCLK_MHZ,       /* card/device/pp_dpm_sclk, the line marked '*' */
+	DECK_GPU_POWER_W,        /* hwmon power1_average, else power1_input (µW in the file) */
+	DECK_GPU_TEMP_C,         /* hwmon temp labelled "edge", else the lowest temp*_input */
+	DECK_GPU_TEMP_MAX_C,     /* the hottest of the hwmon's temp*_input */
+	DECK_SWAP_IN_PAGES,      /* /proc/vmstat pswpin, a counter since boot */
+	DECK_SWAP_OUT_PAGES,     /* /proc/vmstat pswpout */
+	DECK_LOAD_1M,            /* /proc/loadavg */
+	DECK_LOAD_5M,
+	DECK_LOAD_15M,
+	DECK_BATTERY_PCT,        /* power_supply of type Battery: capacity */
+	DECK_BATTERY_DISCHARGING, /* 1 when its status is "Discharging", else 0 */
+	DECK_AC_ONLINE,          /* power_supply of type Mains: online, 0 or 1 */
+	DECK_N_READINGS
+};
+
+struct deck_reading {
+	double value;  /* meaningful only when err == 0 */
+	int err;       /* 0: read.  Else why it is absent: -ENOENT the host has no
+	                  such source; -EACCES not readable; -EINVAL malformed
+	                  (deck_errmsg() named the file:line:column); -EIO */
+};
+
+struct deck_sample {
+	int64_t t_ns;  /* CLOCK_MONOTONIC when the sample was taken */
+	struct deck_reading r[DECK_N_READINGS];
+};
+
+/* "gpu_busy_pct", "gpu_sclk_mhz", ..., NULL for an id out of range. */
+const char *deck_reading_name(enum deck_reading_id id);
+
+/* The file a reading comes from on this host, or NULL when the host has
+ * none (for `rxdeck deck info`). */
+const char *deck_reading_source(const struct deck *d, enum deck_reading_id id);
+
+static inline bool deck_reading_present(const struct deck_sample *s, enum deck_reading_id id)
+{
+	return s->r[id].err == 0;
+}
+
+/*
+ * Reads every source once into *out.  Always fills every reading (present
+ * or absent with its reason), so it returns 0 unless out is NULL (-EINVAL).
+ * When a source exists but is malformed, deck_errmsg() names it.  Costs a
+ * few small file reads: fine at a few samples a second.
+ */
+int deck_sample(struct deck *d, struct deck_sample *out);
+
+/* ---- GPU clock --------------------------------------------------------- */
+
+/*
+ * The card's power_dpm_force_performance_level: "auto", "low", "high",
+ * "manual", "profile_standard", "profile_min_sclk", "profile_min_mclk",
+ * "profile_peak".  get writes the current one into buf.  set accepts only
+ * those names (-EINVAL otherwise).  -ENODEV without an amdgpu card; -EACCES
+ * / -EPERM when not permitted: deck_errmsg() then says so and how to get
+ * the permission.
+ */
+int deck_perf_level_get(struct deck *d, char *buf, size_t size);
+int deck_perf_level_set(struct deck *d, const char *level);
+
+/* The shader clock range the card accepts for a fixed clock, from
+ * pp_od_clk_voltage's OD_RANGE "SCLK:" line.  -ENOENT without it. */
+int deck_sclk_range_mhz(struct deck *d, unsigned *min_mhz, unsigned *max_mhz);
+
+/*
+ * Fixes the shader clock at mhz: level "manual", then pp_od_clk_voltage
+ * "s 0 MHZ", "s 1 MHZ", "c" (the way SteamOS's GPU clock setting does it).
+ * -ERANGE outside deck_sclk_range_mhz() when that is known.
+ */
+int deck_sclk_set_mhz(struct deck *d, unsigned mhz);
+
+/* ---- host facts -------------------------------------------------------- */
+
+/* Facts that stay put while the host runs.  Each string is malloc'd, or
+ * NULL when this host does not say (never made up). */
+struct deck_facts {
+	char *device_model;   /* "Steam Deck LCD" (DMI Jupiter), "Steam Deck OLED"
+	                         (Galileo), else the DMI product name */
+	char *dmi_vendor;     /* /sys/class/dmi/id/sys_vendor */
+	char *dmi_product;    /* /sys/class/dmi/id/product_name, as is */
+	char *host;           /* /proc/sys/kernel/hostname */
+	char *kernel;         /* /proc/sys/kernel/osrelease (uname -r) */
+	char *os;             /* /etc/os-release PRETTY_NAME */
+	char *os_version;     /* VERSION_ID ("3.6.19") */
+	char *os_build;       /* BUILD_ID ("20241001.1") */
+	char *cpu;            /* /proc/cpuinfo "model name" */
+	int64_t memory_B;     /* /proc/meminfo MemTotal; -1 when not known */
+	char *gpu_driver;     /* the card's kernel driver ("amdgpu") */
+	char *gpu_pci_id;     /* "1002:163f" */
+	/* Mesa: the package database under the root (pacman's local/mesa-*,
+	 * dpkg's mesa-vulkan-drivers), which says what is installed.  The
+	 * version actually loaded is in the Vulkan driver info the renderer
+	 * reports ("Mesa 24.1.3"): callers that have it overwrite this with
+	 * deck_mesa_from_driver_info(). */
+	char *mesa;
+	char *mesa_source;    /* "pacman", "dpkg", "vulkan driver info" */
+};
+
+/* Reads the facts.  Returns 0 with whatever was found (absent ones NULL),
+ * -ENOMEM.  Release with deck_facts_finish(). */
+int deck_facts_read(struct deck *d, struct deck_facts *out);
+
+/* Frees the strings and zeroes *f; NULL is a no-op. */
+void deck_facts_finish(struct deck_facts *f);
+
+/* The device model for a DMI product name: "Jupiter" -> "Steam Deck LCD",
+ * "Galileo" -> "Steam Deck OLED", anything else as is. */
+const char *deck_model_from_dmi(const char *product_name);
+
+/* The Mesa version in a Vulkan driver info string ("Mesa 24.1.3-arch1.1"
+ * -> "24.1.3-arch1.1").  -ENOENT when it does not name Mesa.  *out malloc'd. */
+int deck_mesa_from_driver_info(const char *driver_info, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
