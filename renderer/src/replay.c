@@ -1,0 +1,1041 @@
+/* replay: turns a submission's guest ops into parts, command buffers that
+ * each signal the next value of the recordings' timeline, and publishes
+ * what each part wrote to the page tables once it is submitted.  It owns
+ * op validation, command recording, render targets and their write-back,
+ * and where each guest range lives (in place or in the mirror).  Readback
+ * policy is readback.c's; presentation is present.c's. */
+#include "private.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A guest range as the GPU reaches it. */
+struct where {
+	VkBuffer buffer;
+	uint64_t offset;
+	VkDeviceAddress addr;
+};
+
+struct range_list {
+	struct rxvk_range *v;
+	size_t n, cap;
+};
+
+/* The submission being recorded: render thread only. */
+struct recording {
+	uint64_t sub;
+	struct part part;
+	struct range_list writes;  /* this part's GPU writes, published at submit */
+	struct range_list reads;   /* this part's GPU reads (late-page detection) */
+	uint64_t first_value;
+	uint32_t op_index;
+};
+
+static const char *kind_name(uint32_t kind)
+{
+	static const char *names[] = { "?", "SET_TARGET", "DRAW", "DISPATCH", "COPY", "FILL", "FLIP" };
+	return kind < RXVK_OP_KIND_COUNT_ ? names[kind] : "?";
+}
+
+static int range_push(struct range_list *l, uint64_t addr, uint64_t size_B)
+{
+	if (size_B == 0)
+		return 0;
+	if (l->n && l->v[l->n - 1].addr + l->v[l->n - 1].size_B == addr) {
+		l->v[l->n - 1].size_B += size_B;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct rxvk_range *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct rxvk_range){ addr, size_B };
+	return 0;
+}
+
+static bool overlaps(uint64_t a, uint64_t as, uint64_t b, uint64_t bs)
+{
+	return as && bs && a < b + bs && b < a + as;
+}
+
+/* ---- validation: nothing is submitted unless every op is good ---- */
+
+static int invalid(size_t i, const struct rxvk_op *op, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int invalid(size_t i, const struct rxvk_op *op, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	rxvk_set_error("op %zu (%s): %s", i, kind_name(op->kind), msg);
+	return -EINVAL;
+}
+
+static bool in_guest(const struct rxvk *rx, const struct rxvk_range *r)
+{
+	return r->size_B <= rx->guest_size_B && r->addr <= rx->guest_size_B - r->size_B;
+}
+
+static uint64_t target_size(uint32_t w, uint32_t h, uint32_t pitch_B)
+{
+	return (uint64_t)pitch_B * (h - 1) + (uint64_t)w * 4;
+}
+
+static int validate(struct rxvk *rx, const struct rxvk_op *ops, size_t n)
+{
+	int cur_format = rx->current_target >= 0 ? (int)rx->targets[rx->current_target].format : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct rxvk_op *op = &ops[i];
+		const struct rxvk_range *rs[3] = { &op->read[0], &op->read[1], &op->write };
+		static const char *rn[3] = { "read[0]", "read[1]", "write" };
+		if (op->kind < RXVK_OP_SET_TARGET || op->kind >= RXVK_OP_KIND_COUNT_)
+			return invalid(i, op, "unknown op kind %" PRIu32, op->kind);
+		for (int k = 0; k < 3; k++)
+			if (!in_guest(rx, rs[k]))
+				return invalid(i, op, "%s [0x%" PRIx64 ", +0x%" PRIx64 ") is outside guest memory "
+				               "(0x%" PRIx64 " bytes)", rn[k], rs[k]->addr, rs[k]->size_B,
+				               rx->guest_size_B);
+		const struct program *prog = NULL;
+		if (op->kind == RXVK_OP_DRAW || op->kind == RXVK_OP_DISPATCH) {
+			prog = rxvk_program_find(rx, op->program);
+			if (!prog)
+				return invalid(i, op, "unknown program 0x%016" PRIx64, op->program);
+			if (prog->compute != (op->kind == RXVK_OP_DISPATCH))
+				return invalid(i, op, "program '%s' is a %s program", prog->name,
+				               prog->compute ? "compute" : "draw");
+			uint32_t max = op->kind == RXVK_OP_DISPATCH ? 65535u : MAX_OP_COUNT;
+			if (op->count == 0 || op->count > max)
+				return invalid(i, op, "count %" PRIu32 " is not in 1..%" PRIu32, op->count, max);
+			for (int k = 0; k < 3; k++)
+				if (rs[k]->addr % 4 || rs[k]->size_B % 4)
+					return invalid(i, op, "%s of a program must be 4-byte aligned", rn[k]);
+		} else if (op->program != 0) {
+			return invalid(i, op, "names a program but runs none");
+		}
+		switch (op->kind) {
+		case RXVK_OP_SET_TARGET: {
+			uint32_t w = op->params[0], h = op->params[1], pitch = op->params[2], f = op->params[3];
+			if (f < RXVK_FORMAT_RGBA8 || f > RXVK_FORMAT_DEPTH)
+				return invalid(i, op, "unknown format %" PRIu32, f);
+			if (w == 0 || h == 0 || w > MAX_TARGET_DIM || h > MAX_TARGET_DIM)
+				return invalid(i, op, "size %" PRIu32 "x%" PRIu32 " is not in 1..%u", w, h,
+				               MAX_TARGET_DIM);
+			if (pitch < w * 4 || pitch % 4)
+				return invalid(i, op, "pitch %" PRIu32 " B is under 4 x width or not a multiple of 4",
+				               pitch);
+			if (op->write.size_B < target_size(w, h, pitch) || op->write.addr % 4)
+				return invalid(i, op, "a %" PRIu32 "x%" PRIu32 " target does not fit in write "
+				               "(%" PRIu64 " B, %" PRIu64 " needed, 4-byte aligned)",
+				               w, h, op->write.size_B, target_size(w, h, pitch));
+			cur_format = (int)f;
+			break;
+		}
+		case RXVK_OP_DRAW:
+			if (!cur_format)
+				return invalid(i, op, "no target set");
+			if (prog == &rx->programs[PROG_INSTANCED] && op->read[0].size_B < (uint64_t)op->count * 16)
+				return invalid(i, op, "read[0] holds %" PRIu64 " B, %" PRIu64 " needed for %" PRIu32
+				               " instances", op->read[0].size_B, (uint64_t)op->count * 16, op->count);
+			if (prog == &rx->programs[PROG_TEXTURED]) {
+				uint32_t w = op->params[0], h = op->params[1], pitch = op->params[2];
+				if (w == 0 || h == 0 || w > MAX_TARGET_DIM || h > MAX_TARGET_DIM || pitch < w * 4 ||
+				    pitch % 4 || (op->params[3] != RXVK_FORMAT_RGBA8 && op->params[3] != RXVK_FORMAT_BGRA8))
+					return invalid(i, op, "texture %" PRIu32 "x%" PRIu32 " pitch %" PRIu32
+					               " format %" PRIu32 " is not valid", w, h, pitch, op->params[3]);
+				for (int k = 0; k < 2; k++)
+					if ((k == 0 || op->read[1].size_B) && op->read[k].size_B < target_size(w, h, pitch))
+						return invalid(i, op, "read[%d] is smaller than its texture", k);
+			}
+			break;
+		case RXVK_OP_DISPATCH:
+			if (prog == &rx->programs[PROG_CULL]) {
+				uint64_t total = op->params[0];
+				if (op->read[0].size_B < total * 16 || op->write.size_B < 32 + total * 4 ||
+				    op->write.addr % 16 || op->read[0].addr % 16)
+					return invalid(i, op, "cull of %" PRIu64 " instances needs read[0] of %" PRIu64
+					               " B and write of %" PRIu64 " B, 16-byte aligned", total,
+					               total * 16, 32 + total * 4);
+				if ((uint64_t)op->count * 64 < total)
+					return invalid(i, op, "%" PRIu32 " workgroups of 64 do not cover %" PRIu64
+					               " instances", op->count, total);
+			} else if (op->write.size_B < 8) {
+				return invalid(i, op, "spin needs a write of 8 bytes");
+			}
+			break;
+		case RXVK_OP_COPY:
+			if (op->read[0].size_B == 0 || op->read[0].size_B != op->write.size_B)
+				return invalid(i, op, "read[0] (%" PRIu64 " B) and write (%" PRIu64
+				               " B) must be the same, non-zero size", op->read[0].size_B,
+				               op->write.size_B);
+			if (overlaps(op->read[0].addr, op->read[0].size_B, op->write.addr, op->write.size_B))
+				return invalid(i, op, "source and destination overlap");
+			break;
+		case RXVK_OP_FILL:
+			if (op->write.size_B == 0 || op->write.size_B % 4 || op->write.addr % 4)
+				return invalid(i, op, "write must be non-empty and 4-byte aligned");
+			break;
+		case RXVK_OP_FLIP:
+			if (cur_format != RXVK_FORMAT_RGBA8 && cur_format != RXVK_FORMAT_BGRA8)
+				return invalid(i, op, "no colour target to present");
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- command buffers and parts ---- */
+
+static int cmd_get(struct rxvk *rx, uint64_t value, VkCommandBuffer *out)
+{
+	uint64_t done = rxvk_timeline_done(rx);
+	for (size_t i = 0; i < rx->n_cmds; i++)
+		if (rx->cmds[i].value <= done) {
+			rx->cmds[i].value = value;
+			*out = rx->cmds[i].cmd;
+			return vk_check(rx, vkResetCommandBuffer(*out, 0));
+		}
+	if (rx->n_cmds == rx->cap_cmds) {
+		size_t cap = rx->cap_cmds ? rx->cap_cmds * 2 : 16;
+		struct cmd_slot *v = realloc(rx->cmds, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		rx->cmds = v;
+		rx->cap_cmds = cap;
+	}
+	VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	                                   .commandPool = rx->pool,
+	                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	                                   .commandBufferCount = 1 };
+	int rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, out));
+	if (rc < 0)
+		return rc;
+	rx->cmds[rx->n_cmds++] = (struct cmd_slot){ *out, value };
+	return 0;
+}
+
+static void barrier(VkCommandBuffer cmd)
+{
+	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	                       .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+	                       .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT };
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+	                     0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static void end_rendering(struct rxvk *rx, struct recording *rec)
+{
+	if (rec->part.rendering) {
+		rx->end_rendering(rec->part.cmd);
+		rec->part.rendering = false;
+		barrier(rec->part.cmd);
+	}
+}
+
+static int part_begin(struct rxvk *rx, struct recording *rec)
+{
+	memset(&rec->part, 0, sizeof rec->part);
+	rec->part.value = ++rx->next_value;
+	int rc = cmd_get(rx, rec->part.value, &rec->part.cmd);
+	if (rc < 0)
+		return rc;
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+	                                .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+	if ((rc = vk_check(rx, vkBeginCommandBuffer(rec->part.cmd, &bi))) < 0)
+		return rc;
+	barrier(rec->part.cmd);
+	return 0;
+}
+
+/* Copies this part's mirror writes back to guest memory (coalesced). */
+static void mirror_writeback(struct rxvk *rx, struct recording *rec)
+{
+	struct part *p = &rec->part;
+	if (!p->n_wb)
+		return;
+	VkBufferCopy regions[64];
+	uint32_t n = 0;
+	for (size_t i = 0; i < p->n_wb; i += 2) {
+		uint64_t addr = p->wb_pages[i], size = p->wb_pages[i + 1];
+		regions[n++] = (VkBufferCopy){ addr, addr, size };
+		if (n == 64 || i + 2 >= p->n_wb) {
+			vkCmdCopyBuffer(p->cmd, rx->mirror_buffer, rx->guest_buffer, n, regions);
+			n = 0;
+		}
+	}
+	CNT_ADD(rx, mirror_writebacks, p->n_wb / 2);
+	p->n_wb = 0;
+	barrier(p->cmd);
+}
+
+static int wb_push(struct part *p, uint64_t addr, uint64_t size)
+{
+	if (p->n_wb && p->wb_pages[p->n_wb - 2] + p->wb_pages[p->n_wb - 1] == addr) {
+		p->wb_pages[p->n_wb - 1] += size;
+		return 0;
+	}
+	if (p->n_wb + 2 > p->cap_wb) {
+		size_t cap = p->cap_wb ? p->cap_wb * 2 : 64;
+		uint64_t *v = realloc(p->wb_pages, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		p->wb_pages = v;
+		p->cap_wb = cap;
+	}
+	p->wb_pages[p->n_wb++] = addr;
+	p->wb_pages[p->n_wb++] = size;
+	return 0;
+}
+
+/* Publishes the part's writes and reads to the page tables: from now on a
+ * read of those pages waits for this part (or its whole submission). */
+static void publish(struct rxvk *rx, struct recording *rec)
+{
+	pthread_mutex_lock(&rx->lock);
+	for (size_t i = 0; i < rec->writes.n; i++) {
+		uint64_t first = rec->writes.v[i].addr / RXVK_PAGE_SIZE_B;
+		uint64_t last = (rec->writes.v[i].addr + rec->writes.v[i].size_B - 1) / RXVK_PAGE_SIZE_B;
+		for (uint64_t pg = first; pg <= last; pg++) {
+			rx->page_writer[pg] = rec->sub;
+			rx->page_final[pg] = rec->part.value;
+		}
+	}
+	for (size_t i = 0; i < rec->reads.n; i++) {
+		uint64_t first = rec->reads.v[i].addr / RXVK_PAGE_SIZE_B;
+		uint64_t last = (rec->reads.v[i].addr + rec->reads.v[i].size_B - 1) / RXVK_PAGE_SIZE_B;
+		for (uint64_t pg = first; pg <= last; pg++)
+			rx->page_reader[pg] = rec->sub;
+	}
+	pthread_mutex_unlock(&rx->lock);
+	rec->writes.n = 0;
+	rec->reads.n = 0;
+}
+
+static int part_end(struct rxvk *rx, struct recording *rec)
+{
+	struct part *p = &rec->part;
+	end_rendering(rx, rec);
+	mirror_writeback(rx, rec);
+	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	                       .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+	                       .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT };
+	vkCmdPipelineBarrier(p->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+	                     &mb, 0, NULL, 0, NULL);
+	int rc = vk_check(rx, vkEndCommandBuffer(p->cmd));
+	if (rc < 0)
+		return rc;
+	VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+	                                     .signalSemaphoreValueCount = 1,
+	                                     .pSignalSemaphoreValues = &p->value };
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	                    .pNext = &ts,
+	                    .commandBufferCount = 1,
+	                    .pCommandBuffers = &p->cmd,
+	                    .signalSemaphoreCount = 1,
+	                    .pSignalSemaphores = &rx->timeline };
+	pthread_mutex_lock(&rx->queue_lock);
+	rc = vk_check(rx, vkQueueSubmit(rx->queue, 1, &si, VK_NULL_HANDLE));
+	pthread_mutex_unlock(&rx->queue_lock);
+	if (rc < 0)
+		return rc;
+	publish(rx, rec);
+	CNT_ADD(rx, parts, 1);
+	CNT_SET(rx, timeline_value, p->value);
+	return 0;
+}
+
+static int maybe_split(struct rxvk *rx, struct recording *rec)
+{
+	if (rec->part.ops < rx->set.cfg.part_ops)
+		return 0;
+	int rc = part_end(rx, rec);
+	return rc < 0 ? rc : part_begin(rx, rec);
+}
+
+/* ---- where a guest range lives ---- */
+
+static bool block_all(const struct rxvk *rx, uint64_t addr, uint64_t size, uint8_t state, bool *any)
+{
+	bool all = true;
+	*any = false;
+	for (uint64_t b = addr / MIRROR_BLOCK_B; b <= (addr + size - 1) / MIRROR_BLOCK_B; b++) {
+		bool is = rx->block_state[b] == state;
+		all &= is;
+		*any |= is;
+	}
+	return all;
+}
+
+/* Resolves a range for an op about to be recorded.  In place unless every
+ * block of it is active in the mirror.  An in-place op over active blocks
+ * first has this part's mirror writes copied back, and its own writes are
+ * copied into the mirror after it (see resolve_after). */
+static int resolve(struct rxvk *rx, struct recording *rec, const struct rxvk_range *r, bool write,
+                   struct where *out, bool *mixed)
+{
+	*mixed = false;
+	if (r->size_B == 0) {
+		*out = (struct where){ rx->guest_buffer, 0, 0 };
+		return 0;
+	}
+	if (!rx->mirrored) {
+		*out = (struct where){ rx->guest_buffer, r->addr, rx->guest_addr + r->addr };
+		if (write)
+			CNT_ADD(rx, in_place_writes, 1);
+		return 0;
+	}
+	bool any_active;
+	if (block_all(rx, r->addr, r->size_B, BLOCK_ACTIVE, &any_active)) {
+		*out = (struct where){ rx->mirror_buffer, r->addr, rx->mirror_addr + r->addr };
+		return write ? wb_push(&rec->part, r->addr, r->size_B) : 0;
+	}
+	if (any_active) {
+		mirror_writeback(rx, rec);
+		*mixed = true;
+	}
+	if (write) {
+		CNT_ADD(rx, in_place_writes, 1);
+		for (uint64_t b = r->addr / MIRROR_BLOCK_B; b <= (r->addr + r->size_B - 1) / MIRROR_BLOCK_B; b++)
+			if (rx->block_state[b] == BLOCK_IN_PLACE)
+				rx->block_state[b] = BLOCK_PENDING;
+	}
+	*out = (struct where){ rx->guest_buffer, r->addr, rx->guest_addr + r->addr };
+	return 0;
+}
+
+/* After an in-place write over active mirror blocks: keep the mirror equal. */
+static void resolve_after(struct rxvk *rx, struct recording *rec, const struct rxvk_range *w)
+{
+	if (!rx->mirrored || !w->size_B)
+		return;
+	barrier(rec->part.cmd);
+	for (uint64_t b = w->addr / MIRROR_BLOCK_B; b <= (w->addr + w->size_B - 1) / MIRROR_BLOCK_B; b++) {
+		if (rx->block_state[b] != BLOCK_ACTIVE)
+			continue;
+		uint64_t lo = b * MIRROR_BLOCK_B, hi = lo + MIRROR_BLOCK_B;
+		if (lo < w->addr)
+			lo = w->addr;
+		if (hi > w->addr + w->size_B)
+			hi = w->addr + w->size_B;
+		VkBufferCopy c = { lo, lo, hi - lo };
+		vkCmdCopyBuffer(rec->part.cmd, rx->guest_buffer, rx->mirror_buffer, 1, &c);
+	}
+	barrier(rec->part.cmd);
+}
+
+/* ---- render targets ---- */
+
+static VkFormat vk_format(enum rxvk_format f)
+{
+	return f == RXVK_FORMAT_BGRA8 ? VK_FORMAT_B8G8R8A8_UNORM
+	       : f == RXVK_FORMAT_DEPTH ? VK_FORMAT_D32_SFLOAT
+	                                : VK_FORMAT_R8G8B8A8_UNORM;
+}
+
+static VkImageSubresourceRange whole(const struct target *t)
+{
+	return (VkImageSubresourceRange){
+		.aspectMask = t->format == RXVK_FORMAT_DEPTH ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT,
+		.levelCount = 1,
+		.layerCount = 1,
+	};
+}
+
+static void target_free(struct rxvk *rx, struct target *t)
+{
+	if (t->view)
+		vkDestroyImageView(rx->device, t->view, NULL);
+	if (t->image)
+		vkDestroyImage(rx->device, t->image, NULL);
+	if (t->memory)
+		vkFreeMemory(rx->device, t->memory, NULL);
+	memset(t, 0, sizeof *t);
+}
+
+static int target_create(struct rxvk *rx, struct target *t, const struct rxvk_op *op)
+{
+	t->used = true;
+	t->addr = op->write.addr;
+	t->width = op->params[0];
+	t->height = op->params[1];
+	t->pitch_B = op->params[2];
+	t->format = (enum rxvk_format)op->params[3];
+	t->size_B = target_size(t->width, t->height, t->pitch_B);
+	bool depth = t->format == RXVK_FORMAT_DEPTH;
+	VkImageCreateInfo ici = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = vk_format(t->format),
+		.extent = { t->width, t->height, 1 },
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = (depth ? VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT : VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) |
+		         VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	int rc = vk_check(rx, vkCreateImage(rx->device, &ici, NULL, &t->image));
+	if (rc < 0)
+		return rc;
+	VkMemoryRequirements mr;
+	vkGetImageMemoryRequirements(rx->device, t->image, &mr);
+	uint32_t type;
+	if (rxvk_find_memory_type(rx, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &type) < 0 &&
+	    rxvk_find_memory_type(rx, mr.memoryTypeBits, 0, &type) < 0)
+		return -ENODEV;
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	                             .allocationSize = mr.size,
+	                             .memoryTypeIndex = type };
+	if ((rc = vk_check(rx, vkAllocateMemory(rx->device, &mai, NULL, &t->memory))) < 0 ||
+	    (rc = vk_check(rx, vkBindImageMemory(rx->device, t->image, t->memory, 0))) < 0)
+		return rc;
+	VkImageViewCreateInfo vci = { .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+	                              .image = t->image,
+	                              .viewType = VK_IMAGE_VIEW_TYPE_2D,
+	                              .format = ici.format,
+	                              .subresourceRange = whole(t) };
+	return vk_check(rx, vkCreateImageView(rx->device, &vci, NULL, &t->view));
+}
+
+
+static void target_init_layout(struct recording *rec, struct target *t)
+{
+	if (t->initialised)
+		return;
+	VkImageMemoryBarrier ib = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+	                            .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+	                            .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	                            .newLayout = VK_IMAGE_LAYOUT_GENERAL,
+	                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+	                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+	                            .image = t->image,
+	                            .subresourceRange = whole(t) };
+	vkCmdPipelineBarrier(rec->part.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+	                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
+	if (t->format == RXVK_FORMAT_DEPTH) {
+		VkClearDepthStencilValue d = { 1.0f, 0 };
+		VkImageSubresourceRange r = whole(t);
+		vkCmdClearDepthStencilImage(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, &d, 1, &r);
+		barrier(rec->part.cmd);
+	}
+	t->initialised = true;
+}
+
+static VkBufferImageCopy target_region(const struct target *t, uint64_t offset)
+{
+	return (VkBufferImageCopy){
+		.bufferOffset = offset,
+		.bufferRowLength = t->pitch_B / 4,
+		.bufferImageHeight = t->height,
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageExtent = { t->width, t->height, 1 },
+	};
+}
+
+/* Writes the target's frame to its guest memory, in its byte order. */
+static int target_writeback(struct rxvk *rx, struct recording *rec, struct target *t)
+{
+	uint64_t t0 = rxvk_now_ns();
+	end_rendering(rx, rec);
+	struct rxvk_range r = { t->addr, t->size_B };
+	struct where w;
+	bool mixed;
+	int rc = resolve(rx, rec, &r, true, &w, &mixed);
+	if (rc < 0)
+		return rc;
+	VkBufferImageCopy region = target_region(t, w.offset);
+	vkCmdCopyImageToBuffer(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, w.buffer, 1, &region);
+	barrier(rec->part.cmd);
+	if (mixed)
+		resolve_after(rx, rec, &r);
+	if ((rc = range_push(&rec->writes, r.addr, r.size_B)) < 0)
+		return rc;
+	t->pending = false;
+	t->image_valid = true;
+	CNT_ADD(rx, target_writebacks, 1);
+	CNT_ADD(rx, target_write_ns, rxvk_now_ns() - t0);
+	return 0;
+}
+
+static int target_load(struct rxvk *rx, struct recording *rec, struct target *t)
+{
+	struct rxvk_range r = { t->addr, t->size_B };
+	struct where w;
+	bool mixed;
+	int rc = resolve(rx, rec, &r, false, &w, &mixed);
+	if (rc < 0)
+		return rc;
+	VkBufferImageCopy region = target_region(t, w.offset);
+	vkCmdCopyBufferToImage(rec->part.cmd, w.buffer, t->image, VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+	barrier(rec->part.cmd);
+	t->image_valid = true;
+	CNT_ADD(rx, target_loads, 1);
+	return range_push(&rec->reads, r.addr, r.size_B);
+}
+
+/* Before an op reads or writes guest bytes a pending frame will land on,
+ * the frame is written back, so the op sees (or overwrites) every byte an
+ * immediate write-back gave. */
+static int settle_targets(struct rxvk *rx, struct recording *rec, const struct rxvk_range *r)
+{
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->targets[i];
+		if (t->used && t->pending && overlaps(t->addr, t->size_B, r->addr, r->size_B)) {
+			int rc = target_writeback(rx, rec, t);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* After guest bytes were written by an op: images over them are stale. */
+static void stale_targets(struct rxvk *rx, const struct rxvk_range *r)
+{
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->targets[i];
+		if (t->used && t->format != RXVK_FORMAT_DEPTH && overlaps(t->addr, t->size_B, r->addr, r->size_B))
+			t->image_valid = false;
+	}
+}
+
+static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
+{
+	int found = -1, lru = 0;
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->targets[i];
+		if (t->used && t->addr == op->write.addr) {
+			found = (int)i;
+			break;
+		}
+		if (!t->used || (rx->targets[lru].used && t->last_use < rx->targets[lru].last_use))
+			lru = (int)i;
+	}
+	int rc;
+	/* the pending frame of the target switched from is let go of */
+	if (rx->current_target >= 0 && rx->current_target != found) {
+		struct target *old = &rx->targets[rx->current_target];
+		end_rendering(rx, rec);
+		if (old->pending && (rc = target_writeback(rx, rec, old)) < 0)
+			return rc;
+	}
+	if (found >= 0) {
+		struct target *t = &rx->targets[found];
+		if (t->width != op->params[0] || t->height != op->params[1] || t->pitch_B != op->params[2] ||
+		    t->format != (enum rxvk_format)op->params[3]) {
+			end_rendering(rx, rec);
+			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
+				return rc;
+			/* the image may still be read by submitted parts */
+			if ((rc = rxvk_timeline_wait(rx, rx->next_value - 1)) < 0)
+				return rc;
+			target_free(rx, t);
+			found = -1;
+			lru = (int)(t - rx->targets);
+		}
+	}
+	if (found < 0) {
+		struct target *t = &rx->targets[lru];
+		if (t->used) {
+			end_rendering(rx, rec);
+			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
+				return rc;
+			if ((rc = rxvk_timeline_wait(rx, rx->next_value - 1)) < 0)
+				return rc;
+			target_free(rx, t);
+		}
+		if ((rc = target_create(rx, t, op)) < 0) {
+			target_free(rx, t);
+			return rc;
+		}
+		found = lru;
+	}
+	struct target *t = &rx->targets[found];
+	t->last_use = ++rx->target_clock;
+	if (rx->current_target != found)
+		end_rendering(rx, rec);
+	rx->current_target = found;
+	target_init_layout(rec, t);
+	if (t->format != RXVK_FORMAT_DEPTH && !t->image_valid)
+		return target_load(rx, rec, t);
+	return 0;
+}
+
+static void begin_rendering(struct rxvk *rx, struct recording *rec, struct target *t)
+{
+	if (rec->part.rendering)
+		return;
+	bool depth = t->format == RXVK_FORMAT_DEPTH;
+	VkRenderingAttachmentInfo att = { .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+	                                   .imageView = VK_NULL_HANDLE,
+	                                   .imageLayout = VK_IMAGE_LAYOUT_GENERAL,
+	                                   .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+	                                   .storeOp = VK_ATTACHMENT_STORE_OP_STORE };
+	att.imageView = t->view;
+	VkRenderingInfo ri = { .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+	                       .renderArea = { { 0, 0 }, { t->width, t->height } },
+	                       .layerCount = 1,
+	                       .colorAttachmentCount = depth ? 0 : 1,
+	                       .pColorAttachments = depth ? NULL : &att,
+	                       .pDepthAttachment = depth ? &att : NULL };
+	rx->begin_rendering(rec->part.cmd, &ri);
+	rec->part.rendering = true;
+}
+
+/* ---- ops ---- */
+
+static void push_op(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op,
+                    const struct where *r0, const struct where *r1, const struct where *w)
+{
+	struct op_push pc = { .read0 = r0->addr, .read1 = r1->addr, .write = w->addr, .count = op->count };
+	memcpy(pc.params, op->params, sizeof pc.params);
+	if (op->program == rx->programs[PROG_TEXTURED].hash && op->params[6] == 0 && rx->current_target >= 0) {
+		const struct target *t = &rx->targets[rx->current_target];
+		pc.params[5] = 0;
+		pc.params[6] = (t->width & 0xffffu) | (t->height << 16);
+	}
+	vkCmdPushConstants(rec->part.cmd, rx->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
+}
+
+/* Resolves an op's three ranges and notes them in the part's lists. */
+static int resolve_op(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op,
+                      struct where where[3], bool *mixed_write)
+{
+	bool mixed;
+	int rc;
+	for (int k = 0; k < 2; k++) {
+		if ((rc = resolve(rx, rec, &op->read[k], false, &where[k], &mixed)) < 0 ||
+		    (rc = range_push(&rec->reads, op->read[k].addr, op->read[k].size_B)) < 0)
+			return rc;
+	}
+	if ((rc = resolve(rx, rec, &op->write, true, &where[2], mixed_write)) < 0)
+		return rc;
+	return range_push(&rec->writes, op->write.addr, op->write.size_B);
+}
+
+static int record_draw(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op,
+                       const struct program *prog)
+{
+	struct target *t = &rx->targets[rx->current_target];
+	int rc;
+	for (int k = 0; k < 2; k++)
+		if ((rc = settle_targets(rx, rec, &op->read[k])) < 0)
+			return rc;
+	if (op->write.size_B && (rc = settle_targets(rx, rec, &op->write)) < 0)
+		return rc;
+	struct where where[3];
+	bool mixed = false;
+	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
+		return rc;
+	enum target_variant v = t->format == RXVK_FORMAT_BGRA8 ? VARIANT_BGRA8
+	                        : t->format == RXVK_FORMAT_DEPTH ? VARIANT_DEPTH
+	                                                         : VARIANT_RGBA8;
+	begin_rendering(rx, rec, t);
+	VkCommandBuffer cmd = rec->part.cmd;
+	VkViewport vp = { 0, 0, (float)t->width, (float)t->height, 0, 1 };
+	VkRect2D sc = { { 0, 0 }, { t->width, t->height } };
+	if (prog == &rx->programs[PROG_TEXTURED] && op->params[6] != 0) {
+		uint32_t x = op->params[5] & 0xffff, y = op->params[5] >> 16;
+		uint32_t w = op->params[6] & 0xffff, h = op->params[6] >> 16;
+		vp = (VkViewport){ (float)x, (float)y, (float)w, (float)h, 0, 1 };
+		sc = (VkRect2D){ { (int32_t)x, (int32_t)y }, { w, h } };
+	}
+	vkCmdSetViewport(cmd, 0, 1, &vp);
+	vkCmdSetScissor(cmd, 0, 1, &sc);
+	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, prog->pipeline[v]);
+	push_op(rx, rec, op, &where[0], &where[1], &where[2]);
+	vkCmdDraw(cmd, 6, op->count, 0, 0);
+	if (t->format != RXVK_FORMAT_DEPTH)
+		t->pending = true;
+	if (op->write.size_B) {
+		end_rendering(rx, rec);
+		if (mixed)
+			resolve_after(rx, rec, &op->write);
+		stale_targets(rx, &op->write);
+	}
+	rx->frame_draws++;
+	CNT_ADD(rx, draws, 1);
+	return 0;
+}
+
+static int record_dispatch(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op,
+                           const struct program *prog)
+{
+	int rc;
+	end_rendering(rx, rec);
+	for (int k = 0; k < 2; k++)
+		if ((rc = settle_targets(rx, rec, &op->read[k])) < 0)
+			return rc;
+	if ((rc = settle_targets(rx, rec, &op->write)) < 0)
+		return rc;
+	struct where where[3];
+	bool mixed = false;
+	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
+		return rc;
+	vkCmdBindPipeline(rec->part.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, prog->pipeline[0]);
+	push_op(rx, rec, op, &where[0], &where[1], &where[2]);
+	vkCmdDispatch(rec->part.cmd, op->count, 1, 1);
+	barrier(rec->part.cmd);
+	if (mixed)
+		resolve_after(rx, rec, &op->write);
+	stale_targets(rx, &op->write);
+	return 0;
+}
+
+static int record_copy(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
+{
+	int rc;
+	end_rendering(rx, rec);
+	if ((rc = settle_targets(rx, rec, &op->read[0])) < 0 || (rc = settle_targets(rx, rec, &op->write)) < 0)
+		return rc;
+	struct where where[3];
+	bool mixed = false;
+	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
+		return rc;
+	VkBufferCopy c = { where[0].offset, where[2].offset, op->write.size_B };
+	vkCmdCopyBuffer(rec->part.cmd, where[0].buffer, where[2].buffer, 1, &c);
+	barrier(rec->part.cmd);
+	if (mixed)
+		resolve_after(rx, rec, &op->write);
+	stale_targets(rx, &op->write);
+	return 0;
+}
+
+/* The clear value that leaves an image's bytes equal to a 32-bit fill. */
+static VkClearColorValue fill_colour(uint32_t v, enum rxvk_format f)
+{
+	float b[4] = { (v & 0xff) / 255.0f, ((v >> 8) & 0xff) / 255.0f, ((v >> 16) & 0xff) / 255.0f,
+	               (v >> 24) / 255.0f };
+	VkClearColorValue c;
+	if (f == RXVK_FORMAT_BGRA8) { /* memory B, G, R, A */
+		c.float32[0] = b[2];
+		c.float32[1] = b[1];
+		c.float32[2] = b[0];
+	} else {
+		c.float32[0] = b[0];
+		c.float32[1] = b[1];
+		c.float32[2] = b[2];
+	}
+	c.float32[3] = b[3];
+	return c;
+}
+
+static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
+{
+	int rc;
+	end_rendering(rx, rec);
+	/* a target the fill covers whole takes the fill as its frame; one it
+	 * covers in part has its pending frame written back first */
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->targets[i];
+		if (!t->used || t->format == RXVK_FORMAT_DEPTH ||
+		    !overlaps(t->addr, t->size_B, op->write.addr, op->write.size_B))
+			continue;
+		bool covers = op->write.addr <= t->addr && op->write.addr + op->write.size_B >= t->addr + t->size_B;
+		if (!covers && t->pending && (rc = target_writeback(rx, rec, t)) < 0)
+			return rc;
+	}
+	struct where where[3];
+	bool mixed = false;
+	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
+		return rc;
+	vkCmdFillBuffer(rec->part.cmd, where[2].buffer, where[2].offset, op->write.size_B, op->params[0]);
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->targets[i];
+		if (!t->used || t->format == RXVK_FORMAT_DEPTH ||
+		    !overlaps(t->addr, t->size_B, op->write.addr, op->write.size_B))
+			continue;
+		bool covers = op->write.addr <= t->addr && op->write.addr + op->write.size_B >= t->addr + t->size_B;
+		if (covers && t->pitch_B == t->width * 4) {
+			target_init_layout(rec, t);
+			VkClearColorValue c = fill_colour(op->params[0], t->format);
+			VkImageSubresourceRange r = whole(t);
+			vkCmdClearColorImage(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, &c, 1, &r);
+			t->pending = false;
+			t->image_valid = true;
+		} else {
+			t->pending = false;
+			t->image_valid = false;
+		}
+	}
+	barrier(rec->part.cmd);
+	if (mixed)
+		resolve_after(rx, rec, &op->write);
+	return 0;
+}
+
+static int record_flip(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
+{
+	struct target *t = &rx->targets[rx->current_target];
+	bool shown = op->params[0] & RXVK_FLIP_SHOWN;
+	int rc;
+	end_rendering(rx, rec);
+	if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
+		return rc;
+	struct present_item item = {
+		.frame = ++rx->frame_count,
+		.value = rec->part.value,
+		.shown = shown,
+		.slot = -1,
+		.width = t->width,
+		.height = t->height,
+		.format = t->format,
+	};
+	if (!shown) {
+		item.draws = rx->frame_draws;
+		item.rb_wait_ns = __atomic_exchange_n(&rx->frame_rb_wait_ns, 0, __ATOMIC_RELAXED);
+		item.memsync_ns = rx->frame_memsync_ns;
+		rx->frame_draws = 0;
+		rx->frame_memsync_ns = 0;
+	}
+	if (rxvk_present_wants_pixels(rx)) {
+		item.slot = rxvk_present_slot_acquire(rx, t->width, t->height);
+		if (item.slot >= 0) {
+			const struct present_slot *s = &rx->present.slots[item.slot];
+			VkBufferImageCopy region = target_region(t, 0);
+			region.bufferRowLength = t->width;
+			vkCmdCopyImageToBuffer(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, s->buffer, 1, &region);
+			barrier(rec->part.cmd);
+		}
+	}
+	rxvk_present_push(rx, &item);
+	if (shown)
+		CNT_ADD(rx, frames_shown, 1);
+	else
+		CNT_ADD(rx, frames_real, 1);
+	return 0;
+}
+
+static int record(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
+{
+	const struct program *prog = rxvk_program_find(rx, op->program);
+	switch (op->kind) {
+	case RXVK_OP_SET_TARGET:
+		return set_target(rx, rec, op);
+	case RXVK_OP_DRAW:
+		return record_draw(rx, rec, op, prog);
+	case RXVK_OP_DISPATCH:
+		return record_dispatch(rx, rec, op, prog);
+	case RXVK_OP_COPY:
+		return record_copy(rx, rec, op);
+	case RXVK_OP_FILL:
+		return record_fill(rx, rec, op);
+	case RXVK_OP_FLIP:
+		return record_flip(rx, rec, op);
+	}
+	return -EINVAL;
+}
+
+/* ---- submissions ---- */
+
+static struct sub_info *sub_slot(struct rxvk *rx, uint64_t sub)
+{
+	return &rx->subs[sub % SUB_RING];
+}
+
+int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64_t *out_submission)
+{
+	if (!rx || (!ops && n_ops)) {
+		rxvk_set_error("rxvk_submit: no renderer or no ops");
+		return -EINVAL;
+	}
+	int rc = validate(rx, ops, n_ops);
+	if (rc < 0)
+		return rc;
+
+	/* at most SUB_RING submissions in flight: the oldest slot must be done */
+	uint64_t sub = rx->sub_count + 1;
+	pthread_mutex_lock(&rx->lock);
+	struct sub_info old = *sub_slot(rx, sub);
+	pthread_mutex_unlock(&rx->lock);
+	if (old.id && old.last_value > rxvk_timeline_done(rx) && (rc = rxvk_timeline_wait(rx, old.last_value)) < 0)
+		return rc;
+
+	struct recording *rec = calloc(1, sizeof *rec);
+	if (!rec)
+		return -ENOMEM;
+	rec->sub = sub;
+	pthread_mutex_lock(&rx->lock);
+	rx->sub_count = sub;
+	*sub_slot(rx, sub) = (struct sub_info){ sub, rx->next_value + 1, 0 };
+	pthread_mutex_unlock(&rx->lock);
+
+	if ((rc = part_begin(rx, rec)) < 0)
+		goto out;
+	rec->first_value = rec->part.value;
+	if ((rc = rxvk_capture(rx, rec->part.cmd, sub)) < 0)
+		goto out;
+	for (size_t i = 0; i < n_ops; i++) {
+		rec->op_index = (uint32_t)i;
+		if ((rc = record(rx, rec, &ops[i])) < 0)
+			goto out;
+		rec->part.ops++;
+		if (i + 1 < n_ops && (rc = maybe_split(rx, rec)) < 0)
+			goto out;
+	}
+	rc = part_end(rx, rec);
+out:
+	pthread_mutex_lock(&rx->lock);
+	/* even a failed recording ends: readers waiting on it are released at
+	 * the newest value handed out, which every submitted part reaches */
+	sub_slot(rx, sub)->last_value = rx->next_value;
+	pthread_cond_broadcast(&rx->sub_done_recording);
+	pthread_mutex_unlock(&rx->lock);
+	if (rc < 0 && rec->part.cmd) {
+		/* the unsubmitted part's value must still be reached: signal it */
+		VkSemaphoreSignalInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+		                             .semaphore = rx->timeline,
+		                             .value = rec->part.value };
+		vkDeviceWaitIdle(rx->device);
+		vkSignalSemaphore(rx->device, &si);
+	}
+	free(rec->part.wb_pages);
+	free(rec->writes.v);
+	free(rec->reads.v);
+	free(rec);
+	if (rc < 0)
+		return rc;
+	CNT_ADD(rx, submissions, 1);
+	CNT_ADD(rx, ops, n_ops);
+	if (out_submission)
+		*out_submission = sub;
+	return 0;
+}
+
+int rxvk_finish(struct rxvk *rx)
+{
+	if (!rx || rx->next_value == 0)
+		return 0;
+	return rxvk_timeline_wait(rx, rx->next_value);
+}
+
+int rxvk_replay_init(struct rxvk *rx)
+{
+	rx->current_target = -1;
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                                .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+	                                .queueFamilyIndex = rx->queue_family };
+	return vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &rx->pool));
+}
+
+void rxvk_replay_finish(struct rxvk *rx)
+{
+	if (!rx->device)
+		return;
+	for (unsigned i = 0; i < MAX_TARGETS; i++)
+		if (rx->targets[i].used)
+			target_free(rx, &rx->targets[i]);
+	if (rx->pool)
+		vkDestroyCommandPool(rx->device, rx->pool, NULL);
+	free(rx->cmds);
+}

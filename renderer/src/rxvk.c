@@ -1,0 +1,105 @@
+/* rxvk: the renderer's lifetime (create, destroy, half-built objects torn
+ * down through destroy), the effective configuration and the counters.
+ * The work itself is in device.c, memory.c, replay.c, readback.c and
+ * present.c. */
+#include "private.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rxvk_create(const struct rxvk_config *config, struct rxvk **out)
+{
+	if (!out)
+		return -EINVAL;
+	struct rxvk *rx = calloc(1, sizeof *rx);
+	if (!rx)
+		return -ENOMEM;
+	pthread_mutex_init(&rx->lock, NULL);
+	pthread_mutex_init(&rx->queue_lock, NULL);
+	pthread_mutex_init(&rx->log_lock, NULL);
+	pthread_mutex_init(&rx->summary_lock, NULL);
+	pthread_cond_init(&rx->sub_done_recording, NULL);
+	rx->current_target = -1;
+
+	int rc = rxvk_settings_resolve(&rx->set, config);
+	if (rc < 0) {
+		rxvk_log(NULL, "error: %s", rxvk_last_error());
+		goto fail;
+	}
+	if (rx->set.cfg.log_path) {
+		rx->log = fopen(rx->set.cfg.log_path, "a");
+		if (!rx->log) {
+			rc = -errno;
+			rxvk_set_error("cannot open log '%s': %s", rx->set.cfg.log_path, strerror(errno));
+			rxvk_log(NULL, "error: %s", rxvk_last_error());
+			goto fail;
+		}
+		rx->log_timestamps = true;
+	}
+	if ((rc = rxvk_device_init(rx)) < 0 || (rc = rxvk_programs_init(rx)) < 0 ||
+	    (rc = rxvk_memory_init(rx)) < 0 || (rc = rxvk_replay_init(rx)) < 0 ||
+	    (rc = rxvk_present_init(rx)) < 0)
+		goto fail;
+	rxvk_settings_log(rx);
+	*out = rx;
+	return 0;
+fail:
+	{
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", rxvk_last_error());
+		rxvk_destroy(rx);
+		rxvk_set_error("%s", msg);
+	}
+	return rc;
+}
+
+void rxvk_destroy(struct rxvk *rx)
+{
+	if (!rx)
+		return;
+	if (rx->device)
+		vkDeviceWaitIdle(rx->device);
+	rxvk_present_finish(rx);
+	rxvk_replay_finish(rx);
+	rxvk_memory_finish(rx);
+	rxvk_programs_finish(rx);
+	rxvk_device_finish(rx);
+	if (rx->log)
+		fclose(rx->log);
+	pthread_cond_destroy(&rx->sub_done_recording);
+	pthread_mutex_destroy(&rx->summary_lock);
+	pthread_mutex_destroy(&rx->log_lock);
+	pthread_mutex_destroy(&rx->queue_lock);
+	pthread_mutex_destroy(&rx->lock);
+	free(rx);
+}
+
+void rxvk_config_get(const struct rxvk *rx, struct rxvk_config *out)
+{
+	*out = rx->set.cfg;
+	out->device = rx->info.name;
+}
+
+void rxvk_device_info_get(const struct rxvk *rx, struct rxvk_device_info *out)
+{
+	*out = rx->info;
+}
+
+void *rxvk_guest(struct rxvk *rx)
+{
+	return rx->guest;
+}
+
+uint64_t rxvk_guest_size(const struct rxvk *rx)
+{
+	return rx->guest_size_B;
+}
+
+void rxvk_counters_get(struct rxvk *rx, struct rxvk_counters *out)
+{
+	const uint64_t *src = (const uint64_t *)&rx->counters;
+	uint64_t *dst = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof *out / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
