@@ -188,6 +188,8 @@ const char *rxvk_last_error(void);
 
 /* ---- replay ---------------------------------------------------------------- */
 
+struct rxvk_stream_sub; /* below, with the binary stream */
+
 /*
  * Validates every op, then captures the pages the CPU wrote since the last
  * submission (waiting for late pages), then records and submits the ops as
@@ -197,6 +199,15 @@ const char *rxvk_last_error(void);
  */
 int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops,
                 uint64_t *out_submission);
+
+/*
+ * Replays several submissions in one call, as a captured stream is replayed
+ * (a burst): each is validated before anything of the burst is submitted,
+ * then recorded in order; each submission's span closes at its own end.
+ * *out_last, if given, is the last submission's number.
+ */
+int rxvk_submit_burst(struct rxvk *rx, const struct rxvk_stream_sub *subs, size_t n_subs,
+                      uint64_t *out_last);
 
 /* Waits until every part submitted so far is done. */
 int rxvk_finish(struct rxvk *rx);

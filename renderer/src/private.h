@@ -74,10 +74,14 @@ struct target {
 	uint64_t last_use;     /* for replacing the least recently used */
 };
 
+/* A submission's span on the timeline, closed on every path that finishes
+ * its recording (a burst's end included). */
 struct sub_info {
 	uint64_t id;          /* submission number, 0 = slot empty */
 	uint64_t first_value;
 	uint64_t last_value;  /* 0 while the submission is still recording */
+	uint32_t ops;         /* its total work: ops recorded */
+	uint32_t n_ops;       /* ops handed over */
 };
 
 struct present_slot {
@@ -122,6 +126,58 @@ struct presenter {
 	uint64_t luma_prev2, luma_prev1; /* flash detector: two frames back, one back */
 	uint64_t frame_prev1;
 	bool have_prev1, have_prev2;
+};
+
+/* One GPU write a part made, published to the page tables at its submit. */
+struct write_note {
+	uint64_t addr, size_B;
+	bool in_place;         /* guest memory directly, not the mirror */
+	uint32_t kind;         /* enum rxvk_op_kind; 0 for a target write-back */
+	uint32_t op_index;     /* in its submission */
+	uint64_t program;
+};
+
+/* Who wrote a page, for RX_VK_LOG_RB_WRITERS. */
+struct page_writer_info {
+	uint64_t sub;
+	uint64_t part;
+	uint64_t program;
+	uint32_t kind;
+	uint32_t op_index;
+};
+
+/* RX_VK_READBACK_EARLY's state (readback.c, replay.c), under rx->lock but
+ * for `active`, which the render thread loads once per writing op. */
+struct early_range {
+	uint64_t addr, size_B;
+	uint64_t seq;          /* when it was (re)learnt: the oldest is evicted */
+};
+
+struct early {
+	bool on;               /* the switch is on and not left off (parallel) */
+	int active;            /* a read of pages written in place has waited */
+	struct early_range ranges[EARLY_RANGES];
+	unsigned n_ranges;
+	uint64_t seq;
+	uint64_t *sub;         /* per page: submission of its newest noted write */
+	uint64_t *part;        /* per page: that write's part (timeline value) */
+};
+
+/* RX_VK_LOG_RB_WRITERS's summary by read size. */
+struct diag_size {
+	uint64_t size_B;
+	uint64_t waits, wait_ns, known, done_ns, bytes_changed, bytes_after, waits_after;
+	uint64_t last_program;
+	uint32_t last_kind;
+	uint64_t last_program_count;
+};
+
+struct diag {
+	bool on;
+	struct page_writer_info *first, *last; /* per page, newest submission's */
+	struct diag_size sizes[16];
+	unsigned n_sizes;
+	uint64_t reads_at_summary;
 };
 
 /* What a part has recorded so far. */
@@ -192,6 +248,9 @@ struct rxvk {
 	uint64_t *page_final;           /* value after which its newest write is in guest memory */
 	uint64_t *page_reader;          /* newest submission that reads the page */
 	uint64_t *cpu_dirty;            /* bitmap: written by the CPU since the last capture */
+	uint64_t *page_in_place;        /* bitmap: the newest write went to guest memory directly */
+	struct early early;
+	struct diag diag;
 	uint64_t late_value;            /* the next capture waits for this value */
 	uint64_t late_sub;              /* ... or for this submission, still recording */
 	struct sub_info subs[SUB_RING];
@@ -251,6 +310,10 @@ int rxvk_replay_init(struct rxvk *rx);
 void rxvk_replay_finish(struct rxvk *rx);
 
 /* readback.c */
+void rxvk_early_note(struct rxvk *rx, const struct write_note *w, uint64_t sub, uint64_t part);
+bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w);
+int rxvk_readback_init(struct rxvk *rx);
+void rxvk_readback_finish(struct rxvk *rx);
 int rxvk_capture(struct rxvk *rx, VkCommandBuffer cmd, uint64_t sub);
 uint64_t rxvk_sub_last_value_locked(struct rxvk *rx, uint64_t sub);
 

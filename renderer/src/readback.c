@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The value after which submission `sub` is done; waits while it is still
@@ -34,6 +35,173 @@ static bool range_ok(const struct rxvk *rx, uint64_t addr, uint64_t size_B)
 	return size_B <= rx->guest_size_B && addr <= rx->guest_size_B - size_B;
 }
 
+/* ---- RX_VK_READBACK_EARLY: the tracked ranges and the early table ---- */
+
+static bool page_tracked_locked(const struct rxvk *rx, uint64_t pg)
+{
+	uint64_t lo = pg * RXVK_PAGE_SIZE_B, hi = lo + RXVK_PAGE_SIZE_B;
+	for (unsigned i = 0; i < rx->early.n_ranges; i++) {
+		const struct early_range *r = &rx->early.ranges[i];
+		if (r->addr < hi && lo < r->addr + r->size_B)
+			return true;
+	}
+	return false;
+}
+
+/* Forgets the early entries of pages no tracked range reaches any more: a
+ * write made while a page was untracked must not hide behind an old note. */
+static void forget_untracked_locked(struct rxvk *rx, const struct early_range *gone)
+{
+	uint64_t first = gone->addr / RXVK_PAGE_SIZE_B;
+	uint64_t last = (gone->addr + gone->size_B - 1) / RXVK_PAGE_SIZE_B;
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (!page_tracked_locked(rx, pg)) {
+			rx->early.sub[pg] = 0;
+			rx->early.part[pg] = 0;
+		}
+}
+
+/* A read of pages written in place waited: track its range (at most
+ * EARLY_RANGES, the oldest evicted). */
+static void learn_range_locked(struct rxvk *rx, uint64_t addr, uint64_t size_B)
+{
+	struct early *e = &rx->early;
+	for (unsigned i = 0; i < e->n_ranges; i++)
+		if (e->ranges[i].addr == addr && e->ranges[i].size_B == size_B) {
+			e->ranges[i].seq = ++e->seq;
+			return;
+		}
+	if (e->n_ranges == EARLY_RANGES) {
+		unsigned oldest = 0;
+		for (unsigned i = 1; i < e->n_ranges; i++)
+			if (e->ranges[i].seq < e->ranges[oldest].seq)
+				oldest = i;
+		struct early_range gone = e->ranges[oldest];
+		e->ranges[oldest] = e->ranges[--e->n_ranges];
+		forget_untracked_locked(rx, &gone);
+	}
+	e->ranges[e->n_ranges++] = (struct early_range){ addr, size_B, ++e->seq };
+	CNT_SET(rx, early_ranges, e->n_ranges);
+	__atomic_store_n(&e->active, 1, __ATOMIC_RELAXED);
+}
+
+/* Called by publish() for each in-place write while tracking: every page a
+ * tracked range reaches keeps the write's (submission, part), whatever the
+ * write's size and whichever bytes of the page it wrote. */
+void rxvk_early_note(struct rxvk *rx, const struct write_note *w, uint64_t sub, uint64_t part)
+{
+	struct early *e = &rx->early;
+	for (unsigned i = 0; i < e->n_ranges; i++) {
+		const struct early_range *r = &e->ranges[i];
+		uint64_t lo = r->addr / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+		uint64_t hi = (r->addr + r->size_B + RXVK_PAGE_SIZE_B - 1) / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+		if (lo < w->addr)
+			lo = w->addr / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+		if (hi > w->addr + w->size_B)
+			hi = w->addr + w->size_B;
+		if (lo >= hi)
+			continue;
+		for (uint64_t pg = lo / RXVK_PAGE_SIZE_B; pg <= (hi - 1) / RXVK_PAGE_SIZE_B; pg++) {
+			e->sub[pg] = sub;
+			e->part[pg] = part;
+			CNT_ADD(rx, early_pages_noted, 1);
+		}
+	}
+}
+
+/* Whether an op's write reaches the bytes of a tracked range: such a write
+ * ends its part.  A single load while nothing has waited. */
+bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w)
+{
+	if (!rx->early.on || !__atomic_load_n(&rx->early.active, __ATOMIC_RELAXED))
+		return false;
+	bool hit = false;
+	pthread_mutex_lock(&rx->lock);
+	for (unsigned i = 0; i < rx->early.n_ranges && !hit; i++) {
+		const struct early_range *r = &rx->early.ranges[i];
+		hit = r->addr < w->addr + w->size_B && w->addr < r->addr + r->size_B;
+	}
+	pthread_mutex_unlock(&rx->lock);
+	return hit;
+}
+
+/* ---- the read ---- */
+
+/* What a read of [first, last] pages must wait for, decided under the lock. */
+struct decision {
+	uint64_t newest;       /* newest pending writer submission, 0 if none */
+	bool late;             /* RX_VK_READBACK_LATE: read at once */
+	bool early;            /* the writer's part is known */
+	bool early_fallback;   /* early on, but the writer is not known */
+	bool in_place;         /* a pending page was written in place */
+	uint64_t value;        /* timeline value to wait for */
+	uint64_t sub_first, sub_last; /* newest's span */
+	uint64_t diag_value;   /* the last writer's part, for the diagnostics */
+	struct page_writer_info last, first;
+	uint64_t pages;
+};
+
+static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64_t done,
+                          struct decision *d)
+{
+	memset(d, 0, sizeof *d);
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (rx->page_final[pg] > done && rx->page_writer[pg] > d->newest)
+			d->newest = rx->page_writer[pg];
+	if (!d->newest)
+		return;
+	/* the late rule comes first: the newest submission's ranges are read
+	 * at once, and nothing else (diagnostics included) waits for them */
+	if (rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {
+		d->late = true;
+		return;
+	}
+	d->value = rxvk_sub_last_value_locked(rx, d->newest);
+	struct sub_info *s = &rx->subs[d->newest % SUB_RING];
+	d->sub_first = s->first_value;
+	d->sub_last = s->last_value;
+	bool known = true;
+	uint64_t part = 0;
+	for (uint64_t pg = first; pg <= last; pg++) {
+		if (rx->page_final[pg] <= done)
+			continue;
+		bool in_place = rx->page_in_place[pg / 64] >> (pg % 64) & 1;
+		d->in_place |= in_place;
+		if (!in_place) {
+			/* the mirror's write-back part */
+			if (rx->page_final[pg] > part)
+				part = rx->page_final[pg];
+		} else if (rx->early.on && rx->early.sub && rx->early.sub[pg] == rx->page_writer[pg] &&
+		           page_tracked_locked(rx, pg)) {
+			if (rx->early.part[pg] > part)
+				part = rx->early.part[pg];
+		} else {
+			known = false;
+		}
+		if (rx->diag.on && rx->diag.last[pg].sub == d->newest) {
+			d->pages++;
+			if (rx->diag.last[pg].part >= d->last.part)
+				d->last = rx->diag.last[pg];
+			if (!d->first.sub || rx->diag.first[pg].part < d->first.part ||
+			    (rx->diag.first[pg].part == d->first.part &&
+			     rx->diag.first[pg].op_index < d->first.op_index))
+				d->first = rx->diag.first[pg];
+		}
+	}
+	d->diag_value = d->last.part;
+	if (rx->early.on && __atomic_load_n(&rx->early.active, __ATOMIC_RELAXED)) {
+		if (known && part) {
+			d->early = true;
+			d->value = part;
+		} else if (d->in_place) {
+			d->early_fallback = true;
+		}
+	}
+}
+
+static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const struct decision *d,
+                      uint64_t t0);
+
 int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk_wait *out)
 {
 	uint64_t t0 = rxvk_now_ns();
@@ -43,37 +211,52 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 		return -EINVAL;
 	}
 	struct rxvk_wait w = { 0 };
+	struct decision d = { 0 };
 	uint64_t nth = CNT_ADD(rx, reads, 1) + 1;
+	uint64_t first = addr / RXVK_PAGE_SIZE_B, last = size_B ? (addr + size_B - 1) / RXVK_PAGE_SIZE_B : first;
 	if (size_B) {
 		uint64_t done = rxvk_timeline_done(rx);
-		uint64_t first = addr / RXVK_PAGE_SIZE_B, last = (addr + size_B - 1) / RXVK_PAGE_SIZE_B;
-		uint64_t newest = 0;
 		pthread_mutex_lock(&rx->lock);
-		for (uint64_t pg = first; pg <= last; pg++)
-			if (rx->page_final[pg] > done && rx->page_writer[pg] > newest)
-				newest = rx->page_writer[pg];
-		if (newest) {
-			/* the default policy: the whole submission that wrote the range */
-			w.submission = newest;
-			w.value = rxvk_sub_last_value_locked(rx, newest);
-			w.what = RXVK_WAIT_SUBMISSION;
-		}
+		decide_locked(rx, first, last, done, &d);
 		pthread_mutex_unlock(&rx->lock);
 	}
+	w.submission = d.newest;
 	int rc = 0;
-	if (w.value && w.value > rxvk_timeline_done(rx)) {
-		rc = rxvk_timeline_wait(rx, w.value);
+	if (d.late) {
+		w.what = RXVK_WAIT_LATE;
+		CNT_ADD(rx, reads_late, 1);
+	} else if (d.value && d.value > rxvk_timeline_done(rx)) {
+		/* the writers' diagnostics wait for the last writer's part first */
+		if (rx->diag.on && d.diag_value && d.diag_value < d.value)
+			diag_wait(rx, addr, size_B, &d, t0);
+		rc = rxvk_timeline_wait(rx, d.value);
 		w.waited = true;
-	} else if (w.value) {
+		w.value = d.value;
+		w.what = d.early ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION;
+	} else {
 		w.what = RXVK_WAIT_NOTHING;
 	}
 	w.wait_ns = rxvk_now_ns() - t0;
 	if (w.waited) {
 		CNT_ADD(rx, reads_waited, 1);
 		CNT_ADD(rx, read_wait_ns, w.wait_ns);
-		CNT_ADD(rx, reads_whole, 1);
-		CNT_ADD(rx, reads_whole_wait_ns, w.wait_ns);
+		if (d.early) {
+			CNT_ADD(rx, reads_early, 1);
+			CNT_ADD(rx, reads_early_wait_ns, w.wait_ns);
+		} else {
+			CNT_ADD(rx, reads_whole, 1);
+			CNT_ADD(rx, reads_whole_wait_ns, w.wait_ns);
+			if (d.early_fallback)
+				CNT_ADD(rx, reads_early_fallback, 1);
+		}
 		__atomic_fetch_add(&rx->frame_rb_wait_ns, w.wait_ns, __ATOMIC_RELAXED);
+		/* a read of pages written in place waited: from now on its range
+		 * is tracked (the early policy leaves idle until this happens) */
+		if (rx->early.on && d.in_place) {
+			pthread_mutex_lock(&rx->lock);
+			learn_range_locked(rx, addr, size_B);
+			pthread_mutex_unlock(&rx->lock);
+		}
 	}
 	if (rx->set.cfg.log_readback_waits == RXVK_SWITCH_ON && nth % 3000 == 0)
 		log_reads_summary(rx);
@@ -82,6 +265,139 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 	if (out)
 		*out = w;
 	return 0;
+}
+
+/* ---- RX_VK_LOG_RB_WRITERS ---- */
+
+static const char *op_word(uint32_t kind)
+{
+	static const char *words[] = { "write-back", "target", "draw", "dispatch", "copy", "fill", "flip" };
+	return kind < RXVK_OP_KIND_COUNT_ ? words[kind] : "?";
+}
+
+#define DIAG_SNAP_B 65536u
+
+/* Waits for the last writer's part first, timed, and counts the bytes the
+ * wait changed before and after it (the caller then waits for the rest). */
+static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const struct decision *d,
+                      uint64_t t0)
+{
+	static _Thread_local uint8_t before[DIAG_SNAP_B], at_part[DIAG_SNAP_B];
+	uint64_t n = size_B < DIAG_SNAP_B ? size_B : DIAG_SNAP_B;
+	const volatile uint8_t *g = rx->guest + addr;
+	for (uint64_t i = 0; i < n; i++)
+		before[i] = g[i];
+	if (rxvk_timeline_wait(rx, d->diag_value) < 0)
+		return;
+	uint64_t done_ns = rxvk_now_ns() - t0;
+	for (uint64_t i = 0; i < n; i++)
+		at_part[i] = g[i];
+	rxvk_timeline_wait(rx, d->value);
+	uint64_t wait_ns = rxvk_now_ns() - t0;
+	uint64_t changed = 0, after = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		changed += before[i] != g[i];
+		after += at_part[i] != g[i];
+	}
+	rxvk_log(rx,
+	         "readback writers 0x%" PRIx64 " +0x%" PRIx64 ": last %s %016" PRIx64 " (part %" PRIu64
+	         ", op %u of %u in submission %" PRIu64 "), first %s %016" PRIx64 " (part %" PRIu64
+	         ", op %u), %" PRIu64 " pages; the submission's parts %" PRIu64 "..%" PRIu64
+	         "; its last writer's part done %.2f ms into the wait of %.2f; bytes changed %" PRIu64
+	         " by then, %" PRIu64 " after",
+	         addr, size_B, op_word(d->last.kind), d->last.program, d->last.part, d->last.op_index,
+	         rx->subs[d->newest % SUB_RING].n_ops, d->newest, op_word(d->first.kind), d->first.program,
+	         d->first.part, d->first.op_index, d->pages, d->sub_first, d->sub_last, done_ns / 1e6,
+	         wait_ns / 1e6, changed - after, after);
+	pthread_mutex_lock(&rx->summary_lock);
+	struct diag *dg = &rx->diag;
+	struct diag_size *z = NULL;
+	for (unsigned i = 0; i < dg->n_sizes && !z; i++)
+		if (dg->sizes[i].size_B == size_B)
+			z = &dg->sizes[i];
+	if (!z && dg->n_sizes < 16) {
+		z = &dg->sizes[dg->n_sizes++];
+		memset(z, 0, sizeof *z);
+		z->size_B = size_B;
+	}
+	if (z) {
+		z->waits++;
+		z->wait_ns += wait_ns;
+		z->known++;
+		z->done_ns += done_ns;
+		z->bytes_changed += changed;
+		z->bytes_after += after;
+		z->waits_after += after != 0;
+		if (z->last_program == d->last.program && z->last_kind == d->last.kind) {
+			z->last_program_count++;
+		} else {
+			z->last_program = d->last.program;
+			z->last_kind = d->last.kind;
+			z->last_program_count = 1;
+		}
+	}
+	pthread_mutex_unlock(&rx->summary_lock);
+}
+
+static void log_writers_summary_locked(struct rxvk *rx)
+{
+	struct diag *dg = &rx->diag;
+	for (unsigned i = 0; i < dg->n_sizes; i++) {
+		struct diag_size *z = &dg->sizes[i];
+		if (!z->waits)
+			continue;
+		double each = z->wait_ns / 1e6 / (double)z->waits, done = z->done_ns / 1e6 / (double)z->known;
+		rxvk_log(rx,
+		         "readback writers, size 0x%" PRIx64 ": %" PRIu64 " waits, %.2f ms each; %" PRIu64
+		         " with the last writer's part known: done %.2f ms into their %.2f ms (%.2f ms of "
+		         "each wait after it); bytes the wait changed: %.1f each, %.1f of them after the "
+		         "part (%" PRIu64 " of %" PRIu64 " waits); last writers: %s %016" PRIx64 " x%" PRIu64,
+		         z->size_B, z->waits, each, z->known, done, each, each - done,
+		         (double)z->bytes_changed / (double)z->waits, (double)z->bytes_after / (double)z->waits,
+		         z->waits_after, z->waits, op_word(z->last_kind), z->last_program,
+		         z->last_program_count);
+		memset(z, 0, sizeof *z);
+	}
+	dg->n_sizes = 0;
+}
+
+int rxvk_readback_init(struct rxvk *rx)
+{
+	size_t words = (rx->n_pages + 63) / 64;
+	rx->page_in_place = calloc(words, sizeof(uint64_t));
+	if (!rx->page_in_place)
+		return -ENOMEM;
+	if (rx->set.cfg.readback_early == RXVK_SWITCH_ON) {
+		if (rx->set.cfg.parallel >= 2) {
+			rxvk_log(rx, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=%u records parts on "
+			             "several threads, and a read could wait for a part whose writes were "
+			             "noted out of order",
+			         rx->set.cfg.parallel);
+		} else {
+			rx->early.on = true;
+			rx->early.sub = calloc(rx->n_pages, sizeof(uint64_t));
+			rx->early.part = calloc(rx->n_pages, sizeof(uint64_t));
+			if (!rx->early.sub || !rx->early.part)
+				return -ENOMEM;
+		}
+	}
+	if (rx->set.cfg.log_rb_writers == RXVK_SWITCH_ON) {
+		rx->diag.on = true;
+		rx->diag.first = calloc(rx->n_pages, sizeof *rx->diag.first);
+		rx->diag.last = calloc(rx->n_pages, sizeof *rx->diag.last);
+		if (!rx->diag.first || !rx->diag.last)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void rxvk_readback_finish(struct rxvk *rx)
+{
+	free(rx->page_in_place);
+	free(rx->early.sub);
+	free(rx->early.part);
+	free(rx->diag.first);
+	free(rx->diag.last);
 }
 
 int rxvk_cpu_wrote(struct rxvk *rx, uint64_t addr, uint64_t size_B)
@@ -240,6 +556,8 @@ static void log_reads_summary(struct rxvk *rx)
 		b->frames_written_at_once = c.frames_written_at_once;
 		b->target_write_ns = c.target_write_ns;
 	}
+	if (rx->diag.on)
+		log_writers_summary_locked(rx);
 	pthread_mutex_unlock(&rx->summary_lock);
 }
 

@@ -17,6 +17,7 @@ struct where {
 	VkBuffer buffer;
 	uint64_t offset;
 	VkDeviceAddress addr;
+	bool in_place;
 };
 
 struct range_list {
@@ -24,14 +25,21 @@ struct range_list {
 	size_t n, cap;
 };
 
+struct write_list {
+	struct write_note *v;
+	size_t n, cap;
+};
+
 /* The submission being recorded: render thread only. */
 struct recording {
 	uint64_t sub;
 	struct part part;
-	struct range_list writes;  /* this part's GPU writes, published at submit */
+	struct write_list writes;  /* this part's GPU writes, published at submit */
 	struct range_list reads;   /* this part's GPU reads (late-page detection) */
 	uint64_t first_value;
 	uint32_t op_index;
+	uint32_t ops_done;         /* ops recorded so far, the span's total work */
+	bool split_pending;        /* a writer of tracked bytes: end the part at the gap */
 };
 
 static const char *kind_name(uint32_t kind)
@@ -57,6 +65,30 @@ static int range_push(struct range_list *l, uint64_t addr, uint64_t size_B)
 		l->cap = cap;
 	}
 	l->v[l->n++] = (struct rxvk_range){ addr, size_B };
+	return 0;
+}
+
+/* Notes a GPU write of the op being recorded (kind 0: a target write-back). */
+static int write_push(struct recording *rec, uint64_t addr, uint64_t size_B, bool in_place,
+                      const struct rxvk_op *op)
+{
+	struct write_list *l = &rec->writes;
+	if (size_B == 0)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct write_note *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct write_note){ .addr = addr,
+	                                    .size_B = size_B,
+	                                    .in_place = in_place,
+	                                    .kind = op ? op->kind : 0,
+	                                    .op_index = rec->op_index,
+	                                    .program = op ? op->program : 0 };
 	return 0;
 }
 
@@ -243,7 +275,12 @@ static void end_rendering(struct rxvk *rx, struct recording *rec)
 
 static int part_begin(struct rxvk *rx, struct recording *rec)
 {
+	uint64_t *wb = rec->part.wb_pages;
+	size_t cap_wb = rec->part.cap_wb;
 	memset(&rec->part, 0, sizeof rec->part);
+	rec->part.wb_pages = wb;
+	rec->part.cap_wb = cap_wb;
+	rec->split_pending = false;
 	rec->part.value = ++rx->next_value;
 	int rc = cmd_get(rx, rec->part.value, &rec->part.cmd);
 	if (rc < 0)
@@ -297,16 +334,35 @@ static int wb_push(struct part *p, uint64_t addr, uint64_t size)
 }
 
 /* Publishes the part's writes and reads to the page tables: from now on a
- * read of those pages waits for this part (or its whole submission). */
+ * read of those pages waits for this part (or its whole submission).  The
+ * early table and the writers' diagnostics are kept here too, under the
+ * same lock, so a reader never sees one table ahead of the other. */
 static void publish(struct rxvk *rx, struct recording *rec)
 {
+	uint64_t value = rec->part.value;
 	pthread_mutex_lock(&rx->lock);
+	bool early = rx->early.on && __atomic_load_n(&rx->early.active, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < rec->writes.n; i++) {
-		uint64_t first = rec->writes.v[i].addr / RXVK_PAGE_SIZE_B;
-		uint64_t last = (rec->writes.v[i].addr + rec->writes.v[i].size_B - 1) / RXVK_PAGE_SIZE_B;
+		const struct write_note *w = &rec->writes.v[i];
+		uint64_t first = w->addr / RXVK_PAGE_SIZE_B;
+		uint64_t last = (w->addr + w->size_B - 1) / RXVK_PAGE_SIZE_B;
 		for (uint64_t pg = first; pg <= last; pg++) {
 			rx->page_writer[pg] = rec->sub;
-			rx->page_final[pg] = rec->part.value;
+			rx->page_final[pg] = value;
+			if (w->in_place)
+				rx->page_in_place[pg / 64] |= 1ull << (pg % 64);
+			else
+				rx->page_in_place[pg / 64] &= ~(1ull << (pg % 64));
+		}
+		if (early && w->in_place)
+			rxvk_early_note(rx, w, rec->sub, value);
+		if (rx->diag.on) {
+			struct page_writer_info info = { rec->sub, value, w->program, w->kind, w->op_index };
+			for (uint64_t pg = first; pg <= last; pg++) {
+				if (rx->diag.first[pg].sub != rec->sub)
+					rx->diag.first[pg] = info;
+				rx->diag.last[pg] = info;
+			}
 		}
 	}
 	for (size_t i = 0; i < rec->reads.n; i++) {
@@ -384,18 +440,18 @@ static int resolve(struct rxvk *rx, struct recording *rec, const struct rxvk_ran
 {
 	*mixed = false;
 	if (r->size_B == 0) {
-		*out = (struct where){ rx->guest_buffer, 0, 0 };
+		*out = (struct where){ rx->guest_buffer, 0, 0, true };
 		return 0;
 	}
 	if (!rx->mirrored) {
-		*out = (struct where){ rx->guest_buffer, r->addr, rx->guest_addr + r->addr };
+		*out = (struct where){ rx->guest_buffer, r->addr, rx->guest_addr + r->addr, true };
 		if (write)
 			CNT_ADD(rx, in_place_writes, 1);
 		return 0;
 	}
 	bool any_active;
 	if (block_all(rx, r->addr, r->size_B, BLOCK_ACTIVE, &any_active)) {
-		*out = (struct where){ rx->mirror_buffer, r->addr, rx->mirror_addr + r->addr };
+		*out = (struct where){ rx->mirror_buffer, r->addr, rx->mirror_addr + r->addr, false };
 		return write ? wb_push(&rec->part, r->addr, r->size_B) : 0;
 	}
 	if (any_active) {
@@ -408,7 +464,7 @@ static int resolve(struct rxvk *rx, struct recording *rec, const struct rxvk_ran
 			if (rx->block_state[b] == BLOCK_IN_PLACE)
 				rx->block_state[b] = BLOCK_PENDING;
 	}
-	*out = (struct where){ rx->guest_buffer, r->addr, rx->guest_addr + r->addr };
+	*out = (struct where){ rx->guest_buffer, r->addr, rx->guest_addr + r->addr, true };
 	return 0;
 }
 
@@ -558,7 +614,7 @@ static int target_writeback(struct rxvk *rx, struct recording *rec, struct targe
 	barrier(rec->part.cmd);
 	if (mixed)
 		resolve_after(rx, rec, &r);
-	if ((rc = range_push(&rec->writes, r.addr, r.size_B)) < 0)
+	if ((rc = write_push(rec, r.addr, r.size_B, w.in_place, NULL)) < 0)
 		return rc;
 	t->pending = false;
 	t->image_valid = true;
@@ -720,7 +776,7 @@ static int resolve_op(struct rxvk *rx, struct recording *rec, const struct rxvk_
 	}
 	if ((rc = resolve(rx, rec, &op->write, true, &where[2], mixed_write)) < 0)
 		return rc;
-	return range_push(&rec->writes, op->write.addr, op->write.size_B);
+	return write_push(rec, op->write.addr, op->write.size_B, where[2].in_place, op);
 }
 
 static int record_draw(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op,
@@ -977,18 +1033,33 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 		goto out;
 	for (size_t i = 0; i < n_ops; i++) {
 		rec->op_index = (uint32_t)i;
+		/* RX_VK_READBACK_EARLY: a writer of tracked bytes ends its part
+		 * right after it, at least the gap into the part, so writers in a
+		 * row end one part */
+		bool writer = ops[i].write.size_B && rxvk_early_writes_tracked_bytes(rx, &ops[i].write);
+		if (rec->split_pending && !writer && rec->part.ops >= rx->set.cfg.readback_early_gap) {
+			if ((rc = part_end(rx, rec)) < 0 || (rc = part_begin(rx, rec)) < 0)
+				goto out;
+			CNT_ADD(rx, parts_split_early, 1);
+		}
 		if ((rc = record(rx, rec, &ops[i])) < 0)
 			goto out;
 		rec->part.ops++;
+		rec->ops_done++;
+		if (writer)
+			rec->split_pending = true;
 		if (i + 1 < n_ops && (rc = maybe_split(rx, rec)) < 0)
 			goto out;
 	}
 	rc = part_end(rx, rec);
 out:
 	pthread_mutex_lock(&rx->lock);
-	/* even a failed recording ends: readers waiting on it are released at
-	 * the newest value handed out, which every submitted part reaches */
+	/* the span closes on every path: even a failed recording ends, and
+	 * readers waiting on it are released at the newest value handed out,
+	 * which every submitted part reaches */
 	sub_slot(rx, sub)->last_value = rx->next_value;
+	sub_slot(rx, sub)->ops = rec->ops_done;
+	sub_slot(rx, sub)->n_ops = (uint32_t)n_ops;
 	pthread_cond_broadcast(&rx->sub_done_recording);
 	pthread_mutex_unlock(&rx->lock);
 	if (rc < 0 && rec->part.cmd) {
@@ -1009,6 +1080,44 @@ out:
 	CNT_ADD(rx, ops, n_ops);
 	if (out_submission)
 		*out_submission = sub;
+	return 0;
+}
+
+int rxvk_submit_burst(struct rxvk *rx, const struct rxvk_stream_sub *subs, size_t n_subs,
+                      uint64_t *out_last)
+{
+	if (!rx || (!subs && n_subs)) {
+		rxvk_set_error("rxvk_submit_burst: no renderer or no submissions");
+		return -EINVAL;
+	}
+	/* validate the whole burst first: the target state carries over from
+	 * one submission to the next, so check them as one op list */
+	size_t total = 0;
+	for (size_t i = 0; i < n_subs; i++)
+		total += subs[i].n_ops;
+	struct rxvk_op *all = total ? malloc(total * sizeof *all) : NULL;
+	if (total && !all)
+		return -ENOMEM;
+	size_t at = 0;
+	for (size_t i = 0; i < n_subs; i++) {
+		if (subs[i].n_ops)
+			memcpy(all + at, subs[i].ops, subs[i].n_ops * sizeof *all);
+		at += subs[i].n_ops;
+	}
+	int rc = validate(rx, all, total);
+	free(all);
+	if (rc < 0) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s", rxvk_last_error());
+		rxvk_set_error("burst: %s (ops counted across the burst)", msg);
+		return rc;
+	}
+	uint64_t last = 0;
+	for (size_t i = 0; i < n_subs; i++)
+		if ((rc = rxvk_submit(rx, subs[i].ops, subs[i].n_ops, &last)) < 0)
+			return rc;
+	if (out_last)
+		*out_last = last;
 	return 0;
 }
 

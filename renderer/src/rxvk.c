@@ -38,7 +38,8 @@ int rxvk_create(const struct rxvk_config *config, struct rxvk **out)
 		rx->log_timestamps = true;
 	}
 	if ((rc = rxvk_device_init(rx)) < 0 || (rc = rxvk_programs_init(rx)) < 0 ||
-	    (rc = rxvk_memory_init(rx)) < 0 || (rc = rxvk_replay_init(rx)) < 0 ||
+	    (rc = rxvk_memory_init(rx)) < 0 || (rc = rxvk_readback_init(rx)) < 0 ||
+	    (rc = rxvk_replay_init(rx)) < 0 ||
 	    (rc = rxvk_present_init(rx)) < 0)
 		goto fail;
 	rxvk_settings_log(rx);
@@ -62,6 +63,7 @@ void rxvk_destroy(struct rxvk *rx)
 		vkDeviceWaitIdle(rx->device);
 	rxvk_present_finish(rx);
 	rxvk_replay_finish(rx);
+	rxvk_readback_finish(rx);
 	rxvk_memory_finish(rx);
 	rxvk_programs_finish(rx);
 	rxvk_device_finish(rx);

@@ -1,0 +1,434 @@
+/* test-rxvk-readback: RX_VK_READBACK_EARLY, RX_VK_READBACK_LATE and the
+ * writers' diagnostics against the correctness rules of DESIGN.md §3.2, on
+ * a real device (lavapipe in CI) with the validation layer on.  Each test
+ * fails on the wrong behaviour: timeline values prove which part a read was
+ * released at. */
+#include "rxvk-test.h"
+#include "private.h"
+
+#include <unistd.h>
+
+#define MB (1ull << 20)
+#define PAGE RXVK_PAGE_SIZE_B
+#define A (1 * MB)           /* page A */
+#define B (1 * MB + PAGE)    /* page B, adjacent */
+#define SCRATCH (8 * MB)
+#define LONG 10000000u       /* a spin of ~1.5 ms on lavapipe */
+#define GAP 4u
+
+static struct rxvk_op ops[256];
+static char log_path[] = "/tmp/rxvk-readback-log-XXXXXX";
+
+static struct rxvk *early_rx(uint32_t part_ops)
+{
+	return rxt_create((struct rxvk_config){ .readback_early = RXVK_SWITCH_ON,
+	                                        .readback_early_gap = GAP,
+	                                        .part_ops = part_ops ? part_ops : 4096,
+	                                        .mirror = RXVK_SWITCH_OFF });
+}
+
+/* n quick ops that write nothing the tests read */
+static size_t filler(struct rxvk_op *o, size_t n)
+{
+	return rxt_work(o, n, SCRATCH, 10);
+}
+
+static size_t long_work(struct rxvk_op *o, size_t n)
+{
+	return rxt_work(o, n, SCRATCH + MB, LONG);
+}
+
+static uint64_t timeline(struct rxvk *rx)
+{
+	struct rxvk_counters c;
+	rxvk_counters_get(rx, &c);
+	return c.timeline_value;
+}
+
+static uint32_t word(struct rxvk *rx, uint64_t addr)
+{
+	return *(volatile uint32_t *)((uint8_t *)rxvk_guest(rx) + addr);
+}
+
+/* A read of `addr, size` that waits, so the early policy learns the range. */
+static void learn(struct rxvk *rx, uint64_t addr, uint64_t size)
+{
+	size_t n = 0;
+	ops[n++] = rxt_spin(addr, 10, 1);
+	n += long_work(ops + n, 8);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, addr, size, &w), 0);
+	assert_true(w.waited);
+	assert_int_equal(rxvk_finish(rx), 0);
+}
+
+static void test_early__released_at_writer_part_before_submission_end(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	struct rxvk_counters c0;
+	rxvk_counters_get(rx, &c0);
+	assert_int_equal(c0.early_ranges, 1);
+	size_t n = filler(ops, 20);
+	ops[n++] = rxt_spin(A, 10, 2);     /* the writer, 20 ops into its part */
+	n += long_work(ops + n, 40);       /* ~60 ms after it */
+	uint64_t before = timeline(rx);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	uint64_t last = timeline(rx);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	uint64_t done_at_release = rxvk_timeline_done(rx);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, before + 1); /* the writer's part: the first */
+	assert_true(w.value < last);
+	assert_int_equal(word(rx, A), 2);
+	/* released while the rest of the submission still ran */
+	assert_true(done_at_release < last);
+	struct rxvk_counters c1;
+	rxvk_counters_get(rx, &c1);
+	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 1);
+	assert_int_equal(c1.reads_early - c0.reads_early, 1);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+static void test_early__writers_in_a_row_end_one_part(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	struct rxvk_counters c0, c1;
+	rxvk_counters_get(rx, &c0);
+	size_t n = filler(ops, 20);
+	for (int i = 0; i < 5; i++)
+		ops[n++] = rxt_spin(A, 10, 10 + (uint32_t)i);
+	n += filler(ops + n, 2); /* fewer than the gap: no second split */
+	ops[n++] = rxt_spin(A, 10, 99);
+	n += long_work(ops + n, 10);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxvk_counters_get(rx, &c1);
+	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 2);
+	assert_int_equal(c1.parts - c0.parts, 3);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, c0.timeline_value + 2); /* the part of the last writer */
+	assert_int_equal(word(rx, A), 99);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+/* Rule 4: a range widened over a page the same submission wrote earlier,
+ * unseen, falls back to the whole submission; rule 3 (once seen): the later part. */
+static void test_early__widened_range_over_unseen_page_falls_back_then_later_part(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	size_t n = 0;
+	ops[n++] = rxt_spin(B, 10, 3);     /* B, not tracked: unseen */
+	n += filler(ops + n, 20);
+	ops[n++] = rxt_spin(A, 10, 4);     /* A, tracked: ends its part */
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	uint64_t last = timeline(rx);
+	struct rxvk_counters c0, c1;
+	rxvk_counters_get(rx, &c0);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_int_equal(w.value, last);
+	rxvk_counters_get(rx, &c1);
+	assert_int_equal(c1.reads_early_fallback - c0.reads_early_fallback, 1);
+	assert_int_equal(word(rx, B), 3);
+
+	/* the widened range is now tracked: B written again is seen */
+	uint64_t before = timeline(rx);
+	n = 0;
+	n += filler(ops + n, 20);
+	ops[n++] = rxt_spin(B, 10, 5);     /* part 1 */
+	n += filler(ops + n, 20);
+	ops[n++] = rxt_spin(A, 10, 6);     /* part 2 */
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, before + 2);
+	assert_int_equal(word(rx, A), 6);
+	assert_int_equal(word(rx, B), 5);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+/* Rule 2: two ranges in one page.  A write of the other range's bytes is
+ * kept for the page (a read waits for its later part) and ends no part. */
+static void test_early__two_ranges_in_one_page_cannot_hide_a_later_part(void **state)
+{
+	struct rxvk *rx = early_rx(26);
+	learn(rx, A, 16);
+	struct rxvk_counters c0, c1;
+	rxvk_counters_get(rx, &c0);
+	uint64_t before = c0.timeline_value;
+	size_t n = filler(ops, 20);
+	ops[n++] = rxt_spin(A, 10, 7);            /* R1's bytes: ends part 1 */
+	ops[n++] = rxt_spin(A + 2048, 10, 8);     /* R2's bytes, same page: part 2 */
+	n += filler(ops + n, 25);                 /* part 2 ends at the size limit */
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxvk_counters_get(rx, &c1);
+	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 1);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 16, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, before + 2); /* R2's writer's part, not R1's */
+	assert_true(w.value < c1.timeline_value);
+	assert_int_equal(word(rx, A + 2048), 8);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+/* Rule 3: mixed sizes.  Submission 10 writes B small; in 11, part p writes
+ * A small and part p+1 writes B with a write over 1 MiB starting at B. */
+static void test_early__mixed_sizes_wait_for_the_large_writer_part(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 2 * PAGE);
+	size_t n = 0;
+	ops[n++] = rxt_spin(B, 10, 10);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	uint64_t before = timeline(rx);
+	n = filler(ops, 20);
+	ops[n++] = rxt_spin(A, 10, 11);                     /* part 1: A small */
+	n += filler(ops + n, 20);
+	ops[n++] = rxt_fill(B, MB + MB / 4, 0x0b0b0b0bu);    /* part 2: B large */
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 2 * PAGE, &w), 0);
+	if (w.what == RXVK_WAIT_PART)
+		assert_int_equal(w.value, before + 2);
+	else
+		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_true(w.value != before + 1);
+	assert_int_equal(word(rx, B), 0x0b0b0b0bu);
+	assert_int_equal(word(rx, A), 11);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+/* Rule 1 / 6: a read reaching into a page never tracked falls back. */
+static void test_early__read_into_untracked_page_falls_back(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	size_t n = filler(ops, 20);
+	ops[n++] = rxt_spin(A, 10, 12);
+	ops[n++] = rxt_spin(A + 3 * PAGE, 10, 13);
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 3 * PAGE + 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_int_equal(w.value, timeline(rx));
+	assert_int_equal(word(rx, A + 3 * PAGE), 13);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+static const char *read_log(void)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(log_path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Rule 5: the late rule is decided before any diagnostic wait. */
+static void test_late__newest_read_at_once_even_with_writers_diagnostics(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_late = RXVK_LATE_NEWEST,
+	                                                   .log_rb_writers = RXVK_SWITCH_ON,
+	                                                   .readback_early = RXVK_SWITCH_ON,
+	                                                   .log_path = log_path });
+	size_t n = 0;
+	ops[n++] = rxt_spin(A, 10, 20);
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	uint64_t last = timeline(rx);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_LATE);
+	assert_false(w.waited);
+	assert_true(rxvk_timeline_done(rx) < last); /* nothing waited for it */
+	/* an older submission's write is not late: it waits as usual */
+	struct rxvk_op next = rxt_spin(SCRATCH + 2 * MB, 10, 1);
+	assert_int_equal(rxvk_submit(rx, &next, 1, NULL), 0);
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_int_equal(w.value, last);
+	struct rxvk_counters c;
+	rxvk_counters_get(rx, &c);
+	assert_int_equal(c.reads_late, 1);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+static void test_diag__waits_for_last_writer_part_first_and_logs_it(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .log_rb_writers = RXVK_SWITCH_ON,
+	                                                   .part_ops = 8,
+	                                                   .log_path = log_path });
+	size_t n = 0;
+	ops[n++] = rxt_spin(A, 10, 30);      /* first writer, op 0, part 1 */
+	n += filler(ops + n, 3);
+	ops[n++] = rxt_spin(A + 64, 10, 31); /* last writer, op 4, part 1 */
+	n += long_work(ops + n, 20);         /* parts 1..4 */
+	uint64_t before = timeline(rx);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 128, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	rxt_destroy(rx);
+	char want[256];
+	snprintf(want, sizeof want,
+	         "readback writers 0x100000 +0x80: last dispatch %016llx (part %llu, op 4 of 25 in "
+	         "submission 1), first dispatch %016llx (part %llu, op 0), 1 pages; the submission's "
+	         "parts %llu..%llu; its last writer's part done",
+	         (unsigned long long)RXVK_PROGRAM_SPIN, (unsigned long long)before + 1,
+	         (unsigned long long)RXVK_PROGRAM_SPIN, (unsigned long long)before + 1,
+	         (unsigned long long)before + 1, (unsigned long long)before + 4);
+	const char *log = read_log();
+	if (!strstr(log, want))
+		fail_msg("log lacks\n%s\nlog:\n%s", want, log);
+	(void)state;
+}
+
+/* The span of a burst's last submission closes at the burst's end. */
+static void test_diag__span_closes_at_burst_end_with_last_part_and_total_work(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .log_rb_writers = RXVK_SWITCH_ON,
+	                                                   .part_ops = 5,
+	                                                   .log_path = log_path });
+	static struct rxvk_op a[3], b[12];
+	filler(a, 3);
+	b[0] = rxt_spin(A, 10, 40);
+	long_work(b + 1, 11);
+	struct rxvk_stream_sub burst[3] = { { a, 3 }, { a, 3 }, { b, 12 } };
+	uint64_t before = timeline(rx), last_sub;
+	assert_int_equal(rxvk_submit_burst(rx, burst, 3, &last_sub), 0);
+	assert_int_equal(last_sub, 3);
+	uint64_t end = timeline(rx);
+	assert_int_equal(end, before + 1 + 1 + 3); /* 12 ops in parts of 5 */
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(w.value, end);
+	pthread_mutex_lock(&rx->lock);
+	struct sub_info s = rx->subs[3 % SUB_RING];
+	pthread_mutex_unlock(&rx->lock);
+	assert_int_equal(s.first_value, before + 3);
+	assert_int_equal(s.last_value, end);
+	assert_int_equal(s.ops, 12);
+	rxt_destroy(rx);
+	char want[128];
+	snprintf(want, sizeof want, "op 0 of 12 in submission 3), first dispatch");
+	if (!strstr(read_log(), want))
+		fail_msg("log lacks '%s'", want);
+	snprintf(want, sizeof want, "the submission's parts %llu..%llu;", (unsigned long long)before + 3,
+	         (unsigned long long)end);
+	if (!strstr(read_log(), want))
+		fail_msg("log lacks '%s'", want);
+	/* a bad op anywhere in a burst submits nothing of it */
+	rx = rxt_create((struct rxvk_config){ 0 });
+	struct rxvk_op bad = rxt_flip();
+	struct rxvk_stream_sub bad_burst[2] = { { a, 3 }, { &bad, 1 } };
+	assert_int_equal(rxvk_submit_burst(rx, bad_burst, 2, NULL), -EINVAL);
+	assert_int_equal(timeline(rx), 0);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+/* Idle: with the switch on and only mirrored pages, nothing is tracked and
+ * no part is split. */
+static void test_early__idle_with_only_mirrored_pages(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_early = RXVK_SWITCH_ON,
+	                                                   .readback_early_gap = GAP,
+	                                                   .mirror = RXVK_SWITCH_ON });
+	struct rxvk_op warm = rxt_spin(A, 10, 1);
+	assert_int_equal(rxvk_submit(rx, &warm, 1, NULL), 0); /* activates the block */
+	assert_int_equal(rxvk_finish(rx), 0);
+	for (int round = 0; round < 3; round++) {
+		size_t n = filler(ops, 20);
+		ops[n++] = rxt_spin(A, 10, 50 + (uint32_t)round);
+		n += long_work(ops + n, 10);
+		assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+		assert_true(w.waited);
+		assert_int_equal(word(rx, A), 50 + (uint32_t)round);
+	}
+	struct rxvk_counters c;
+	rxvk_counters_get(rx, &c);
+	assert_int_equal(c.early_ranges, 0);
+	assert_int_equal(c.early_pages_noted, 0);
+	assert_int_equal(c.parts_split_early, 0);
+	assert_int_equal(c.reads_early, 0);
+	assert_int_equal(c.reads_early_fallback, 0);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+static void test_log__readbacks_summary_every_3000_reads(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .log_readback_waits = RXVK_SWITCH_ON,
+	                                                   .log_path = log_path });
+	struct rxvk_op op = rxt_spin(A, 10, 1);
+	assert_int_equal(rxvk_submit(rx, &op, 1, NULL), 0);
+	for (int i = 0; i < 2999; i++)
+		assert_int_equal(rxvk_invalidate(rx, SCRATCH + 3 * MB, 8, NULL), 0);
+	assert_null(strstr(read_log(), "vk: readbacks:"));
+	assert_int_equal(rxvk_invalidate(rx, SCRATCH + 3 * MB, 8, NULL), 0);
+	const char *log = read_log();
+	if (!strstr(log, "vk: readbacks: 3000 reads, 0 waited 0.00 ms each; early: 0 at the writer's "
+	                 "part 0.00 ms each, 0 for their whole submission (writer not known), 0 parts "
+	                 "ended after a writer; late: 0"))
+		fail_msg("no summary line in:\n%s", log);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+static int fresh_log(void **state)
+{
+	(void)state;
+	FILE *f = fopen(log_path, "w");
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+int main(void)
+{
+	rxt_require_vulkan();
+	int fd = mkstemp(log_path);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_early__released_at_writer_part_before_submission_end),
+		cmocka_unit_test(test_early__writers_in_a_row_end_one_part),
+		cmocka_unit_test(test_early__widened_range_over_unseen_page_falls_back_then_later_part),
+		cmocka_unit_test(test_early__two_ranges_in_one_page_cannot_hide_a_later_part),
+		cmocka_unit_test(test_early__mixed_sizes_wait_for_the_large_writer_part),
+		cmocka_unit_test(test_early__read_into_untracked_page_falls_back),
+		cmocka_unit_test_setup(test_late__newest_read_at_once_even_with_writers_diagnostics, fresh_log),
+		cmocka_unit_test_setup(test_diag__waits_for_last_writer_part_first_and_logs_it, fresh_log),
+		cmocka_unit_test_setup(test_diag__span_closes_at_burst_end_with_last_part_and_total_work, fresh_log),
+		cmocka_unit_test(test_early__idle_with_only_mirrored_pages),
+		cmocka_unit_test_setup(test_log__readbacks_summary_every_3000_reads, fresh_log),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(log_path);
+	return rc;
+}
