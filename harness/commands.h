@@ -32,5 +32,6 @@ struct rxdeck_exit_doc {
 extern const struct rxdeck_exit_doc rxdeck_exit_docs[];
 
 /* One declaration per subcommand file. */
+int cmd_frames(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 
 const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, "summary" }, kept in this order of use */
+	{ "frames", cmd_frames, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
 	{ NULL, NULL, NULL },
 };
 

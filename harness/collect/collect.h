@@ -252,6 +252,13 @@ void collect_log_metrics_finish(struct collect_log_metrics *m);
  */
 int collect_parse_duration_s(const char *text, double *out_s);
 
+/*
+ * Reorders v[0..n) so that v[k] is the value of 0-based rank k in ascending
+ * order, everything before it <= v[k] and everything after >= v[k]
+ * (quickselect, O(n) expected, O(n log n) at worst).  k < n; v holds no NaN.
+ */
+void collect_select(double *v, size_t n, size_t k);
+
 /* Reads a whole file into a new buffer (NUL-terminated, *out_len bytes
  * before the NUL).  Returns 0 or a negative errno; err says
  * "cannot open WHAT 'path': reason". */

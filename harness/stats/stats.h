@@ -144,8 +144,8 @@ struct stats_comparison {
 	double p_value;
 	bool p_exact;
 	bool ties;
-	/* One line for the report, e.g. "faster: Δ -3.10 ms (-12.0 %), 4 vs 4
-	 * usable runs, p = 0.029 (exact)". */
+	/* One line for the report, e.g. "faster: Δ -3.10 ms (-12.0 %), 4 usable
+	 * runs vs 4 in the baseline, p = 0.0286 (exact)". */
 	char text[256];
 };
 

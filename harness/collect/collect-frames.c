@@ -1,0 +1,606 @@
+/* collect-frames: frame-log parsing.  It owns reading the renderer's frame
+ * log (DESIGN.md 3.4) and MangoHud CSV logs into struct collect_frames:
+ * finding the header (MangoHud may put a version line and a system-info
+ * block before it), reading columns by name, skipping broken rows with a
+ * warning, and MangoHud's quirks: frametime in µs (older versions) or ms,
+ * `elapsed` in ns, rows that are periodic samples rather than frames, and a
+ * start-up row with an absurd frame time.  What the frames mean over a
+ * window is stats' business (stats-run.c). */
+#include "collect-private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Header lines are looked for among the first lines only. */
+#define HEADER_SEARCH_LINES 16
+/* Broken rows warned about one by one; the rest are counted. */
+#define BROKEN_WARN_MAX 10
+/* MangoHud start-up rows considered for "absurd frame time". */
+#define STARTUP_ROWS_MAX 10
+#define ABSURD_FRAME_MS 10000.0
+#define ABSURD_FACTOR 100.0
+
+enum role {
+	R_IGNORE = 0,
+	R_FRAME,
+	R_PRESENT_NS,
+	R_KIND,
+	R_FRAME_MS,
+	R_DRAWS,
+	R_RB_WAIT_MS,
+	R_MEMSYNC_MS,
+	R_FPS,
+	R_FRAMETIME,
+	R_ELAPSED,
+	R_COUNT,
+};
+
+static const char *const rxvk_columns[R_COUNT] = {
+	[R_FRAME] = "frame",
+	[R_PRESENT_NS] = "present_ns",
+	[R_KIND] = "kind",
+	[R_FRAME_MS] = "frame_ms",
+	[R_DRAWS] = "draws",
+	[R_RB_WAIT_MS] = "rb_wait_ms",
+	[R_MEMSYNC_MS] = "memsync_ms",
+};
+
+static const char *const mangohud_columns[R_COUNT] = {
+	[R_FPS] = "fps",
+	[R_FRAMETIME] = "frametime",
+	[R_ELAPSED] = "elapsed",
+};
+
+struct line {
+	const char *s, *end; /* without the newline and a trailing '\r' */
+	size_t no;           /* 1-based */
+};
+
+struct parser {
+	const char *name;
+	const char *data, *end;
+	const char *pos;
+	size_t line_no;
+	struct collect_frames *f;
+	size_t cap;
+	/* the header */
+	enum role *roles;
+	size_t ncols;
+	int have[R_COUNT];  /* column index + 1, 0 when absent */
+	/* MangoHud: line numbers of the first rows (start-up row messages) */
+	size_t first_lines[STARTUP_ROWS_MAX];
+	bool elapsed_ok;
+};
+
+static bool next_line(struct parser *p, struct line *l, bool *cut)
+{
+	if (p->pos >= p->end)
+		return false;
+	const char *nl = memchr(p->pos, '\n', (size_t)(p->end - p->pos));
+	*cut = nl == NULL;
+	l->s = p->pos;
+	l->end = nl ? nl : p->end;
+	l->no = ++p->line_no;
+	p->pos = nl ? nl + 1 : p->end;
+	if (l->end > l->s && l->end[-1] == '\r')
+		l->end--;
+	return true;
+}
+
+static void trim(const char **s, const char **e)
+{
+	while (*s < *e && (**s == ' ' || **s == '\t'))
+		(*s)++;
+	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
+		(*e)--;
+}
+
+static bool field_is(const char *s, const char *e, const char *name)
+{
+	trim(&s, &e);
+	size_t n = strlen(name);
+	return (size_t)(e - s) == n && memcmp(s, name, n) == 0;
+}
+
+/* Does the comma-separated line have a column called name? */
+static bool line_has_column(const struct line *l, const char *name)
+{
+	const char *s = l->s;
+	for (;;) {
+		const char *c = memchr(s, ',', (size_t)(l->end - s));
+		const char *e = c ? c : l->end;
+		if (field_is(s, e, name))
+			return true;
+		if (!c)
+			return false;
+		s = c + 1;
+	}
+}
+
+static enum collect_source header_kind(const struct line *l)
+{
+	if (line_has_column(l, "present_ns") && line_has_column(l, "kind"))
+		return COLLECT_SOURCE_RXVK;
+	if (line_has_column(l, "os"))
+		return COLLECT_SOURCE_AUTO; /* MangoHud's system-info header */
+	if (line_has_column(l, "frametime") || line_has_column(l, "fps"))
+		return COLLECT_SOURCE_MANGOHUD;
+	return COLLECT_SOURCE_AUTO;
+}
+
+static int set_error(struct collect_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int set_error(struct collect_error *err, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static int read_header(struct parser *p, const struct line *l, struct collect_error *err)
+{
+	const char *const *names = p->f->source == COLLECT_SOURCE_RXVK ? rxvk_columns
+	                                                              : mangohud_columns;
+	size_t ncols = 1;
+	for (const char *c = l->s; c < l->end; c++)
+		ncols += *c == ',';
+	p->roles = calloc(ncols, sizeof *p->roles);
+	if (!p->roles)
+		return -ENOMEM;
+	p->ncols = ncols;
+	const char *s = l->s;
+	for (size_t i = 0; i < ncols; i++) {
+		const char *c = memchr(s, ',', (size_t)(l->end - s));
+		const char *e = c ? c : l->end;
+		for (int r = 1; r < R_COUNT; r++) {
+			if (names[r] && field_is(s, e, names[r])) {
+				if (p->have[r]) {
+					char what[64];
+					collect_excerpt(s, e, what, sizeof what);
+					collect_warnings_add(&p->f->warnings,
+					                     "%s:%zu:%zu: column '%s' appears twice, the first one is used",
+					                     p->name, l->no, (size_t)(s - l->s) + 1, names[r]);
+					break;
+				}
+				p->have[r] = (int)i + 1;
+				p->roles[i] = (enum role)r;
+				break;
+			}
+		}
+		s = e + 1;
+	}
+	if (p->f->source == COLLECT_SOURCE_RXVK) {
+		static const enum role required[] = { R_PRESENT_NS, R_KIND };
+		for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+			if (!p->have[required[i]])
+				return set_error(err, "%s:%zu:1: frame log header has no '%s' column",
+				                 p->name, l->no, rxvk_columns[required[i]]);
+		static const enum role optional[] = { R_FRAME_MS, R_DRAWS, R_RB_WAIT_MS, R_MEMSYNC_MS };
+		for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+			if (!p->have[optional[i]])
+				collect_warnings_add(&p->f->warnings,
+				                     "%s:%zu:1: no '%s' column; its metric is left empty",
+				                     p->name, l->no, rxvk_columns[optional[i]]);
+	} else {
+		if (!p->have[R_FRAMETIME] && !p->have[R_FPS])
+			return set_error(err, "%s:%zu:1: MangoHud header has neither 'frametime' nor 'fps'",
+			                 p->name, l->no);
+		if (!p->have[R_FRAMETIME])
+			collect_warnings_add(&p->f->warnings,
+			                     "%s:%zu:1: no 'frametime' column (a very old MangoHud): frame times are 1000 / fps, and fps is MangoHud's running average, not single frames",
+			                     p->name, l->no);
+	}
+	return 0;
+}
+
+static void broken(struct parser *p, const struct line *l, const char *at, const char *fmt,
+                   const char *a, const char *b)
+{
+	p->f->broken_lines++;
+	if (p->f->broken_lines > BROKEN_WARN_MAX)
+		return;
+	char what[160];
+	snprintf(what, sizeof what, fmt, a, b);
+	collect_warnings_add(&p->f->warnings, "%s:%zu:%zu: %s, line skipped", p->name, l->no,
+	                     (size_t)(at - l->s) + 1, what);
+}
+
+static int push(struct parser *p, const struct collect_frame *fr)
+{
+	if (p->f->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 1024;
+		struct collect_frame *v = realloc(p->f->frames, ncap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		p->f->frames = v;
+		p->cap = ncap;
+	}
+	p->f->frames[p->f->n++] = *fr;
+	return 0;
+}
+
+/* Parses one data row; returns 0 (row kept or skipped as broken) or -ENOMEM. */
+static int parse_row(struct parser *p, const struct line *l)
+{
+	struct collect_frame fr = {
+		.present_ns = -1,
+		.frame_ms = NAN,
+		.rb_wait_ms = NAN,
+		.memsync_ms = NAN,
+		.draws = NAN,
+		.fps = NAN,
+		.kind = COLLECT_FRAME_REAL,
+	};
+	char ex[40];
+	const char *s = l->s;
+	const char *extra_at = NULL;
+	size_t i = 0;
+	bool mango = p->f->source == COLLECT_SOURCE_MANGOHUD;
+	for (;; i++) {
+		const char *c = memchr(s, ',', (size_t)(l->end - s));
+		const char *e = c ? c : l->end;
+		enum role r = i < p->ncols ? p->roles[i] : R_IGNORE;
+		if (i == p->ncols)
+			extra_at = s;
+		if (r != R_IGNORE) {
+			const char *fs = s, *fe = e;
+			trim(&fs, &fe);
+			double v;
+			int64_t iv;
+			const char *name = mango ? mangohud_columns[r] : rxvk_columns[r];
+			switch (r) {
+			case R_FRAME:
+				if (collect_parse_i64(fs, fe, &iv) != 0) {
+					collect_excerpt(fs, fe, ex, sizeof ex);
+					broken(p, l, s, "bad %s '%s'", name, ex);
+					return 0;
+				}
+				break;
+			case R_PRESENT_NS:
+			case R_ELAPSED:
+				if (collect_parse_i64(fs, fe, &iv) != 0) {
+					/* some writers print large counts as floats */
+					if (r == R_ELAPSED && collect_parse_number(fs, fe, &v) == 0 &&
+					    v >= 0 && v < 9e18) {
+						iv = (int64_t)v;
+					} else {
+						collect_excerpt(fs, fe, ex, sizeof ex);
+						broken(p, l, s, "bad %s '%s'", name, ex);
+						return 0;
+					}
+				}
+				fr.present_ns = iv;
+				break;
+			case R_KIND:
+				if (field_is(fs, fe, "real")) {
+					fr.kind = COLLECT_FRAME_REAL;
+				} else if (field_is(fs, fe, "shown")) {
+					fr.kind = COLLECT_FRAME_SHOWN;
+				} else {
+					collect_excerpt(fs, fe, ex, sizeof ex);
+					broken(p, l, s, "kind '%s' is neither 'real' nor 'shown'%s", ex, "");
+					return 0;
+				}
+				break;
+			default:
+				if (collect_parse_number(fs, fe, &v) != 0 || v < 0) {
+					collect_excerpt(fs, fe, ex, sizeof ex);
+					broken(p, l, s, "bad %s '%s'", name, ex);
+					return 0;
+				}
+				switch (r) {
+				case R_FRAME_MS:
+					fr.frame_ms = (float)v;
+					break;
+				case R_DRAWS:
+					fr.draws = (float)v;
+					break;
+				case R_RB_WAIT_MS:
+					fr.rb_wait_ms = (float)v;
+					break;
+				case R_MEMSYNC_MS:
+					fr.memsync_ms = (float)v;
+					break;
+				case R_FPS:
+					fr.fps = (float)v;
+					break;
+				case R_FRAMETIME:
+					if (v <= 0) {
+						collect_excerpt(fs, fe, ex, sizeof ex);
+						broken(p, l, s, "frametime '%s' is not above 0%s", ex, "");
+						return 0;
+					}
+					fr.frame_ms = (float)v;
+					break;
+				default:
+					break;
+				}
+				break;
+			}
+		}
+		if (!c)
+			break;
+		s = c + 1;
+	}
+	if (i + 1 != p->ncols) {
+		char a[24], b[24];
+		snprintf(a, sizeof a, "%zu", i + 1);
+		snprintf(b, sizeof b, "%zu", p->ncols);
+		broken(p, l, extra_at ? extra_at : l->end, "%s columns where the header has %s", a, b);
+		return 0;
+	}
+	if (mango) {
+		if (!p->have[R_FRAMETIME]) {
+			if (!(fr.fps > 0)) {
+				broken(p, l, l->s, "fps is 0, no frame time%s%s", "", "");
+				return 0;
+			}
+			fr.frame_ms = (float)(1000.0 / fr.fps);
+		}
+	}
+	if (fr.present_ns >= 0 && p->f->n > 0 &&
+	    fr.present_ns < p->f->frames[p->f->n - 1].present_ns) {
+		int col = p->have[mango ? R_ELAPSED : R_PRESENT_NS] - 1;
+		const char *at = l->s;
+		for (int k = 0; k < col && at < l->end; at++)
+			k += *at == ',';
+		broken(p, l, at, "%s goes back in time%s", mango ? "elapsed" : "present_ns", "");
+		return 0;
+	}
+	if (mango && p->f->n < STARTUP_ROWS_MAX)
+		p->first_lines[p->f->n] = l->no;
+	return push(p, &fr);
+}
+
+static double median_of(double *tmp, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	collect_select(tmp, n, (n - 1) / 2);
+	double m = tmp[(n - 1) / 2];
+	if (n % 2 == 0) {
+		double hi = tmp[n / 2];
+		for (size_t i = n / 2 + 1; i < n; i++)
+			if (tmp[i] < hi)
+				hi = tmp[i];
+		m = (m + hi) / 2;
+	}
+	return m;
+}
+
+/* MangoHud after the rows are read: units, start-up rows, timestamps,
+ * sampling.  See docs/metrics.md "MangoHud logs". */
+static int mangohud_finish(struct parser *p)
+{
+	struct collect_frames *f = p->f;
+	if (f->n == 0)
+		return 0;
+	double *tmp = malloc(f->n * sizeof *tmp);
+	if (!tmp)
+		return -ENOMEM;
+
+	/* 1. frametime unit: fps x frametime is ~1000 for ms, ~1e6 for µs */
+	if (p->have[R_FRAMETIME]) {
+		size_t m = 0;
+		for (size_t i = 0; i < f->n; i++)
+			if (f->frames[i].fps > 0)
+				tmp[m++] = (double)f->frames[i].fps * f->frames[i].frame_ms;
+		bool us;
+		if (m > 0) {
+			double prod = median_of(tmp, m);
+			us = prod > 31622.8; /* 10^4.5, between 1e3 and 1e6 */
+			collect_warnings_add(&f->warnings,
+			                     us ? "%s: frametime read as µs (older MangoHud: fps × frametime ≈ %.0f), converted to ms"
+			                        : "%s: frametime read as ms (current MangoHud: fps × frametime ≈ %.0f)",
+			                     p->name, prod);
+		} else {
+			for (size_t i = 0; i < f->n; i++)
+				tmp[i] = f->frames[i].frame_ms;
+			double med = median_of(tmp, f->n);
+			us = med > 250.0;
+			collect_warnings_add(&f->warnings,
+			                     us ? "%s: frametime read as µs (no usable fps column; median frametime %.0f is too long for ms), converted to ms"
+			                        : "%s: frametime read as ms (no usable fps column; median frametime %.3g)",
+			                     p->name, med);
+		}
+		if (us) {
+			f->frametime_was_us = true;
+			for (size_t i = 0; i < f->n; i++)
+				f->frames[i].frame_ms /= 1000.0f;
+		}
+	}
+
+	/* 2. start-up rows with an absurd frame time */
+	for (size_t i = 0; i < f->n; i++)
+		tmp[i] = f->frames[i].frame_ms;
+	double med_ms = median_of(tmp, f->n);
+	size_t drop = 0;
+	while (drop < f->n - 1 && drop < STARTUP_ROWS_MAX) {
+		double ft = f->frames[drop].frame_ms;
+		if (!(ft > ABSURD_FRAME_MS || ft > ABSURD_FACTOR * med_ms))
+			break;
+		collect_warnings_add(&f->warnings,
+		                     "%s:%zu: start-up row with a frame time of %.1f ms (median %.2f ms) left out",
+		                     p->name, p->first_lines[drop], ft, med_ms);
+		drop++;
+	}
+	if (drop) {
+		memmove(f->frames, f->frames + drop, (f->n - drop) * sizeof *f->frames);
+		f->n -= drop;
+		f->dropped_rows = drop;
+	}
+	size_t stalls = 0;
+	for (size_t i = 0; i < f->n; i++)
+		stalls += f->frames[i].frame_ms > ABSURD_FRAME_MS;
+	if (stalls)
+		collect_warnings_add(&f->warnings,
+		                     "%s: %zu frame times over %.0f s after the start are kept (real stalls?)",
+		                     p->name, stalls, ABSURD_FRAME_MS / 1000);
+
+	/* 3. timestamps: elapsed (ns since the log's start), else the running
+	 * sum of frame times */
+	bool use_elapsed = p->have[R_ELAPSED] != 0;
+	if (use_elapsed && f->n >= 2) {
+		double span_ns = (double)(f->frames[f->n - 1].present_ns - f->frames[0].present_ns);
+		double sum_ns = 0;
+		for (size_t i = 1; i < f->n; i++)
+			sum_ns += f->frames[i].frame_ms * 1e6;
+		if (span_ns * 2 < sum_ns) {
+			collect_warnings_add(&f->warnings,
+			                     "%s: elapsed does not count ns (it spans %.3g while the frame times add up to %.3g s); the running sum of frame times is used instead",
+			                     p->name, span_ns, sum_ns / 1e9);
+			use_elapsed = false;
+		}
+	}
+	if (!use_elapsed) {
+		if (!p->have[R_ELAPSED])
+			collect_warnings_add(&f->warnings,
+			                     "%s: no 'elapsed' column: rows are taken as consecutive frames, timed by the running sum of frame times",
+			                     p->name);
+		double t = 0;
+		for (size_t i = 0; i < f->n; i++) {
+			t += f->frames[i].frame_ms * 1e6;
+			f->frames[i].present_ns = (int64_t)llround(t);
+		}
+	}
+
+	/* 4. samples or frames: rows of a per-frame log are a frame time apart */
+	if (use_elapsed && f->n >= 3) {
+		for (size_t i = 1; i < f->n; i++)
+			tmp[i - 1] = (double)(f->frames[i].present_ns - f->frames[i - 1].present_ns) / 1e6;
+		double step_ms = median_of(tmp, f->n - 1);
+		for (size_t i = 0; i < f->n; i++)
+			tmp[i] = f->frames[i].frame_ms;
+		double ft_ms = median_of(tmp, f->n);
+		if (step_ms > 1.5 * ft_ms) {
+			f->sampled = true;
+			collect_warnings_add(&f->warnings,
+			                     "%s: rows are samples every %.1f ms (MangoHud's log interval), not frames (median frame time %.2f ms): percentiles and over_100ms are of sampled frame times, real fps is the mean of the fps column",
+			                     p->name, step_ms, ft_ms);
+		}
+	}
+	free(tmp);
+	return 0;
+}
+
+int collect_frames_parse(const char *name, const char *data, size_t len,
+                         enum collect_source source, struct collect_frames **out,
+                         struct collect_error *err)
+{
+	struct collect_frames *f = calloc(1, sizeof *f);
+	if (!f)
+		return -ENOMEM;
+	f->path = strdup(name ? name : "-");
+	if (!f->path) {
+		free(f);
+		return -ENOMEM;
+	}
+	struct parser p = {
+		.name = f->path,
+		.data = data,
+		.end = data + len,
+		.pos = data,
+		.f = f,
+	};
+	int rc = 0;
+	struct line l;
+	bool cut = false;
+	bool found = false;
+	while (p.line_no < HEADER_SEARCH_LINES && next_line(&p, &l, &cut)) {
+		enum collect_source k = header_kind(&l);
+		if (k != COLLECT_SOURCE_AUTO && (source == COLLECT_SOURCE_AUTO || source == k)) {
+			f->source = k;
+			found = true;
+			break;
+		}
+		/* the renderer's header is its first line; anything else before
+		 * a header is MangoHud's preamble (version, system info) */
+		if (source == COLLECT_SOURCE_RXVK)
+			break;
+	}
+	if (!found) {
+		if (len == 0)
+			rc = set_error(err, "%s:1:1: empty frame log (no header yet)", p.name);
+		else if (source == COLLECT_SOURCE_RXVK)
+			rc = set_error(err, "%s:1:1: not a renderer frame log: the first line has no 'present_ns' and 'kind' columns",
+			               p.name);
+		else if (source == COLLECT_SOURCE_MANGOHUD)
+			rc = set_error(err, "%s:1:1: not a MangoHud log: no header with 'frametime' or 'fps' in the first %d lines",
+			               p.name, HEADER_SEARCH_LINES);
+		else
+			rc = set_error(err, "%s:1:1: not a frame log: no renderer header (present_ns, kind) or MangoHud header (frametime, fps) in the first %d lines",
+			               p.name, HEADER_SEARCH_LINES);
+		goto fail;
+	}
+	f->clock = f->source == COLLECT_SOURCE_RXVK ? COLLECT_CLOCK_MONOTONIC : COLLECT_CLOCK_LOG_START;
+	f->frame_ms_is_interval = f->source == COLLECT_SOURCE_MANGOHUD;
+	rc = read_header(&p, &l, err);
+	if (rc < 0)
+		goto fail;
+	while (next_line(&p, &l, &cut)) {
+		if (cut) {
+			f->broken_lines++;
+			collect_warnings_add(&f->warnings,
+			                     "%s:%zu:%zu: last line has no end (the file is still being written?), skipped",
+			                     p.name, l.no, (size_t)(l.end - l.s) + 1);
+			break;
+		}
+		if (l.end == l.s)
+			continue;
+		rc = parse_row(&p, &l);
+		if (rc < 0)
+			goto fail;
+	}
+	f->lines = p.line_no;
+	if (f->broken_lines > BROKEN_WARN_MAX)
+		collect_warnings_add(&f->warnings, "%s: %zu broken lines skipped in all", p.name,
+		                     f->broken_lines);
+	if (f->source == COLLECT_SOURCE_MANGOHUD) {
+		rc = mangohud_finish(&p);
+		if (rc < 0)
+			goto fail;
+	}
+	if (f->n == 0)
+		collect_warnings_add(&f->warnings, "%s: no frames", p.name);
+	collect_warnings_seal(&f->warnings);
+	free(p.roles);
+	*out = f;
+	return 0;
+fail:
+	if (rc == -ENOMEM && err)
+		snprintf(err->msg, sizeof err->msg, "%s: out of memory", p.name);
+	free(p.roles);
+	collect_frames_destroy(f);
+	return rc;
+}
+
+int collect_frames_load(const char *path, enum collect_source source,
+                        struct collect_frames **out, struct collect_error *err)
+{
+	char *buf;
+	size_t len;
+	int rc = collect_read_file("frame log", path, &buf, &len, err);
+	if (rc < 0)
+		return rc;
+	rc = collect_frames_parse(path, buf, len, source, out, err);
+	free(buf);
+	return rc;
+}
+
+void collect_frames_destroy(struct collect_frames *frames)
+{
+	if (!frames)
+		return;
+	collect_warnings_finish(&frames->warnings);
+	free(frames->frames);
+	free(frames->path);
+	free(frames);
+}

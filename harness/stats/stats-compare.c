@@ -1,0 +1,333 @@
+/* stats-compare: comparing arms, as docs/metrics.md ("Statistics and the
+ * verdict") defines it.  It owns the metric table (directions and verdict
+ * words), per-arm summaries, the verdict rule, the more-rounds rule and the
+ * Mann–Whitney U test (exact distribution by dynamic programming, normal
+ * approximation with tie correction when values tie).  Where the values
+ * come from (runs in the database) is the caller's business. */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct stats_metric_def stats_metrics[] = {
+	{ "real_fps", "real fps", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
+	{ "shown_fps", "shown fps", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
+	{ "p50_ms", "frame time p50", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "p95_ms", "frame time p95", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "p99_ms", "frame time p99", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "over_100ms", "frames over 100 ms", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
+	{ "rb_waits", "readbacks that wait (per 3000)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
+	{ "rb_wait_each_ms", "readback wait each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "rb_early_part", "reads released at the writer's part (per 3000)", "", STATS_NEUTRAL, "more", "fewer", 1 },
+	{ "rb_early_part_each_ms", "wait at the writer's part each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "rb_early_whole", "early reads waiting for the whole submission (per 3000)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
+	{ "rb_parts_ended", "parts ended after a writer (per 3000)", "", STATS_NEUTRAL, "more", "fewer", 1 },
+	{ "rb_late", "reads served late (per 3000)", "", STATS_NEUTRAL, "more", "fewer", 1 },
+	{ "captures_late", "captures waiting for late pages (per 600)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
+	{ "capture_wait_each_ms", "capture wait each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "rb_wait_ms", "readback wait a frame", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "memsync_ms", "memory sync a frame", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "draws", "draws a frame", "", STATS_NEUTRAL, "higher", "lower", 0 },
+	{ "gpu_busy_percent", "GPU busy", "%", STATS_NEUTRAL, "higher", "lower", 1 },
+	{ "swap_in", "swap-in", "pages", STATS_LOWER_IS_BETTER, "more", "fewer", 0 },
+	{ NULL, NULL, NULL, 0, NULL, NULL, 0 },
+};
+
+const struct stats_metric_def *stats_metric_find(const char *key)
+{
+	for (const struct stats_metric_def *d = stats_metrics; d->key; d++)
+		if (strcmp(d->key, key) == 0)
+			return d;
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Copies the finite values of v into a new sorted array. */
+static int finite_sorted(const double *v, size_t n, double **out, size_t *out_n)
+{
+	double *s = malloc((n ? n : 1) * sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			s[m++] = v[i];
+	qsort(s, m, sizeof *s, cmp_double);
+	*out = s;
+	*out_n = m;
+	return 0;
+}
+
+int stats_summarize(const double *v, size_t n, struct stats_summary *out)
+{
+	double *s;
+	size_t m;
+	int rc = finite_sorted(v, n, &s, &m);
+	if (rc < 0)
+		return rc;
+	if (m == 0) {
+		free(s);
+		return -ENODATA;
+	}
+	struct stats_summary r = { .n = m, .min = s[0], .max = s[m - 1] };
+	double sum = 0;
+	for (size_t i = 0; i < m; i++)
+		sum += s[i];
+	r.mean = sum / (double)m;
+	r.median = m % 2 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
+	r.spread = r.max - r.min;
+	r.spread_pct = r.median != 0 ? r.spread / fabs(r.median) * 100.0 : NAN;
+	double ss = 0;
+	for (size_t i = 0; i < m; i++)
+		ss += (s[i] - r.mean) * (s[i] - r.mean);
+	r.sd = m > 1 ? sqrt(ss / (double)(m - 1)) : 0.0;
+	free(s);
+	*out = r;
+	return 0;
+}
+
+/* 2 (z_0.975 + z_0.80)^2: runs per arm = K sd^2 / delta^2 */
+#define POWER_K (2.0 * (1.959963985 + 0.841621234) * (1.959963985 + 0.841621234))
+
+int stats_more_rounds(double delta, double sd_pooled, size_t n_base, size_t n_arm,
+                      int runs_per_round)
+{
+	if (!isfinite(delta) || delta == 0 || !isfinite(sd_pooled))
+		return 0;
+	if (runs_per_round < 1)
+		runs_per_round = 2;
+	double need = ceil(POWER_K * sd_pooled * sd_pooled / (delta * delta));
+	double have = (double)(n_base < n_arm ? n_base : n_arm);
+	double more_runs = need - have;
+	if (more_runs > 1e6)
+		more_runs = 1e6;
+	int rounds = (int)ceil(more_runs / runs_per_round);
+	return rounds < 1 ? 1 : rounds;
+}
+
+/*
+ * Exact distribution of U (no ties) for sizes na, nb, as probabilities:
+ * P(i, j, u) = i/(i+j) P(i-1, j, u-j) + j/(i+j) P(i, j-1, u)  (the largest
+ * of the i+j values is an a, beating all j b's, or a b).  Rows of i are
+ * rolled, so memory is (nb + 1) (na nb + 1) doubles twice.
+ */
+static int mw_exact_cdf(size_t na, size_t nb, double u, double *le, double *ge)
+{
+	size_t umax = na * nb;
+	size_t w = umax + 1;
+	double *prev = calloc((nb + 1) * w, sizeof *prev);
+	double *cur = calloc((nb + 1) * w, sizeof *cur);
+	if (!prev || !cur) {
+		free(prev);
+		free(cur);
+		return -ENOMEM;
+	}
+	/* i = 0: U = 0 with certainty for every j */
+	for (size_t j = 0; j <= nb; j++)
+		prev[j * w] = 1.0;
+	for (size_t i = 1; i <= na; i++) {
+		memset(cur, 0, (nb + 1) * w * sizeof *cur);
+		cur[0] = 1.0; /* j = 0 */
+		for (size_t j = 1; j <= nb; j++) {
+			double pa = (double)i / (double)(i + j), pb = 1.0 - pa;
+			double *c = cur + j * w;
+			const double *fa = prev + j * w;       /* (i-1, j) */
+			const double *fb = cur + (j - 1) * w;  /* (i, j-1) */
+			size_t top = i * j;
+			for (size_t k = 0; k <= top; k++) {
+				double v = pb * fb[k];
+				if (k >= j)
+					v += pa * fa[k - j];
+				c[k] = v;
+			}
+		}
+		double *t = prev;
+		prev = cur;
+		cur = t;
+	}
+	const double *d = prev + nb * w;
+	double lo = 0, hi = 0;
+	for (size_t k = 0; k <= umax; k++) {
+		if ((double)k <= u + 1e-9)
+			lo += d[k];
+		if ((double)k >= u - 1e-9)
+			hi += d[k];
+	}
+	free(prev);
+	free(cur);
+	*le = lo;
+	*ge = hi;
+	return 0;
+}
+
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                       double *out_u, double *out_p, bool *out_exact, bool *out_ties)
+{
+	if (na == 0 || nb == 0)
+		return -EINVAL;
+	size_t n = na + nb;
+	struct item {
+		double v;
+		int from_a;
+	} *all = malloc(n * sizeof *all);
+	if (!all)
+		return -ENOMEM;
+	for (size_t i = 0; i < na; i++)
+		all[i] = (struct item){ a[i], 1 };
+	for (size_t i = 0; i < nb; i++)
+		all[na + i] = (struct item){ b[i], 0 };
+	/* insertion sort: arms have tens of runs */
+	for (size_t i = 1; i < n; i++) {
+		struct item x = all[i];
+		size_t j = i;
+		while (j > 0 && all[j - 1].v > x.v) {
+			all[j] = all[j - 1];
+			j--;
+		}
+		all[j] = x;
+	}
+	/* mid-ranks; U_a = R_a - na (na + 1) / 2 */
+	double rank_a = 0, tie_term = 0;
+	bool ties = false;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && all[j + 1].v == all[i].v)
+			j++;
+		double t = (double)(j - i + 1);
+		double mid = ((double)i + (double)j) / 2.0 + 1.0;
+		for (size_t k = i; k <= j; k++)
+			if (all[k].from_a)
+				rank_a += mid;
+		if (t > 1) {
+			ties = true;
+			tie_term += t * t * t - t;
+		}
+		i = j + 1;
+	}
+	free(all);
+	double u = rank_a - (double)na * (double)(na + 1) / 2.0;
+	double p;
+	bool exact = !ties && na <= STATS_MW_EXACT_MAX && nb <= STATS_MW_EXACT_MAX;
+	if (exact) {
+		double le, ge;
+		int rc = mw_exact_cdf(na, nb, u, &le, &ge);
+		if (rc < 0)
+			return rc;
+		p = 2.0 * (le < ge ? le : ge);
+	} else {
+		double N = (double)n;
+		double mu = (double)na * (double)nb / 2.0;
+		double var = (double)na * (double)nb / 12.0 * ((N + 1) - tie_term / (N * (N - 1)));
+		if (var <= 0) {
+			p = 1.0; /* every value ties: no evidence either way */
+		} else {
+			double z = (fabs(u - mu) - 0.5) / sqrt(var);
+			if (z < 0)
+				z = 0;
+			p = erfc(z / sqrt(2.0));
+		}
+	}
+	if (p > 1)
+		p = 1;
+	*out_u = u;
+	*out_p = p;
+	*out_exact = exact;
+	*out_ties = ties;
+	return 0;
+}
+
+static int finite_copy(const double *v, size_t n, double **out, size_t *out_n)
+{
+	return finite_sorted(v, n, out, out_n);
+}
+
+int stats_compare(const struct stats_metric_def *metric,
+                  const double *base, size_t n_base,
+                  const double *arm, size_t n_arm,
+                  const struct stats_options *opt,
+                  struct stats_comparison *out)
+{
+	if (!metric)
+		return -EINVAL;
+	struct stats_options o = opt ? *opt : (struct stats_options){ 0 };
+	if (o.runs_per_round <= 0)
+		o.runs_per_round = 2;
+	if (!(o.rounds_hint_pct > 0))
+		o.rounds_hint_pct = 2.0;
+
+	struct stats_comparison c = { .p_value = NAN, .u = NAN };
+	int rc = stats_summarize(base, n_base, &c.base);
+	if (rc < 0)
+		return rc;
+	rc = stats_summarize(arm, n_arm, &c.arm);
+	if (rc < 0)
+		return rc;
+	c.delta = c.arm.mean - c.base.mean;
+	c.delta_pct = c.base.mean != 0 ? c.delta / fabs(c.base.mean) * 100.0 : NAN;
+
+	if (c.base.n < 2 || c.arm.n < 2) {
+		c.verdict = STATS_VERDICT_TOO_FEW;
+		c.word = "too few runs";
+	} else {
+		bool apart = c.arm.min > c.base.max || c.arm.max < c.base.min;
+		double ad = fabs(c.delta);
+		if (apart && ad > c.base.spread && ad > c.arm.spread) {
+			c.verdict = c.delta > 0 ? STATS_VERDICT_UP : STATS_VERDICT_DOWN;
+			c.word = c.delta > 0 ? metric->word_up : metric->word_down;
+		} else {
+			c.verdict = STATS_VERDICT_WITHIN;
+			c.word = "within the spread";
+			if (isfinite(c.delta_pct) && fabs(c.delta_pct) >= o.rounds_hint_pct) {
+				double nb = (double)c.base.n, na = (double)c.arm.n;
+				double sp = sqrt(((nb - 1) * c.base.sd * c.base.sd +
+				                  (na - 1) * c.arm.sd * c.arm.sd) / (nb + na - 2));
+				c.more_rounds = stats_more_rounds(c.delta, sp, c.base.n, c.arm.n,
+				                                  o.runs_per_round);
+			}
+		}
+	}
+
+	if (c.base.n >= 3 && c.arm.n >= 3) {
+		double *fa, *fb;
+		size_t na, nb;
+		rc = finite_copy(arm, n_arm, &fa, &na);
+		if (rc < 0)
+			return rc;
+		rc = finite_copy(base, n_base, &fb, &nb);
+		if (rc < 0) {
+			free(fa);
+			return rc;
+		}
+		rc = stats_mann_whitney(fa, na, fb, nb, &c.u, &c.p_value, &c.p_exact, &c.ties);
+		free(fa);
+		free(fb);
+		if (rc < 0)
+			return rc;
+	}
+
+	int dec = metric->decimals;
+	const char *unit = metric->unit && metric->unit[0] ? metric->unit : NULL;
+	int n = snprintf(c.text, sizeof c.text, "%s: Δ %+.*f%s%s", c.word, dec, c.delta,
+	                 unit ? " " : "", unit ? unit : "");
+	if (n > 0 && (size_t)n < sizeof c.text && isfinite(c.delta_pct))
+		n += snprintf(c.text + n, sizeof c.text - (size_t)n, " (%+.1f %%)", c.delta_pct);
+	if (n > 0 && (size_t)n < sizeof c.text)
+		n += snprintf(c.text + n, sizeof c.text - (size_t)n, ", %zu usable runs vs %zu in the baseline",
+		              c.arm.n, c.base.n);
+	if (n > 0 && (size_t)n < sizeof c.text && isfinite(c.p_value))
+		n += snprintf(c.text + n, sizeof c.text - (size_t)n, ", p = %.3g (%s)", c.p_value,
+		              c.p_exact ? "exact" : c.ties ? "normal approximation, ties" : "normal approximation");
+	if (n > 0 && (size_t)n < sizeof c.text && c.more_rounds > 0)
+		snprintf(c.text + n, sizeof c.text - (size_t)n, "; about %d more round%s needed",
+		         c.more_rounds, c.more_rounds == 1 ? "" : "s");
+	*out = c;
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* fuzz-framelog: the frame-log parser (renderer CSV or MangoHud, detected
+ * from the header) and the run metrics over what it read. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "stats/stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct collect_frames *f = NULL;
+	struct collect_error err;
+	if (collect_frames_parse("fuzz.csv", (const char *)data, size, COLLECT_SOURCE_AUTO, &f, &err) != 0)
+		return 0;
+	struct stats_run_metrics m;
+	int64_t t0 = f->n ? f->frames[0].present_ns : 0;
+	if (stats_run_metrics_compute(f, t0, NULL, &m) == 0)
+		stats_run_metrics_finish(&m);
+	if (stats_run_metrics_compute(f, t0, (double[]){ 0.001, 0.5 }, &m) == 0)
+		stats_run_metrics_finish(&m);
+	collect_frames_destroy(f);
+	return 0;
+}
