@@ -266,9 +266,11 @@ int db_run_mark_running(struct db *db, int64_t run_id, int64_t start_unix_ms, co
 /* -> DONE with its end time (0: now) and exit status (-1: not known). */
 int db_run_mark_done(struct db *db, int64_t run_id, int64_t end_unix_ms, int exit_status);
 
-/* -> VOID with a reason (required).  Works on a DONE run too (voided after
- * the fact, e.g. swap against the campaign median); its end time is kept
- * when end_unix_ms is 0 and the run has one, else set to now. */
+/* -> VOID with a reason (required), from any state: a PLANNED run voided
+ * when the campaign stops, a RUNNING one that hung, a DONE one voided after
+ * the fact (swap against the campaign median).  end_unix_ms 0 keeps the
+ * run's end time, or sets now when it has none; exit_status -1 keeps the
+ * run's. */
 int db_run_mark_void(struct db *db, int64_t run_id, const char *reason, int64_t end_unix_ms,
                      int exit_status);
 

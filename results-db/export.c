@@ -33,6 +33,14 @@ static json_t *jint_or_null(int64_t v)
 	return v ? json_integer(v) : json_null();
 }
 
+/* Appends v (which may be NULL: a json_pack() of text that is not UTF-8)
+ * and counts failures in *bad. */
+static void add(json_t *arr, json_t *v, int *bad)
+{
+	if (!v || json_array_append_new(arr, v) < 0)
+		(*bad)++;
+}
+
 /* Writes obj without its closing brace, so fields can be streamed after. */
 static int dump_open(FILE *out, json_t *obj)
 {
@@ -48,7 +56,8 @@ static int dump_open(FILE *out, json_t *obj)
 
 static int dump_value(FILE *out, json_t *v)
 {
-	return json_dumpf(v, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) == 0
+	return json_dumpf(v, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII |
+	                             JSON_ENCODE_ANY) == 0
 	               ? 0
 	               : -EIO;
 }
@@ -164,13 +173,19 @@ static int export_run(struct db *db, FILE *out, const struct db_run *r)
 	if (err)
 		return err;
 	json_t *shots = json_array();
+	int unencodable = 0;
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(shots, json_pack("{s:s, s:o, s:o, s:o}", "name", sh[i].name,
+		add(shots, json_pack("{s:s, s:o, s:o, s:o}", "name", sh[i].name,
 		                                       "path", jstr(sh[i].path),
 		                                       "luma", isfinite(sh[i].luma) ? json_real(sh[i].luma)
 		                                                                     : json_null(),
-		                                       "checksum", jstr(sh[i].checksum)));
+		                                       "checksum", jstr(sh[i].checksum)),
+		    &unencodable);
 	free(sh);
+	if (unencodable) {
+		json_decref(shots);
+		return db_fail(db, -EINVAL, "a shot of run %lld is not UTF-8 text", (long long)r->id);
+	}
 	fputs(",\"shots\":", out);
 	dump_value(out, shots);
 	json_decref(shots);
@@ -233,24 +248,24 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 		goto out;
 
 	json_t *builds = json_array(), *arms = json_array(), *marks = json_array();
+	int unencodable = 0;
 	for (size_t i = 0; i < nb; i++)
-		json_array_append_new(builds, json_pack("{s:s, s:o, s:o, s:o}", "label", b[i].label,
+		add(builds, json_pack("{s:s, s:o, s:o, s:o}", "label", b[i].label,
 		                                        "commit", jstr(b[i].commit),
 		                                        "path", jstr(b[i].path),
-		                                        "sha256", jstr(b[i].sha256)));
+		                                        "sha256", jstr(b[i].sha256)), &unencodable);
 	for (size_t i = 0; i < na; i++) {
 		const char *build = NULL;
 		for (size_t k = 0; k < nb; k++)
 			if (b[k].id == a[i].build_id)
 				build = b[k].label;
 		char letter[2] = { a[i].letter, 0 };
-		json_array_append_new(arms, json_pack("{s:s, s:o, s:o, s:o}", "letter", letter,
-		                                      "label", jstr(a[i].label), "env", jstr(a[i].env),
-		                                      "build", jstr(build)));
+		add(arms, json_pack("{s:s, s:o, s:o, s:o}", "letter", letter, "label", jstr(a[i].label),
+		                    "env", jstr(a[i].env), "build", jstr(build)), &unencodable);
 	}
 	for (size_t i = 0; i < nm; i++)
-		json_array_append_new(marks, json_pack("{s:f, s:s, s:s}", "t_s", m[i].t_s, "name",
-		                                       m[i].name, "kind", m[i].kind));
+		add(marks, json_pack("{s:f, s:s, s:s}", "t_s", m[i].t_s, "name", m[i].name, "kind",
+		                     m[i].kind), &unencodable);
 	json_t *o = json_pack(
 		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:f, s:o,"
 		" s:i, s:b, s:s, s:I, s:o, s:o, s:o, s:o}",
@@ -265,7 +280,8 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 		"created_unix_ms", (json_int_t)c->created_unix_ms,
 		"finished_unix_ms", jint_or_null(c->finished_unix_ms),
 		"builds", builds, "arms", arms, "route_marks", marks);
-	if (!o) {
+	if (!o || unencodable) {
+		json_decref(o);
 		err = db_fail(db, -EINVAL, "campaign '%s' has text that is not UTF-8", c->name);
 		goto out;
 	}
@@ -490,8 +506,8 @@ static int import_run(struct importer *im, json_t *o, int64_t campaign_id,
 	if (!json_is_object(o))
 		return bad(im, NULL, "expected an object");
 	const char *arm, *status;
-	int64_t round, position, start, end, exit_status;
-	bool warmup;
+	int64_t round = 0, position = 0, start = 0, end = 0, exit_status = -1;
+	bool warmup = false;
 	struct db_run r = { 0 };
 	int err = get_str(im, o, "arm", true, &arm);
 	if (!err)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 struct tdb {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX / 2];
 	char path[PATH_MAX];
 	struct db *db;
 	int64_t campaign;
