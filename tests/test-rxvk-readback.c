@@ -399,6 +399,106 @@ static void test_log__readbacks_summary_every_3000_reads(void **state)
 	(void)state;
 }
 
+/* One workload with every op kind, on `parallel` recording threads. */
+static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, uint64_t *finals)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .parallel = parallel,
+	                                                   .part_ops = 5,
+	                                                   .readback_early = RXVK_SWITCH_ON,
+	                                                   .log_path = log_path });
+	uint8_t *g = rxvk_guest(rx);
+	float *quads = (float *)(g + 3 * MB);
+	for (int i = 0; i < 64; i++) {
+		quads[i * 4 + 0] = -0.9f + 0.028f * (float)i;
+		quads[i * 4 + 1] = 0.5f - 0.015f * (float)i;
+		quads[i * 4 + 2] = 0.05f;
+		uint32_t c = 0xff000000u | (uint32_t)i * 0x030507u;
+		memcpy(&quads[i * 4 + 3], &c, 4);
+	}
+	assert_int_equal(rxvk_cpu_wrote(rx, 3 * MB, 64 * 16), 0);
+	for (int frame = 0; frame < 3; frame++) {
+		size_t n = 0;
+		ops[n++] = rxt_target(4 * MB, 32, 32, RXVK_FORMAT_RGBA8);
+		ops[n++] = rxt_fill(4 * MB, 32 * 32 * 4, 0xff101010u + (uint32_t)frame);
+		for (int i = 0; i < 12; i++)
+			ops[n++] = (struct rxvk_op){ .kind = RXVK_OP_DRAW, .count = 64, .program = RXVK_PROGRAM_INSTANCED,
+			                             .read = { { 3 * MB, 64 * 16 } }, .params = { (uint32_t)i, 0 } };
+		ops[n++] = rxt_spin(A, 1000, 100 + (uint32_t)frame);
+		ops[n++] = rxt_target(5 * MB, 16, 16, RXVK_FORMAT_BGRA8);
+		ops[n++] = (struct rxvk_op){ .kind = RXVK_OP_DRAW, .count = 1, .program = RXVK_PROGRAM_TEXTURED,
+		                             .read = { { 4 * MB, 32 * 32 * 4 } },
+		                             .params = { 32, 32, 128, RXVK_FORMAT_RGBA8, 0, 0, 0 } };
+		ops[n++] = rxt_copy(5 * MB, 6 * MB, 16 * 16 * 4);
+		ops[n++] = rxt_target(4 * MB, 32, 32, RXVK_FORMAT_RGBA8);
+		ops[n++] = rxt_flip();
+		assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+		assert_int_equal(word(rx, A), 100 + (uint32_t)frame);
+	}
+	assert_int_equal(rxvk_finish(rx), 0);
+	memcpy(bytes, g + 4 * MB, 3 * MB);
+	pthread_mutex_lock(&rx->lock);
+	memcpy(writers, rx->page_writer + A / PAGE, 6 * MB / PAGE * sizeof *writers);
+	memcpy(finals, rx->page_final + A / PAGE, 6 * MB / PAGE * sizeof *finals);
+	pthread_mutex_unlock(&rx->lock);
+	struct rxvk_counters c;
+	rxvk_counters_get(rx, &c);
+	if (parallel > 1) {
+		assert_int_equal(c.reads_early, 0);
+		assert_int_equal(c.early_ranges, 0);
+		assert_int_equal(c.parts_split_early, 0);
+	} else {
+		assert_true(c.early_ranges > 0);
+	}
+	rxt_destroy(rx);
+}
+
+static void test_parallel__same_bytes_and_writers_as_serial_and_early_off(void **state)
+{
+	static uint8_t bytes1[3 * MB], bytes3[3 * MB];
+	static uint64_t writers1[6 * MB / PAGE], writers3[6 * MB / PAGE];
+	static uint64_t finals1[6 * MB / PAGE], finals3[6 * MB / PAGE];
+	parallel_run(1, bytes1, writers1, finals1);
+	parallel_run(3, bytes3, writers3, finals3);
+	assert_memory_equal(bytes1, bytes3, sizeof bytes1);
+	assert_memory_equal(writers1, writers3, sizeof writers1);
+	/* the early policy split parts in the serial run only: compare the
+	 * writers' submissions, and the part values where no split happened */
+	bool any = false;
+	for (size_t i = 0; i < sizeof bytes1; i++)
+		any |= bytes1[i] != 0;
+	assert_true(any);
+	const char *log = read_log();
+	if (!strstr(log, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=3"))
+		fail_msg("no line saying why early is off:\n%s", log);
+	assert_non_null(strstr(log, "recording parts on 3 threads"));
+	(void)finals1;
+	(void)finals3;
+	(void)state;
+}
+
+static void test_parallel__same_parts_as_serial_without_early(void **state)
+{
+	static uint64_t finals[2][2 * MB / PAGE];
+	for (int k = 0; k < 2; k++) {
+		struct rxvk *rx = rxt_create((struct rxvk_config){ .parallel = k ? 4 : 1, .part_ops = 3 });
+		size_t n = 0;
+		for (int i = 0; i < 40; i++)
+			ops[n++] = rxt_spin(A + (uint64_t)(i % 20) * PAGE, 100, (uint32_t)i);
+		assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+		assert_int_equal(rxvk_finish(rx), 0);
+		pthread_mutex_lock(&rx->lock);
+		memcpy(finals[k], rx->page_final + A / PAGE, sizeof finals[k]);
+		pthread_mutex_unlock(&rx->lock);
+		for (int i = 20; i < 40; i++)
+			assert_int_equal(word(rx, A + (uint64_t)(i % 20) * PAGE), (uint32_t)i);
+		rxt_destroy(rx);
+	}
+	assert_memory_equal(finals[0], finals[1], sizeof finals[0]);
+	(void)state;
+}
+
 static int fresh_log(void **state)
 {
 	(void)state;
@@ -427,6 +527,8 @@ int main(void)
 		cmocka_unit_test_setup(test_diag__span_closes_at_burst_end_with_last_part_and_total_work, fresh_log),
 		cmocka_unit_test(test_early__idle_with_only_mirrored_pages),
 		cmocka_unit_test_setup(test_log__readbacks_summary_every_3000_reads, fresh_log),
+		cmocka_unit_test_setup(test_parallel__same_bytes_and_writers_as_serial_and_early_off, fresh_log),
+		cmocka_unit_test(test_parallel__same_parts_as_serial_without_early),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(log_path);

@@ -180,15 +180,69 @@ struct diag {
 	uint64_t reads_at_summary;
 };
 
+/* The commands of one part before they are a command buffer (cmdlist.c). */
+struct cl_cmd;
+struct cmdlist {
+	struct cl_cmd *v;
+	size_t n, cap;
+	bool failed;           /* out of memory: the part fails when played */
+};
+
+struct range_list {
+	struct rxvk_range *v;
+	size_t n, cap;
+};
+
+struct write_list {
+	struct write_note *v;
+	size_t n, cap;
+};
+
+/* A part handed to the recorder (record.c): its commands, what it reads
+ * and writes, and, once recorded, its command buffer. */
+struct part_job {
+	struct cmdlist cl;
+	struct write_list writes;
+	struct range_list reads;
+	uint64_t sub;
+	uint64_t value;        /* timeline value it signals */
+	VkCommandBuffer cmd;
+	int state;             /* JOB_QUEUED, JOB_RECORDED, or a negative errno */
+	struct part_job *next;
+};
+
+enum { JOB_QUEUED = 0, JOB_RECORDED = 1 };
+
 /* What a part has recorded so far. */
 struct part {
-	VkCommandBuffer cmd;
+	struct part_job *job;  /* its commands and notes */
 	uint64_t value;        /* timeline value it signals */
 	uint32_t ops;
-	bool rendering;        /* inside vkCmdBeginRendering */
+	bool rendering;        /* inside a rendering instance */
 	/* mirror pages this part wrote: written back at its end */
 	uint64_t *wb_pages;
 	size_t n_wb, cap_wb;
+};
+
+struct recorder_thread {
+	pthread_t thread;
+	VkCommandPool pool;
+	struct cmd_slot *cmds;
+	size_t n_cmds, cap_cmds;
+	bool started;
+};
+
+/* Records parts into command buffers: inline when RX_VK_PARALLEL=1, on
+ * RX_VK_PARALLEL threads otherwise; submits them in timeline order. */
+struct recorder {
+	unsigned n_threads;
+	struct recorder_thread *threads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct part_job *head, *tail;   /* submitted in this order */
+	struct part_job *todo;          /* next job no thread has taken */
+	struct part_job *free_jobs;
+	bool stop;
 };
 
 struct cmd_slot {
@@ -235,10 +289,11 @@ struct rxvk {
 	VkSemaphore timeline;
 	uint64_t next_value;            /* last value handed to a part */
 
-	/* command buffers, render thread only */
+	/* command buffers: the render thread's pool, and the recorder's */
 	VkCommandPool pool;
 	struct cmd_slot *cmds;
 	size_t n_cmds, cap_cmds;
+	struct recorder recorder;
 
 	/* Page tables, under `lock`.  Values are submission numbers and
 	 * timeline values; 0 means never. */
@@ -305,16 +360,49 @@ void rxvk_memory_finish(struct rxvk *rx);
 uint64_t rxvk_timeline_done(struct rxvk *rx);
 int rxvk_timeline_wait(struct rxvk *rx, uint64_t value);
 
+/* cmdlist.c */
+void cl_barrier(struct cmdlist *cl);
+void cl_host_barrier(struct cmdlist *cl);
+void cl_image_init(struct cmdlist *cl, VkImage image, VkImageAspectFlags aspect);
+void cl_begin_rendering(struct cmdlist *cl, VkImageView view, uint32_t width, uint32_t height, bool depth);
+void cl_end_rendering(struct cmdlist *cl);
+void cl_viewport(struct cmdlist *cl, VkViewport vp, VkRect2D scissor);
+void cl_bind(struct cmdlist *cl, VkPipelineBindPoint point, VkPipeline pipeline);
+void cl_push(struct cmdlist *cl, const struct op_push *pc);
+void cl_draw(struct cmdlist *cl, uint32_t vertices, uint32_t instances);
+void cl_dispatch(struct cmdlist *cl, uint32_t groups);
+void cl_copy_buffer(struct cmdlist *cl, VkBuffer src, VkBuffer dst, uint64_t src_offset,
+                    uint64_t dst_offset, uint64_t size_B);
+void cl_fill(struct cmdlist *cl, VkBuffer buffer, uint64_t offset, uint64_t size_B, uint32_t value);
+void cl_image_to_buffer(struct cmdlist *cl, VkImage image, VkBuffer buffer, const VkBufferImageCopy *region);
+void cl_buffer_to_image(struct cmdlist *cl, VkBuffer buffer, VkImage image, const VkBufferImageCopy *region);
+void cl_clear_colour(struct cmdlist *cl, VkImage image, VkClearColorValue colour);
+void cl_clear_depth(struct cmdlist *cl, VkImage image);
+void cl_copy_image(struct cmdlist *cl, VkImage src, VkImage dst, const VkImageCopy *region);
+void cl_reset(struct cmdlist *cl);
+void cl_free(struct cmdlist *cl);
+int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd);
+
+/* record.c */
+int rxvk_recorder_init(struct rxvk *rx);
+void rxvk_recorder_finish(struct rxvk *rx);
+struct part_job *rxvk_recorder_job(struct rxvk *rx);
+int rxvk_recorder_put(struct rxvk *rx, struct part_job *job);
+int rxvk_recorder_drain(struct rxvk *rx);
+int rxvk_cmd_get(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n, size_t *cap,
+                 uint64_t value, VkCommandBuffer *out);
+
 /* replay.c */
 int rxvk_replay_init(struct rxvk *rx);
 void rxvk_replay_finish(struct rxvk *rx);
 
 /* readback.c */
 void rxvk_early_note(struct rxvk *rx, const struct write_note *w, uint64_t sub, uint64_t part);
+void rxvk_publish(struct rxvk *rx, struct part_job *job);
 bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w);
 int rxvk_readback_init(struct rxvk *rx);
 void rxvk_readback_finish(struct rxvk *rx);
-int rxvk_capture(struct rxvk *rx, VkCommandBuffer cmd, uint64_t sub);
+int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub);
 uint64_t rxvk_sub_last_value_locked(struct rxvk *rx, uint64_t sub);
 
 /* present.c */

@@ -125,6 +125,49 @@ bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w
 	return hit;
 }
 
+/* Publishes the part's writes and reads to the page tables: from now on a
+ * read of those pages waits for this part (or its whole submission).  The
+ * early table and the writers' diagnostics are kept here too, under the
+ * same lock, so a reader never sees one table ahead of the other. */
+void rxvk_publish(struct rxvk *rx, struct part_job *job)
+{
+	uint64_t value = job->value;
+	pthread_mutex_lock(&rx->lock);
+	bool early = rx->early.on && __atomic_load_n(&rx->early.active, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < job->writes.n; i++) {
+		const struct write_note *w = &job->writes.v[i];
+		uint64_t first = w->addr / RXVK_PAGE_SIZE_B;
+		uint64_t last = (w->addr + w->size_B - 1) / RXVK_PAGE_SIZE_B;
+		for (uint64_t pg = first; pg <= last; pg++) {
+			rx->page_writer[pg] = job->sub;
+			rx->page_final[pg] = value;
+			if (w->in_place)
+				rx->page_in_place[pg / 64] |= 1ull << (pg % 64);
+			else
+				rx->page_in_place[pg / 64] &= ~(1ull << (pg % 64));
+		}
+		if (early && w->in_place)
+			rxvk_early_note(rx, w, job->sub, value);
+		if (rx->diag.on) {
+			struct page_writer_info info = { job->sub, value, w->program, w->kind, w->op_index };
+			for (uint64_t pg = first; pg <= last; pg++) {
+				if (rx->diag.first[pg].sub != job->sub)
+					rx->diag.first[pg] = info;
+				rx->diag.last[pg] = info;
+			}
+		}
+	}
+	for (size_t i = 0; i < job->reads.n; i++) {
+		uint64_t first = job->reads.v[i].addr / RXVK_PAGE_SIZE_B;
+		uint64_t last = (job->reads.v[i].addr + job->reads.v[i].size_B - 1) / RXVK_PAGE_SIZE_B;
+		for (uint64_t pg = first; pg <= last; pg++)
+			rx->page_reader[pg] = job->sub;
+	}
+	pthread_mutex_unlock(&rx->lock);
+	job->writes.n = 0;
+	job->reads.n = 0;
+}
+
 /* ---- the read ---- */
 
 /* What a read of [first, last] pages must wait for, decided under the lock. */
@@ -432,7 +475,7 @@ int rxvk_cpu_wrote(struct rxvk *rx, uint64_t addr, uint64_t size_B)
  * for the submissions still reading late pages, then, in the mirror, copies
  * the dirty pages of active blocks and activates the blocks first written
  * in place since the last capture.  Recorded at the head of `cmd`. */
-int rxvk_capture(struct rxvk *rx, VkCommandBuffer cmd, uint64_t sub)
+int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub)
 {
 	uint64_t t0 = rxvk_now_ns();
 	int rc = 0;
@@ -448,46 +491,37 @@ int rxvk_capture(struct rxvk *rx, VkCommandBuffer cmd, uint64_t sub)
 		CNT_ADD(rx, capture_wait_ns, rxvk_now_ns() - w0);
 	}
 	if (rc == 0 && rx->mirrored) {
-		VkBufferCopy regions[64];
-		uint32_t n = 0;
 		pthread_mutex_lock(&rx->lock);
 		uint64_t n_blocks = (rx->guest_size_B + MIRROR_BLOCK_B - 1) / MIRROR_BLOCK_B;
+		uint64_t run_at = 0, run_B = 0; /* dirty pages coalesced into runs */
 		for (uint64_t b = 0; b < n_blocks; b++) {
 			if (rx->block_state[b] == BLOCK_PENDING) {
-				regions[n++] = (VkBufferCopy){ b * MIRROR_BLOCK_B, b * MIRROR_BLOCK_B, MIRROR_BLOCK_B };
+				/* first written in place since the last capture: from now on
+				 * the block lives in the mirror, copied in whole */
+				cl_copy_buffer(cl, rx->guest_buffer, rx->mirror_buffer, b * MIRROR_BLOCK_B,
+				               b * MIRROR_BLOCK_B, MIRROR_BLOCK_B);
 				rx->block_state[b] = BLOCK_ACTIVE;
 				CNT_ADD(rx, mirror_blocks, 1);
-				/* the block's CPU-dirty pages are in the copy */
-				for (uint64_t w = b * PAGES_PER_BLOCK / 64; w < (b + 1) * PAGES_PER_BLOCK / 64; w++)
-					rx->cpu_dirty[w] = 0;
 			} else if (rx->block_state[b] == BLOCK_ACTIVE) {
 				for (uint64_t pg = b * PAGES_PER_BLOCK; pg < (b + 1) * PAGES_PER_BLOCK; pg++) {
 					if (!(rx->cpu_dirty[pg / 64] >> (pg % 64) & 1))
 						continue;
 					uint64_t off = pg * RXVK_PAGE_SIZE_B;
-					if (n && regions[n - 1].srcOffset + regions[n - 1].size == off)
-						regions[n - 1].size += RXVK_PAGE_SIZE_B;
-					else
-						regions[n++] = (VkBufferCopy){ off, off, RXVK_PAGE_SIZE_B };
-					if (n == 64) {
-						vkCmdCopyBuffer(cmd, rx->guest_buffer, rx->mirror_buffer, n, regions);
-						n = 0;
+					if (run_B && run_at + run_B == off) {
+						run_B += RXVK_PAGE_SIZE_B;
+						continue;
 					}
+					if (run_B)
+						cl_copy_buffer(cl, rx->guest_buffer, rx->mirror_buffer, run_at, run_at, run_B);
+					run_at = off;
+					run_B = RXVK_PAGE_SIZE_B;
 				}
 			}
-			if (n == 64) {
-				vkCmdCopyBuffer(cmd, rx->guest_buffer, rx->mirror_buffer, n, regions);
-				n = 0;
-			}
 		}
+		if (run_B)
+			cl_copy_buffer(cl, rx->guest_buffer, rx->mirror_buffer, run_at, run_at, run_B);
 		pthread_mutex_unlock(&rx->lock);
-		if (n)
-			vkCmdCopyBuffer(cmd, rx->guest_buffer, rx->mirror_buffer, n, regions);
-		VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-		                       .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-		                       .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT };
-		vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-		                     0, 1, &mb, 0, NULL, 0, NULL);
+		cl_barrier(cl);
 	}
 	pthread_mutex_lock(&rx->lock);
 	memset(rx->cpu_dirty, 0, (rx->n_pages + 63) / 64 * sizeof(uint64_t));

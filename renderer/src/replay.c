@@ -20,22 +20,10 @@ struct where {
 	bool in_place;
 };
 
-struct range_list {
-	struct rxvk_range *v;
-	size_t n, cap;
-};
-
-struct write_list {
-	struct write_note *v;
-	size_t n, cap;
-};
-
 /* The submission being recorded: render thread only. */
 struct recording {
 	uint64_t sub;
-	struct part part;
-	struct write_list writes;  /* this part's GPU writes, published at submit */
-	struct range_list reads;   /* this part's GPU reads (late-page detection) */
+	struct part part;          /* its job holds the commands, writes and reads */
 	uint64_t first_value;
 	uint32_t op_index;
 	uint32_t ops_done;         /* ops recorded so far, the span's total work */
@@ -72,7 +60,7 @@ static int range_push(struct range_list *l, uint64_t addr, uint64_t size_B)
 static int write_push(struct recording *rec, uint64_t addr, uint64_t size_B, bool in_place,
                       const struct rxvk_op *op)
 {
-	struct write_list *l = &rec->writes;
+	struct write_list *l = &rec->part.job->writes;
 	if (size_B == 0)
 		return 0;
 	if (l->n == l->cap) {
@@ -227,49 +215,14 @@ static int validate(struct rxvk *rx, const struct rxvk_op *ops, size_t n)
 
 /* ---- command buffers and parts ---- */
 
-static int cmd_get(struct rxvk *rx, uint64_t value, VkCommandBuffer *out)
-{
-	uint64_t done = rxvk_timeline_done(rx);
-	for (size_t i = 0; i < rx->n_cmds; i++)
-		if (rx->cmds[i].value <= done) {
-			rx->cmds[i].value = value;
-			*out = rx->cmds[i].cmd;
-			return vk_check(rx, vkResetCommandBuffer(*out, 0));
-		}
-	if (rx->n_cmds == rx->cap_cmds) {
-		size_t cap = rx->cap_cmds ? rx->cap_cmds * 2 : 16;
-		struct cmd_slot *v = realloc(rx->cmds, cap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		rx->cmds = v;
-		rx->cap_cmds = cap;
-	}
-	VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                   .commandPool = rx->pool,
-	                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	                                   .commandBufferCount = 1 };
-	int rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, out));
-	if (rc < 0)
-		return rc;
-	rx->cmds[rx->n_cmds++] = (struct cmd_slot){ *out, value };
-	return 0;
-}
-
-static void barrier(VkCommandBuffer cmd)
-{
-	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-	                       .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-	                       .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT };
-	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-	                     0, 1, &mb, 0, NULL, 0, NULL);
-}
+#define CL(rec) (&(rec)->part.job->cl)
 
 static void end_rendering(struct rxvk *rx, struct recording *rec)
 {
 	if (rec->part.rendering) {
-		rx->end_rendering(rec->part.cmd);
+		cl_end_rendering(CL(rec));
 		rec->part.rendering = false;
-		barrier(rec->part.cmd);
+		cl_barrier(CL(rec));
 	}
 }
 
@@ -281,15 +234,13 @@ static int part_begin(struct rxvk *rx, struct recording *rec)
 	rec->part.wb_pages = wb;
 	rec->part.cap_wb = cap_wb;
 	rec->split_pending = false;
+	rec->part.job = rxvk_recorder_job(rx);
+	if (!rec->part.job)
+		return -ENOMEM;
 	rec->part.value = ++rx->next_value;
-	int rc = cmd_get(rx, rec->part.value, &rec->part.cmd);
-	if (rc < 0)
-		return rc;
-	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-	                                .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
-	if ((rc = vk_check(rx, vkBeginCommandBuffer(rec->part.cmd, &bi))) < 0)
-		return rc;
-	barrier(rec->part.cmd);
+	rec->part.job->sub = rec->sub;
+	rec->part.job->value = rec->part.value;
+	cl_barrier(CL(rec));
 	return 0;
 }
 
@@ -299,19 +250,12 @@ static void mirror_writeback(struct rxvk *rx, struct recording *rec)
 	struct part *p = &rec->part;
 	if (!p->n_wb)
 		return;
-	VkBufferCopy regions[64];
-	uint32_t n = 0;
-	for (size_t i = 0; i < p->n_wb; i += 2) {
-		uint64_t addr = p->wb_pages[i], size = p->wb_pages[i + 1];
-		regions[n++] = (VkBufferCopy){ addr, addr, size };
-		if (n == 64 || i + 2 >= p->n_wb) {
-			vkCmdCopyBuffer(p->cmd, rx->mirror_buffer, rx->guest_buffer, n, regions);
-			n = 0;
-		}
-	}
+	for (size_t i = 0; i < p->n_wb; i += 2)
+		cl_copy_buffer(&p->job->cl, rx->mirror_buffer, rx->guest_buffer, p->wb_pages[i], p->wb_pages[i],
+		               p->wb_pages[i + 1]);
 	CNT_ADD(rx, mirror_writebacks, p->n_wb / 2);
 	p->n_wb = 0;
-	barrier(p->cmd);
+	cl_barrier(&p->job->cl);
 }
 
 static int wb_push(struct part *p, uint64_t addr, uint64_t size)
@@ -333,80 +277,23 @@ static int wb_push(struct part *p, uint64_t addr, uint64_t size)
 	return 0;
 }
 
-/* Publishes the part's writes and reads to the page tables: from now on a
- * read of those pages waits for this part (or its whole submission).  The
- * early table and the writers' diagnostics are kept here too, under the
- * same lock, so a reader never sees one table ahead of the other. */
-static void publish(struct rxvk *rx, struct recording *rec)
-{
-	uint64_t value = rec->part.value;
-	pthread_mutex_lock(&rx->lock);
-	bool early = rx->early.on && __atomic_load_n(&rx->early.active, __ATOMIC_RELAXED);
-	for (size_t i = 0; i < rec->writes.n; i++) {
-		const struct write_note *w = &rec->writes.v[i];
-		uint64_t first = w->addr / RXVK_PAGE_SIZE_B;
-		uint64_t last = (w->addr + w->size_B - 1) / RXVK_PAGE_SIZE_B;
-		for (uint64_t pg = first; pg <= last; pg++) {
-			rx->page_writer[pg] = rec->sub;
-			rx->page_final[pg] = value;
-			if (w->in_place)
-				rx->page_in_place[pg / 64] |= 1ull << (pg % 64);
-			else
-				rx->page_in_place[pg / 64] &= ~(1ull << (pg % 64));
-		}
-		if (early && w->in_place)
-			rxvk_early_note(rx, w, rec->sub, value);
-		if (rx->diag.on) {
-			struct page_writer_info info = { rec->sub, value, w->program, w->kind, w->op_index };
-			for (uint64_t pg = first; pg <= last; pg++) {
-				if (rx->diag.first[pg].sub != rec->sub)
-					rx->diag.first[pg] = info;
-				rx->diag.last[pg] = info;
-			}
-		}
-	}
-	for (size_t i = 0; i < rec->reads.n; i++) {
-		uint64_t first = rec->reads.v[i].addr / RXVK_PAGE_SIZE_B;
-		uint64_t last = (rec->reads.v[i].addr + rec->reads.v[i].size_B - 1) / RXVK_PAGE_SIZE_B;
-		for (uint64_t pg = first; pg <= last; pg++)
-			rx->page_reader[pg] = rec->sub;
-	}
-	pthread_mutex_unlock(&rx->lock);
-	rec->writes.n = 0;
-	rec->reads.n = 0;
-}
-
 static int part_end(struct rxvk *rx, struct recording *rec)
 {
 	struct part *p = &rec->part;
 	end_rendering(rx, rec);
 	mirror_writeback(rx, rec);
-	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-	                       .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-	                       .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT };
-	vkCmdPipelineBarrier(p->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-	                     &mb, 0, NULL, 0, NULL);
-	int rc = vk_check(rx, vkEndCommandBuffer(p->cmd));
-	if (rc < 0)
-		return rc;
-	VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-	                                     .signalSemaphoreValueCount = 1,
-	                                     .pSignalSemaphoreValues = &p->value };
-	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-	                    .pNext = &ts,
-	                    .commandBufferCount = 1,
-	                    .pCommandBuffers = &p->cmd,
-	                    .signalSemaphoreCount = 1,
-	                    .pSignalSemaphores = &rx->timeline };
-	pthread_mutex_lock(&rx->queue_lock);
-	rc = vk_check(rx, vkQueueSubmit(rx->queue, 1, &si, VK_NULL_HANDLE));
-	pthread_mutex_unlock(&rx->queue_lock);
-	if (rc < 0)
-		return rc;
-	publish(rx, rec);
-	CNT_ADD(rx, parts, 1);
-	CNT_SET(rx, timeline_value, p->value);
-	return 0;
+	cl_host_barrier(&p->job->cl);
+	struct part_job *job = p->job;
+	p->job = NULL;
+	return rxvk_recorder_put(rx, job);
+}
+
+/* Waits for a timeline value the render thread handed out: parts still
+ * with the recorder are submitted first, or the wait would never end. */
+static int wait_value(struct rxvk *rx, uint64_t value)
+{
+	int rc = rxvk_recorder_drain(rx);
+	return rc < 0 ? rc : rxvk_timeline_wait(rx, value);
 }
 
 static int maybe_split(struct rxvk *rx, struct recording *rec)
@@ -473,7 +360,7 @@ static void resolve_after(struct rxvk *rx, struct recording *rec, const struct r
 {
 	if (!rx->mirrored || !w->size_B)
 		return;
-	barrier(rec->part.cmd);
+	cl_barrier(CL(rec));
 	for (uint64_t b = w->addr / MIRROR_BLOCK_B; b <= (w->addr + w->size_B - 1) / MIRROR_BLOCK_B; b++) {
 		if (rx->block_state[b] != BLOCK_ACTIVE)
 			continue;
@@ -482,10 +369,9 @@ static void resolve_after(struct rxvk *rx, struct recording *rec, const struct r
 			lo = w->addr;
 		if (hi > w->addr + w->size_B)
 			hi = w->addr + w->size_B;
-		VkBufferCopy c = { lo, lo, hi - lo };
-		vkCmdCopyBuffer(rec->part.cmd, rx->guest_buffer, rx->mirror_buffer, 1, &c);
+		cl_copy_buffer(CL(rec), rx->guest_buffer, rx->mirror_buffer, lo, lo, hi - lo);
 	}
-	barrier(rec->part.cmd);
+	cl_barrier(CL(rec));
 }
 
 /* ---- render targets ---- */
@@ -568,21 +454,10 @@ static void target_init_layout(struct recording *rec, struct target *t)
 {
 	if (t->initialised)
 		return;
-	VkImageMemoryBarrier ib = { .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-	                            .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-	                            .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-	                            .newLayout = VK_IMAGE_LAYOUT_GENERAL,
-	                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-	                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-	                            .image = t->image,
-	                            .subresourceRange = whole(t) };
-	vkCmdPipelineBarrier(rec->part.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-	                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL, 1, &ib);
+	cl_image_init(CL(rec), t->image, whole(t).aspectMask);
 	if (t->format == RXVK_FORMAT_DEPTH) {
-		VkClearDepthStencilValue d = { 1.0f, 0 };
-		VkImageSubresourceRange r = whole(t);
-		vkCmdClearDepthStencilImage(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, &d, 1, &r);
-		barrier(rec->part.cmd);
+		cl_clear_depth(CL(rec), t->image);
+		cl_barrier(CL(rec));
 	}
 	t->initialised = true;
 }
@@ -610,8 +485,8 @@ static int target_writeback(struct rxvk *rx, struct recording *rec, struct targe
 	if (rc < 0)
 		return rc;
 	VkBufferImageCopy region = target_region(t, w.offset);
-	vkCmdCopyImageToBuffer(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, w.buffer, 1, &region);
-	barrier(rec->part.cmd);
+	cl_image_to_buffer(CL(rec), t->image, w.buffer, &region);
+	cl_barrier(CL(rec));
 	if (mixed)
 		resolve_after(rx, rec, &r);
 	if ((rc = write_push(rec, r.addr, r.size_B, w.in_place, NULL)) < 0)
@@ -632,11 +507,11 @@ static int target_load(struct rxvk *rx, struct recording *rec, struct target *t)
 	if (rc < 0)
 		return rc;
 	VkBufferImageCopy region = target_region(t, w.offset);
-	vkCmdCopyBufferToImage(rec->part.cmd, w.buffer, t->image, VK_IMAGE_LAYOUT_GENERAL, 1, &region);
-	barrier(rec->part.cmd);
+	cl_buffer_to_image(CL(rec), w.buffer, t->image, &region);
+	cl_barrier(CL(rec));
 	t->image_valid = true;
 	CNT_ADD(rx, target_loads, 1);
-	return range_push(&rec->reads, r.addr, r.size_B);
+	return range_push(&rec->part.job->reads, r.addr, r.size_B);
 }
 
 /* Before an op reads or writes guest bytes a pending frame will land on,
@@ -693,7 +568,7 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
 				return rc;
 			/* the image may still be read by submitted parts */
-			if ((rc = rxvk_timeline_wait(rx, rx->next_value - 1)) < 0)
+			if ((rc = wait_value(rx, rx->next_value - 1)) < 0)
 				return rc;
 			target_free(rx, t);
 			found = -1;
@@ -706,7 +581,7 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 			end_rendering(rx, rec);
 			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
 				return rc;
-			if ((rc = rxvk_timeline_wait(rx, rx->next_value - 1)) < 0)
+			if ((rc = wait_value(rx, rx->next_value - 1)) < 0)
 				return rc;
 			target_free(rx, t);
 		}
@@ -731,21 +606,9 @@ static void begin_rendering(struct rxvk *rx, struct recording *rec, struct targe
 {
 	if (rec->part.rendering)
 		return;
-	bool depth = t->format == RXVK_FORMAT_DEPTH;
-	VkRenderingAttachmentInfo att = { .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-	                                   .imageView = VK_NULL_HANDLE,
-	                                   .imageLayout = VK_IMAGE_LAYOUT_GENERAL,
-	                                   .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
-	                                   .storeOp = VK_ATTACHMENT_STORE_OP_STORE };
-	att.imageView = t->view;
-	VkRenderingInfo ri = { .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-	                       .renderArea = { { 0, 0 }, { t->width, t->height } },
-	                       .layerCount = 1,
-	                       .colorAttachmentCount = depth ? 0 : 1,
-	                       .pColorAttachments = depth ? NULL : &att,
-	                       .pDepthAttachment = depth ? &att : NULL };
-	rx->begin_rendering(rec->part.cmd, &ri);
+	cl_begin_rendering(CL(rec), t->view, t->width, t->height, t->format == RXVK_FORMAT_DEPTH);
 	rec->part.rendering = true;
+	(void)rx;
 }
 
 /* ---- ops ---- */
@@ -760,7 +623,7 @@ static void push_op(struct rxvk *rx, struct recording *rec, const struct rxvk_op
 		pc.params[5] = 0;
 		pc.params[6] = (t->width & 0xffffu) | (t->height << 16);
 	}
-	vkCmdPushConstants(rec->part.cmd, rx->layout, VK_SHADER_STAGE_ALL, 0, sizeof pc, &pc);
+	cl_push(CL(rec), &pc);
 }
 
 /* Resolves an op's three ranges and notes them in the part's lists. */
@@ -771,7 +634,7 @@ static int resolve_op(struct rxvk *rx, struct recording *rec, const struct rxvk_
 	int rc;
 	for (int k = 0; k < 2; k++) {
 		if ((rc = resolve(rx, rec, &op->read[k], false, &where[k], &mixed)) < 0 ||
-		    (rc = range_push(&rec->reads, op->read[k].addr, op->read[k].size_B)) < 0)
+		    (rc = range_push(&rec->part.job->reads, op->read[k].addr, op->read[k].size_B)) < 0)
 			return rc;
 	}
 	if ((rc = resolve(rx, rec, &op->write, true, &where[2], mixed_write)) < 0)
@@ -797,7 +660,6 @@ static int record_draw(struct rxvk *rx, struct recording *rec, const struct rxvk
 	                        : t->format == RXVK_FORMAT_DEPTH ? VARIANT_DEPTH
 	                                                         : VARIANT_RGBA8;
 	begin_rendering(rx, rec, t);
-	VkCommandBuffer cmd = rec->part.cmd;
 	VkViewport vp = { 0, 0, (float)t->width, (float)t->height, 0, 1 };
 	VkRect2D sc = { { 0, 0 }, { t->width, t->height } };
 	if (prog == &rx->programs[PROG_TEXTURED] && op->params[6] != 0) {
@@ -806,11 +668,10 @@ static int record_draw(struct rxvk *rx, struct recording *rec, const struct rxvk
 		vp = (VkViewport){ (float)x, (float)y, (float)w, (float)h, 0, 1 };
 		sc = (VkRect2D){ { (int32_t)x, (int32_t)y }, { w, h } };
 	}
-	vkCmdSetViewport(cmd, 0, 1, &vp);
-	vkCmdSetScissor(cmd, 0, 1, &sc);
-	vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, prog->pipeline[v]);
+	cl_viewport(CL(rec), vp, sc);
+	cl_bind(CL(rec), VK_PIPELINE_BIND_POINT_GRAPHICS, prog->pipeline[v]);
 	push_op(rx, rec, op, &where[0], &where[1], &where[2]);
-	vkCmdDraw(cmd, 6, op->count, 0, 0);
+	cl_draw(CL(rec), 6, op->count);
 	if (t->format != RXVK_FORMAT_DEPTH)
 		t->pending = true;
 	if (op->write.size_B) {
@@ -838,10 +699,10 @@ static int record_dispatch(struct rxvk *rx, struct recording *rec, const struct 
 	bool mixed = false;
 	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
 		return rc;
-	vkCmdBindPipeline(rec->part.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, prog->pipeline[0]);
+	cl_bind(CL(rec), VK_PIPELINE_BIND_POINT_COMPUTE, prog->pipeline[0]);
 	push_op(rx, rec, op, &where[0], &where[1], &where[2]);
-	vkCmdDispatch(rec->part.cmd, op->count, 1, 1);
-	barrier(rec->part.cmd);
+	cl_dispatch(CL(rec), op->count);
+	cl_barrier(CL(rec));
 	if (mixed)
 		resolve_after(rx, rec, &op->write);
 	stale_targets(rx, &op->write);
@@ -858,9 +719,9 @@ static int record_copy(struct rxvk *rx, struct recording *rec, const struct rxvk
 	bool mixed = false;
 	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
 		return rc;
-	VkBufferCopy c = { where[0].offset, where[2].offset, op->write.size_B };
-	vkCmdCopyBuffer(rec->part.cmd, where[0].buffer, where[2].buffer, 1, &c);
-	barrier(rec->part.cmd);
+	cl_copy_buffer(CL(rec), where[0].buffer, where[2].buffer, where[0].offset, where[2].offset,
+	               op->write.size_B);
+	cl_barrier(CL(rec));
 	if (mixed)
 		resolve_after(rx, rec, &op->write);
 	stale_targets(rx, &op->write);
@@ -905,7 +766,7 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 	bool mixed = false;
 	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
 		return rc;
-	vkCmdFillBuffer(rec->part.cmd, where[2].buffer, where[2].offset, op->write.size_B, op->params[0]);
+	cl_fill(CL(rec), where[2].buffer, where[2].offset, op->write.size_B, op->params[0]);
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
 		struct target *t = &rx->targets[i];
 		if (!t->used || t->format == RXVK_FORMAT_DEPTH ||
@@ -914,9 +775,7 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 		bool covers = op->write.addr <= t->addr && op->write.addr + op->write.size_B >= t->addr + t->size_B;
 		if (covers && t->pitch_B == t->width * 4) {
 			target_init_layout(rec, t);
-			VkClearColorValue c = fill_colour(op->params[0], t->format);
-			VkImageSubresourceRange r = whole(t);
-			vkCmdClearColorImage(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, &c, 1, &r);
+			cl_clear_colour(CL(rec), t->image, fill_colour(op->params[0], t->format));
 			t->pending = false;
 			t->image_valid = true;
 		} else {
@@ -924,7 +783,7 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 			t->image_valid = false;
 		}
 	}
-	barrier(rec->part.cmd);
+	cl_barrier(CL(rec));
 	if (mixed)
 		resolve_after(rx, rec, &op->write);
 	return 0;
@@ -960,8 +819,8 @@ static int record_flip(struct rxvk *rx, struct recording *rec, const struct rxvk
 			const struct present_slot *s = &rx->present.slots[item.slot];
 			VkBufferImageCopy region = target_region(t, 0);
 			region.bufferRowLength = t->width;
-			vkCmdCopyImageToBuffer(rec->part.cmd, t->image, VK_IMAGE_LAYOUT_GENERAL, s->buffer, 1, &region);
-			barrier(rec->part.cmd);
+			cl_image_to_buffer(CL(rec), t->image, s->buffer, &region);
+			cl_barrier(CL(rec));
 		}
 	}
 	rxvk_present_push(rx, &item);
@@ -1014,7 +873,7 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	pthread_mutex_lock(&rx->lock);
 	struct sub_info old = *sub_slot(rx, sub);
 	pthread_mutex_unlock(&rx->lock);
-	if (old.id && old.last_value > rxvk_timeline_done(rx) && (rc = rxvk_timeline_wait(rx, old.last_value)) < 0)
+	if (old.id && old.last_value > rxvk_timeline_done(rx) && (rc = wait_value(rx, old.last_value)) < 0)
 		return rc;
 
 	struct recording *rec = calloc(1, sizeof *rec);
@@ -1029,7 +888,7 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	if ((rc = part_begin(rx, rec)) < 0)
 		goto out;
 	rec->first_value = rec->part.value;
-	if ((rc = rxvk_capture(rx, rec->part.cmd, sub)) < 0)
+	if ((rc = rxvk_capture(rx, CL(rec), sub)) < 0)
 		goto out;
 	for (size_t i = 0; i < n_ops; i++) {
 		rec->op_index = (uint32_t)i;
@@ -1053,6 +912,19 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	}
 	rc = part_end(rx, rec);
 out:
+	if (rec->part.job) {
+		/* a failed recording: the part is played empty so its value comes */
+		cl_reset(CL(rec));
+		rec->part.job->writes.n = 0;
+		rec->part.job->reads.n = 0;
+		rxvk_recorder_put(rx, rec->part.job);
+		rec->part.job = NULL;
+	}
+	{
+		int drc = rxvk_recorder_drain(rx);
+		if (rc == 0)
+			rc = drc;
+	}
 	pthread_mutex_lock(&rx->lock);
 	/* the span closes on every path: even a failed recording ends, and
 	 * readers waiting on it are released at the newest value handed out,
@@ -1062,17 +934,7 @@ out:
 	sub_slot(rx, sub)->n_ops = (uint32_t)n_ops;
 	pthread_cond_broadcast(&rx->sub_done_recording);
 	pthread_mutex_unlock(&rx->lock);
-	if (rc < 0 && rec->part.cmd) {
-		/* the unsubmitted part's value must still be reached: signal it */
-		VkSemaphoreSignalInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
-		                             .semaphore = rx->timeline,
-		                             .value = rec->part.value };
-		vkDeviceWaitIdle(rx->device);
-		vkSignalSemaphore(rx->device, &si);
-	}
 	free(rec->part.wb_pages);
-	free(rec->writes.v);
-	free(rec->reads.v);
 	free(rec);
 	if (rc < 0)
 		return rc;
@@ -1125,7 +987,7 @@ int rxvk_finish(struct rxvk *rx)
 {
 	if (!rx || rx->next_value == 0)
 		return 0;
-	return rxvk_timeline_wait(rx, rx->next_value);
+	return wait_value(rx, rx->next_value);
 }
 
 int rxvk_replay_init(struct rxvk *rx)
@@ -1134,11 +996,13 @@ int rxvk_replay_init(struct rxvk *rx)
 	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 	                                .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
 	                                .queueFamilyIndex = rx->queue_family };
-	return vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &rx->pool));
+	int rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &rx->pool));
+	return rc < 0 ? rc : rxvk_recorder_init(rx);
 }
 
 void rxvk_replay_finish(struct rxvk *rx)
 {
+	rxvk_recorder_finish(rx);
 	if (!rx->device)
 		return;
 	for (unsigned i = 0; i < MAX_TARGETS; i++)
