@@ -29,8 +29,8 @@ struct deck;
 
 struct deck_options {
 	const char *root;  /* the folder holding sys/, proc/, etc/; NULL: "/" */
-	const char *card;  /* DRM card to use ("card1"); NULL: the first amdgpu card
-	                      (the first card*/device/gpu_busy_percent) */
+	const char *card;  /* DRM card to use ("card1"); NULL: the first card with a
+	                      device/gpu_busy_percent (amdgpu) */
 };
 
 /*
