@@ -1,0 +1,261 @@
+/* bench-replay: what librxvk's replay and readbacks cost on one device, in
+ * the units vkprobe measures its floors in, so the two can sit side by side.
+ *
+ *   rxvk-bench-replay [spin-iterations]   (20000 suits lavapipe, 200000 a GPU)
+ *
+ * 1. replay CPU cost per op: rxvk_submit of 1500 ops in one part (µs an op);
+ * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part);
+ * 3. wake-up: a read waiting on a writer; a poller thread spins on the
+ *    written value; release time minus the time the value was seen (µs);
+ * 4. the field shape: a writer halfway through ~1500 ops, a reader thread
+ *    waiting on it: release time after submit, default vs early vs late;
+ * 5. the early switch with nothing to do (mirrored, no in-place page): replay
+ *    time of a 1500-op frame with the switch on against off.
+ * Medians over repeated rounds; output is a Markdown table. */
+#include "rxvk.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MB (1ull << 20)
+#define SLOT (2 * MB)
+#define SCRATCH (4 * MB)
+#define QUADS (3 * MB)
+#define NOPS 1500
+
+static double now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static struct rxvk *make(struct rxvk_config cfg)
+{
+	struct rxvk *rx;
+	if (!cfg.guest_mb)
+		cfg.guest_mb = 64;
+	int rc = rxvk_create(&cfg, &rx);
+	if (rc < 0) {
+		fprintf(stderr, "rxvk-bench-replay: %s\n", rxvk_last_error());
+		exit(rc == -19 ? 77 : 1);
+	}
+	return rx;
+}
+
+static struct rxvk_op spin(uint64_t addr, uint32_t iters, uint32_t value)
+{
+	return (struct rxvk_op){ .kind = RXVK_OP_DISPATCH, .count = 1, .program = RXVK_PROGRAM_SPIN,
+	                         .write = { addr, 8 }, .params = { iters, value } };
+}
+
+/* 1500 ops of a frame: small instanced draws into one target, a few spins */
+static size_t frame_ops(struct rxvk_op *ops, struct rxvk *rx)
+{
+	float *q = (float *)((uint8_t *)rxvk_guest(rx) + QUADS);
+	for (int i = 0; i < 16; i++) {
+		q[i * 4] = -0.9f + 0.1f * (float)i;
+		q[i * 4 + 1] = 0.0f;
+		q[i * 4 + 2] = 0.02f;
+		uint32_t c = 0xff808080u;
+		memcpy(&q[i * 4 + 3], &c, 4);
+	}
+	rxvk_cpu_wrote(rx, QUADS, 256);
+	size_t n = 0;
+	ops[n++] = (struct rxvk_op){ .kind = RXVK_OP_SET_TARGET, .write = { 8 * MB, 64 * 64 * 4 },
+	                             .params = { 64, 64, 256, RXVK_FORMAT_RGBA8 } };
+	for (; n < NOPS; n++)
+		ops[n] = (n % 10) ? (struct rxvk_op){ .kind = RXVK_OP_DRAW, .count = 16,
+		                                      .program = RXVK_PROGRAM_INSTANCED,
+		                                      .read = { { QUADS, 256 } } }
+		                  : spin(SCRATCH + 8 * (n % 64), 1, (uint32_t)n);
+	return n;
+}
+
+struct poller {
+	volatile uint32_t *word;
+	uint32_t value;
+	double seen_us;
+	atomic_int go;
+};
+
+static void *poll_main(void *arg)
+{
+	struct poller *p = arg;
+	while (!atomic_load(&p->go))
+		;
+	while (*p->word != p->value)
+		;
+	p->seen_us = now_us();
+	return NULL;
+}
+
+/* Rounds of: submit `ops`, a poller spins on the writer's value, this
+ * thread reads through rxvk_invalidate.  Returns median release-after-seen
+ * (µs) and release-after-submit (ms). */
+static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t writer, int rounds,
+                        double *wake_us, double *release_ms, const char **what)
+{
+	double *w = calloc((size_t)rounds, sizeof *w), *r = calloc((size_t)rounds, sizeof *r);
+	static const char *names[] = { "nothing", "whole submission", "writer's part", "late" };
+	for (int k = 0; k < rounds; k++) {
+		uint32_t value = 1000000u + (uint32_t)k;
+		ops[writer].params[1] = value;
+		struct poller p = { (volatile uint32_t *)((uint8_t *)rxvk_guest(rx) + SLOT), value, 0, 0 };
+		pthread_t th;
+		pthread_create(&th, NULL, poll_main, &p);
+		atomic_store(&p.go, 1);
+		double t0 = now_us();
+		if (rxvk_submit(rx, ops, n, NULL) < 0) {
+			fprintf(stderr, "submit: %s\n", rxvk_last_error());
+			exit(1);
+		}
+		struct rxvk_wait wt;
+		rxvk_invalidate(rx, SLOT, 8, &wt);
+		double t1 = now_us();
+		*what = names[wt.what];
+		if (wt.what != RXVK_WAIT_LATE && *p.word != value) {
+			fprintf(stderr, "read released before its writer's value was in memory\n");
+			exit(1);
+		}
+		if (wt.what == RXVK_WAIT_LATE) {
+			/* the value was not waited for: the poller sees it later */
+			pthread_join(th, NULL);
+			w[k] = 0;
+		} else {
+			pthread_join(th, NULL);
+			w[k] = t1 - p.seen_us;
+		}
+		r[k] = (t1 - t0) / 1000.0;
+		rxvk_finish(rx);
+	}
+	*wake_us = median(w, rounds);
+	*release_ms = median(r, rounds);
+	free(w);
+	free(r);
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t iters = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 20000;
+	static struct rxvk_op ops[NOPS + 8];
+	struct rxvk_device_info info;
+
+	/* 1 and 2: CPU cost of replay, one part and one part per op */
+	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
+	rxvk_device_info_get(rx, &info);
+	size_t n = frame_ops(ops, rx);
+	double per_op[9], per_part[9];
+	for (int k = 0; k < 9; k++) {
+		double t0 = now_us();
+		rxvk_submit(rx, ops, n, NULL);
+		per_op[k] = (now_us() - t0) / (double)n;
+		rxvk_finish(rx);
+	}
+	rxvk_destroy(rx);
+	rx = make((struct rxvk_config){ .part_ops = 1 });
+	frame_ops(ops, rx);
+	for (int k = 0; k < 9; k++) {
+		double t0 = now_us();
+		rxvk_submit(rx, ops, n, NULL);
+		per_part[k] = (now_us() - t0) / (double)n;
+		rxvk_finish(rx);
+	}
+	rxvk_destroy(rx);
+	double op_us = median(per_op, 9), part_us = median(per_part, 9) - op_us;
+
+	/* 3: wake-up after the writer's value is visible (default policy, the
+	 * writer alone: its part is its submission) */
+	rx = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF });
+	struct rxvk_op one[1] = { spin(SLOT, iters, 0) };
+	double wake_us, release_ms;
+	const char *what;
+	wake_rounds(rx, one, 1, 0, 200, &wake_us, &release_ms, &what);
+	rxvk_destroy(rx);
+
+	/* 4: the field shape, writer halfway through the frame */
+	const char *arms[3] = { "default", "RX_VK_READBACK_EARLY=1", "RX_VK_READBACK_LATE=newest" };
+	double arm_wake[3], arm_release[3];
+	const char *arm_what[3];
+	for (int a = 0; a < 3; a++) {
+		rx = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF,
+		                                .readback_early = a == 1 ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
+		                                .readback_late = a == 2 ? RXVK_LATE_NEWEST : RXVK_LATE_OFF });
+		n = frame_ops(ops, rx);
+		for (size_t i = 1; i < n; i += 10)
+			ops[i] = spin(SCRATCH + 8 * (i % 64), iters / 20, (uint32_t)i);
+		size_t writer = n / 2;
+		ops[writer] = spin(SLOT, iters, 0);
+		/* one round first so the early policy learns the range */
+		wake_rounds(rx, ops, n, writer, 1, &arm_wake[a], &arm_release[a], &arm_what[a]);
+		wake_rounds(rx, ops, n, writer, 30, &arm_wake[a], &arm_release[a], &arm_what[a]);
+		rxvk_destroy(rx);
+	}
+
+	/* 5: the early switch where it has nothing to do: two renderers, frames
+	 * interleaved off/on so drift on a shared machine hits both alike */
+	enum { IDLE_ROUNDS = 21 };
+	double idle[2][IDLE_ROUNDS];
+	struct rxvk *pair[2];
+	for (int on = 0; on < 2; on++) {
+		pair[on] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
+		                                      .readback_early = on ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF });
+		n = frame_ops(ops, pair[on]);
+		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
+			rxvk_submit(pair[on], ops, n, NULL);
+			rxvk_finish(pair[on]);
+		}
+	}
+	for (int k = 0; k < IDLE_ROUNDS; k++)
+		for (int i = 0; i < 2; i++) {
+			int on = (k + i) % 2;
+			double t0 = now_us();
+			rxvk_submit(pair[on], ops, n, NULL);
+			rxvk_invalidate(pair[on], SCRATCH, 8, NULL);
+			rxvk_finish(pair[on]);
+			idle[on][k] = (now_us() - t0) / 1000.0;
+		}
+	for (int on = 0; on < 2; on++) {
+		struct rxvk_counters c;
+		rxvk_counters_get(pair[on], &c);
+		if (on && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
+			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
+			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
+			return 1;
+		}
+		rxvk_destroy(pair[on]);
+	}
+	double off_ms = median(idle[0], IDLE_ROUNDS), on_ms = median(idle[1], IDLE_ROUNDS);
+
+	printf("device: %s (%s)\n\n", info.name, info.driver);
+	printf("| measure | librxvk |\n|---|---|\n");
+	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", op_us);
+	printf("| one more part (1500 parts against one) | %.2f µs |\n", part_us);
+	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
+	printf("\n| field shape (writer at op %d of %d, spin %u) | released after submit | released after "
+	       "the value was visible | waited for |\n|---|---|---|---|\n",
+	       NOPS / 2, NOPS, iters);
+	for (int a = 0; a < 3; a++)
+		printf("| %s | %.3f ms | %.1f µs | %s |\n", arms[a], arm_release[a], arm_wake[a], arm_what[a]);
+	printf("\nearly against whole: %.2fx earlier\n", arm_release[0] / arm_release[1]);
+	printf("early switch idle (mirrored, nothing in place), median of %d interleaved frames: "
+	       "%.3f ms a frame off, %.3f ms on: %+.2f%%\n",
+	       IDLE_ROUNDS, off_ms, on_ms, (on_ms / off_ms - 1) * 100);
+	return 0;
+}
