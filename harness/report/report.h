@@ -1,0 +1,109 @@
+/* report: what the tester reads in the morning, computed from results.db
+ * alone.
+ *
+ * Four outputs of one campaign, all from the same numbers:
+ *   - report_print(): the comparison table (one column per arm, one row per
+ *     metric, each run's value then the mean, Δ and Δ% against the
+ *     baseline) and the verdicts, as Markdown, CSV or JSON
+ *     (docs/reports.md: formats, JSON schema, verdict rule);
+ *   - report_tested_write(): the campaign's run file for docs/tested/
+ *     (format in docs/tested-configurations.md);
+ *   - report_plot_write(): SVG plots (frame time over the route, the
+ *     frame-time distribution, fps per run in campaign order);
+ *   - report_summary_print(): the short Markdown summary a forge comment
+ *     carries.
+ *
+ * Statistics are stats' (harness/stats/stats.h): run-level only, frames are
+ * never treated as independent samples.  Nothing here writes to the
+ * database.
+ *
+ * Errors: functions return 0 or a negative errno; when opts->errmsg is set,
+ * the reason is written there ("campaign 'night-1' has no arm 'E'").
+ */
+#ifndef RXDECK_REPORT_H
+#define RXDECK_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "results-db/db.h"
+
+enum report_format {
+	REPORT_FORMAT_MD = 0,   /* Markdown table and verdicts (default) */
+	REPORT_FORMAT_CSV = 1,  /* one row per run and metric, then per arm */
+	REPORT_FORMAT_JSON = 2, /* the document docs/reports.md defines */
+};
+
+/* Zero means default for every field. */
+struct report_options {
+	char baseline;              /* the baseline arm's letter; 0: the first arm */
+	enum report_format format;  /* 0: Markdown */
+	char *errmsg;               /* on failure, the reason is written here (may be NULL) */
+	size_t errmsg_size;
+};
+
+/*
+ * Resolves a campaign named on a command line: a name, else a number that
+ * is an id; NULL or "" means the newest campaign.  Returns 0 and *id_out;
+ * -ENOENT with a message ("no campaign 'x' in 'results.db'", "no campaign
+ * in 'results.db' yet").
+ */
+int report_campaign_resolve(struct db *db, const char *name_or_id,
+                            const struct report_options *opts, int64_t *id_out);
+
+/*
+ * Writes the campaign's report to out in opts->format.  Void runs are shown
+ * with their reason and never counted; planned or running runs are left
+ * out (Markdown says how many); warm-up runs are left out.  Returns 0;
+ * -ENOENT when there is no such campaign or baseline arm; -ENODATA when the
+ * campaign has no arm; -EIO when writing to out failed; -ENOMEM.
+ */
+int report_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                 FILE *out);
+
+/*
+ * The summary for a forge comment, Markdown: a title line, the table and
+ * the verdicts (as report_print()), and run_file (a link or a path; may be
+ * NULL) named as where the whole run file is.  Same returns as
+ * report_print().
+ */
+int report_summary_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                         const char *run_file, FILE *out);
+
+/*
+ * The run file's name for the campaign: "YYYY-MM-DD-<name>.md" (the
+ * campaign's creation date in UTC, the name with every byte outside
+ * [A-Za-z0-9._-] as '-').  *out is malloc'd.  -ENOENT, -ENOMEM.
+ */
+int report_tested_name(struct db *db, int64_t campaign_id, char **out);
+
+/*
+ * Writes the campaign's run file into dir (created if missing) under
+ * report_tested_name(), atomically (a temporary file renamed over it).
+ * The same campaign written twice gives the same bytes; a file of that name
+ * that belongs to another campaign is never touched (-EEXIST).  *path_out
+ * (may be NULL) gets the path written, malloc'd.  Returns 0, -EEXIST,
+ * -ENOENT, -EIO / the errno of the failing file call, -ENOMEM.
+ */
+int report_tested_write(struct db *db, int64_t campaign_id, const char *dir,
+                        const struct report_options *opts, char **path_out);
+
+/* The run file's text, as report_tested_write() writes it. */
+int report_tested_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                        FILE *out);
+
+/*
+ * Writes the campaign's SVG plots into dir (created if missing), each
+ * atomically: "<name>-frametime.svg" (frame time over the route, the
+ * median run of each arm), "<name>-distribution.svg" (frame-time
+ * distribution per arm, usable runs) and "<name>-fps.svg" (real fps of every
+ * run in campaign order), <name> as in report_tested_name() without ".md".
+ * A plot without data (no frames stored) is not written; *n_written_out
+ * (may be NULL) says how many were.  Returns 0 or a negative errno.
+ */
+int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
+                      const struct report_options *opts, size_t *n_written_out);
+
+#endif
