@@ -55,12 +55,37 @@ fail:
 	return rc;
 }
 
+/* One line of totals at the end, so even a short run's log says what the
+ * renderer did. */
+static void log_totals(struct rxvk *rx)
+{
+	struct rxvk_counters c;
+	rxvk_counters_get(rx, &c);
+	rxvk_log(rx,
+	         "totals: %llu submissions, %llu ops, %llu parts (%llu ended after a writer); %llu reads, "
+	         "%llu waited %.2f ms each (%llu at the writer's part, %llu for the whole submission, "
+	         "%llu late); %llu captures, %llu waited for late pages; %llu mirror write-backs; "
+	         "%llu frames real, %llu shown",
+	         (unsigned long long)c.submissions, (unsigned long long)c.ops, (unsigned long long)c.parts,
+	         (unsigned long long)c.parts_split_early, (unsigned long long)c.reads,
+	         (unsigned long long)c.reads_waited,
+	         c.reads_waited ? (double)c.read_wait_ns / 1e6 / (double)c.reads_waited : 0.0,
+	         (unsigned long long)c.reads_early, (unsigned long long)c.reads_whole,
+	         (unsigned long long)c.reads_late, (unsigned long long)c.captures,
+	         (unsigned long long)c.captures_late, (unsigned long long)c.mirror_writebacks,
+	         (unsigned long long)c.frames_real, (unsigned long long)c.frames_shown);
+}
+
 void rxvk_destroy(struct rxvk *rx)
 {
 	if (!rx)
 		return;
-	if (rx->device)
+	if (rx->device) {
+		rxvk_finish(rx);
 		vkDeviceWaitIdle(rx->device);
+		if (rx->present.running)
+			log_totals(rx);
+	}
 	rxvk_present_finish(rx);
 	rxvk_replay_finish(rx);
 	rxvk_readback_finish(rx);
