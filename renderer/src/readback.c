@@ -253,6 +253,7 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 		               size_B);
 		return -EINVAL;
 	}
+	rxvk_hold_invalidate(rx, addr, size_B); /* held frames there are carried out first */
 	struct rxvk_wait w = { 0 };
 	struct decision d = { 0 };
 	uint64_t nth = CNT_ADD(rx, reads, 1) + 1;

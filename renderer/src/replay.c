@@ -473,27 +473,107 @@ static VkBufferImageCopy target_region(const struct target *t, uint64_t offset)
 	};
 }
 
-/* Writes the target's frame to its guest memory, in its byte order. */
-static int target_writeback(struct rxvk *rx, struct recording *rec, struct target *t)
+static struct hold_frame frame_of(const struct target *t)
 {
-	uint64_t t0 = rxvk_now_ns();
+	return (struct hold_frame){ t->addr, t->size_B, t->width, t->height, t->pitch_B, t->format };
+}
+
+/* Whether the part being recorded already reads or writes guest pages of
+ * [addr, addr + size_B) (hold.c guards none of those on a CPU device). */
+static bool part_touches(const struct recording *rec, uint64_t addr, uint64_t size_B)
+{
+	uint64_t lo = addr / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+	uint64_t hi = (addr + size_B + RXVK_PAGE_SIZE_B - 1) / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+	const struct part_job *job = rec->part.job;
+	for (size_t i = 0; i < job->reads.n; i++)
+		if (overlaps(job->reads.v[i].addr, job->reads.v[i].size_B, lo, hi - lo))
+			return true;
+	for (size_t i = 0; i < job->writes.n; i++)
+		if (overlaps(job->writes.v[i].addr, job->writes.v[i].size_B, lo, hi - lo))
+			return true;
+	for (size_t i = 0; i < rec->part.n_wb; i += 2)
+		if (overlaps(rec->part.wb_pages[i], rec->part.wb_pages[i + 1], lo, hi - lo))
+			return true;
+	return false;
+}
+
+/* Writes a frame from `image` (a target, or a held frame's snapshot) to its
+ * guest memory, in its byte order. */
+static int frame_writeback(struct rxvk *rx, struct recording *rec, VkImage image, const struct hold_frame *f)
+{
 	end_rendering(rx, rec);
-	struct rxvk_range r = { t->addr, t->size_B };
+	struct rxvk_range r = { f->addr, f->size_B };
 	struct where w;
 	bool mixed;
 	int rc = resolve(rx, rec, &r, true, &w, &mixed);
 	if (rc < 0)
 		return rc;
-	VkBufferImageCopy region = target_region(t, w.offset);
-	cl_image_to_buffer(CL(rec), t->image, w.buffer, &region);
+	VkBufferImageCopy region = {
+		.bufferOffset = w.offset,
+		.bufferRowLength = f->pitch_B / 4,
+		.bufferImageHeight = f->height,
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageExtent = { f->width, f->height, 1 },
+	};
+	cl_image_to_buffer(CL(rec), image, w.buffer, &region);
 	cl_barrier(CL(rec));
 	if (mixed)
 		resolve_after(rx, rec, &r);
 	if ((rc = write_push(rec, r.addr, r.size_B, w.in_place, NULL)) < 0)
 		return rc;
+	CNT_ADD(rx, target_writebacks, 1);
+	return 0;
+}
+
+/* Before an op reads or writes guest bytes a held frame is kept for
+ * (hold.c), the frame is carried out, or dropped by a fill covering it
+ * (drop_covered); one let go of in this very part is written here, in the
+ * stream, from its snapshot. */
+static int settle_held(struct rxvk *rx, struct recording *rec, const struct rxvk_range *r, bool drop_covered)
+{
+	struct hold_frame f;
+	VkImage snapshot;
+	int rc;
+	while ((rc = rxvk_hold_settle(rx, rec->part.value, r->addr, r->size_B, drop_covered, &f, &snapshot)) == 1) {
+		uint64_t t0 = rxvk_now_ns();
+		if ((rc = frame_writeback(rx, rec, snapshot, &f)) < 0)
+			return rc;
+		CNT_ADD(rx, target_write_ns, rxvk_now_ns() - t0);
+	}
+	return rc;
+}
+
+/* Writes the target's frame to its guest memory, in its byte order. */
+static int target_writeback(struct rxvk *rx, struct recording *rec, struct target *t)
+{
+	uint64_t t0 = rxvk_now_ns();
+	struct rxvk_range r = { t->addr, t->size_B };
+	struct hold_frame f = frame_of(t);
+	int rc;
+	if ((rc = settle_held(rx, rec, &r, false)) < 0 || (rc = frame_writeback(rx, rec, t->image, &f)) < 0)
+		return rc;
 	t->pending = false;
 	t->image_valid = true;
-	CNT_ADD(rx, target_writebacks, 1);
+	CNT_ADD(rx, target_write_ns, rxvk_now_ns() - t0);
+	return 0;
+}
+
+/* The pending frame of a colour target is let go of (a switch or a flip):
+ * kept on the device until something reads it (hold.c), or written back at
+ * once. */
+static int target_let_go(struct rxvk *rx, struct recording *rec, struct target *t)
+{
+	uint64_t t0 = rxvk_now_ns();
+	end_rendering(rx, rec);
+	struct hold_frame f = frame_of(t);
+	int rc = rxvk_hold_let_go(rx, CL(rec), rec->part.value, &f, t->image,
+	                          part_touches(rec, t->addr, t->size_B));
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return target_writeback(rx, rec, t);
+	t->pending = false;
+	t->image_valid = true; /* the image holds the held frame: later draws take it */
 	CNT_ADD(rx, target_write_ns, rxvk_now_ns() - t0);
 	return 0;
 }
@@ -503,8 +583,8 @@ static int target_load(struct rxvk *rx, struct recording *rec, struct target *t)
 	struct rxvk_range r = { t->addr, t->size_B };
 	struct where w;
 	bool mixed;
-	int rc = resolve(rx, rec, &r, false, &w, &mixed);
-	if (rc < 0)
+	int rc = settle_held(rx, rec, &r, false);
+	if (rc < 0 || (rc = resolve(rx, rec, &r, false, &w, &mixed)) < 0)
 		return rc;
 	VkBufferImageCopy region = target_region(t, w.offset);
 	cl_buffer_to_image(CL(rec), w.buffer, t->image, &region);
@@ -519,6 +599,9 @@ static int target_load(struct rxvk *rx, struct recording *rec, struct target *t)
  * immediate write-back gave. */
 static int settle_targets(struct rxvk *rx, struct recording *rec, const struct rxvk_range *r)
 {
+	int hrc = settle_held(rx, rec, r, false);
+	if (hrc < 0)
+		return hrc;
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
 		struct target *t = &rx->targets[i];
 		if (t->used && t->pending && overlaps(t->addr, t->size_B, r->addr, r->size_B)) {
@@ -557,7 +640,7 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 	if (rx->current_target >= 0 && rx->current_target != found) {
 		struct target *old = &rx->targets[rx->current_target];
 		end_rendering(rx, rec);
-		if (old->pending && (rc = target_writeback(rx, rec, old)) < 0)
+		if (old->pending && (rc = target_let_go(rx, rec, old)) < 0)
 			return rc;
 	}
 	if (found >= 0) {
@@ -751,6 +834,10 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 {
 	int rc;
 	end_rendering(rx, rec);
+	/* a held frame the fill covers whole is dropped; one it covers in part
+	 * is carried out first */
+	if ((rc = settle_held(rx, rec, &op->write, true)) < 0)
+		return rc;
 	/* a target the fill covers whole takes the fill as its frame; one it
 	 * covers in part has its pending frame written back first */
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
@@ -795,8 +882,10 @@ static int record_flip(struct rxvk *rx, struct recording *rec, const struct rxvk
 	bool shown = op->params[0] & RXVK_FLIP_SHOWN;
 	int rc;
 	end_rendering(rx, rec);
-	if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
+	if (t->pending && (rc = target_let_go(rx, rec, t)) < 0)
 		return rc;
+	if (!shown)
+		rxvk_hold_frame_presented(rx);
 	struct present_item item = {
 		.frame = ++rx->frame_count,
 		.value = rec->part.value,

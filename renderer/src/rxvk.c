@@ -39,7 +39,7 @@ int rxvk_create(const struct rxvk_config *config, struct rxvk **out)
 	}
 	if ((rc = rxvk_device_init(rx)) < 0 || (rc = rxvk_programs_init(rx)) < 0 ||
 	    (rc = rxvk_memory_init(rx)) < 0 || (rc = rxvk_readback_init(rx)) < 0 ||
-	    (rc = rxvk_replay_init(rx)) < 0 ||
+	    (rc = rxvk_replay_init(rx)) < 0 || (rc = rxvk_hold_init(rx)) < 0 ||
 	    (rc = rxvk_present_init(rx)) < 0)
 		goto fail;
 	rxvk_settings_log(rx);
@@ -86,6 +86,7 @@ void rxvk_destroy(struct rxvk *rx)
 		if (rx->present.running)
 			log_totals(rx);
 	}
+	rxvk_hold_finish(rx);
 	rxvk_present_finish(rx);
 	rxvk_replay_finish(rx);
 	rxvk_readback_finish(rx);
