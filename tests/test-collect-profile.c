@@ -104,6 +104,15 @@ static void test_profile__errors_name_line_and_column(void **state)
 	             "x.collect:1:12: 'timestamps' takes 'rxlog' or 'none'");
 	expect_error("name a\nname b\npattern p a\n", "x.collect:2:1: 'name' is given twice (first on line 1)");
 	expect_error("pattern p a\\\n", "x.collect:1:12: the regular expression ends with a lone '\\'");
+	/* limits that keep regcomp() small */
+	expect_error("pattern p a++\n",
+	             "x.collect:1:13: a repetition right after another one (undefined in POSIX regular expressions)");
+	expect_error("pattern p a{300}\n", "x.collect:1:12: repetition counts above 255 are not allowed");
+	expect_error("pattern p a{3\n", "x.collect:1:12: a repetition '{' needs the form {m}, {m,} or {m,n}");
+	expect_error("pattern p (a{200}){200}\n",
+	             "x.collect:1:19: the regular expression repeats too much (over 20000 parts once expanded)");
+	expect_error("pattern p ((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))\n",
+	             "x.collect:1:43: groups nest deeper than 32");
 }
 
 static void test_profile__brackets_and_escapes_do_not_open_groups(void **state)

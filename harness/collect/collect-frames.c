@@ -313,6 +313,12 @@ static int parse_row(struct parser *p, const struct line *l)
 					fr.fps = (float)v;
 					break;
 				case R_FRAMETIME:
+					/* 1e9 is 1000 s in µs, 11 days in ms: not a frame */
+					if (v > 1e9) {
+						collect_excerpt(fs, fe, ex, sizeof ex);
+						broken(p, l, s, "frametime '%s' is out of range%s", ex, "");
+						return 0;
+					}
 					if (v <= 0) {
 						collect_excerpt(fs, fe, ex, sizeof ex);
 						broken(p, l, s, "frametime '%s' is not above 0%s", ex, "");
@@ -468,6 +474,14 @@ static int mangohud_finish(struct parser *p)
 		double t = 0;
 		for (size_t i = 0; i < f->n; i++) {
 			t += f->frames[i].frame_ms * 1e6;
+			if (t > 9e18) { /* past the clock's range: keep what fits */
+				collect_warnings_add(&f->warnings,
+				                     "%s: the frame times add up past %.0f years; the last %zu rows are left out",
+				                     p->name, 9e18 / 1e9 / 86400 / 365, f->n - i);
+				f->dropped_rows += f->n - i;
+				f->n = i;
+				break;
+			}
 			f->frames[i].present_ns = (int64_t)llround(t);
 		}
 	}

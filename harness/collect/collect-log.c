@@ -223,8 +223,11 @@ int collect_log_metrics_compute(const struct collect_profile *profile,
 		if (!isfinite(window_s[0]) || !isfinite(window_s[1]) ||
 		    !(window_s[0] < window_s[1]) || fabs(window_s[0]) > 1e7 || fabs(window_s[1]) > 1e7)
 			return -EINVAL;
-		lo = t0_ns + (int64_t)llround(window_s[0] * 1e9);
-		hi = t0_ns + (int64_t)llround(window_s[1] * 1e9);
+		int64_t w0 = (int64_t)llround(window_s[0] * 1e9), w1 = (int64_t)llround(window_s[1] * 1e9);
+		if (__builtin_add_overflow(t0_ns, w0, &lo))
+			lo = w0 > 0 ? INT64_MAX : INT64_MIN;
+		if (__builtin_add_overflow(t0_ns, w1, &hi))
+			hi = w1 > 0 ? INT64_MAX : INT64_MIN;
 	}
 	struct collect_log_metrics m = { 0 };
 	m.v = calloc(profile->nmetrics ? profile->nmetrics : 1, sizeof *m.v);

@@ -104,6 +104,147 @@ static bool at_end(const char *s, const char *e)
 	return s == e || *s == '#';
 }
 
+/* Limits that keep regcomp() small whatever a profile says: glibc copies a
+ * repeated part once per repetition ('+' and {m,n} included), so nested
+ * repetitions grow exponentially. */
+#define REGEX_MAX_LEN 2048
+#define REGEX_MAX_DEPTH 32
+#define REGEX_MAX_COST 20000.0
+
+/* Skips a bracket expression starting at p ('['); returns its end or NULL. */
+static const char *bracket_end(const char *p, const char *e)
+{
+	p++;
+	if (p < e && *p == '^')
+		p++;
+	if (p < e && *p == ']')
+		p++;
+	while (p < e) {
+		if (*p == '[' && p + 1 < e && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+			char kind = p[1];
+			const char *q = p + 2;
+			while (q + 1 < e && !(q[0] == kind && q[1] == ']'))
+				q++;
+			if (q + 1 >= e)
+				return NULL;
+			p = q + 2;
+			continue;
+		}
+		if (*p == ']')
+			return p + 1;
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * Estimates the size regcomp() will build: every atom costs 1, a group the
+ * sum of its inside, and a repetition multiplies what it repeats (x2 for
+ * '+', m or n + 1 for {m,n}).  Also refuses two repetitions in a row,
+ * which POSIX leaves undefined.  Bracket and escape errors are left to
+ * convert_regex() and regcomp().
+ */
+static int check_cost(struct pctx *c, const char *s, const char *e)
+{
+	if (e - s > REGEX_MAX_LEN)
+		return perr(c, s, "the regular expression is longer than %d characters", REGEX_MAX_LEN);
+	double stack[REGEX_MAX_DEPTH + 1];
+	int depth = 0;
+	double cur = 0, last = 0;
+	bool prev_dup = false, have_atom = false;
+	for (const char *p = s; p < e;) {
+		double factor = 0;
+		const char *at = p;
+		if (*p == '*' || *p == '+' || *p == '?') {
+			factor = *p == '+' ? 2 : 1;
+			p++;
+		} else if (*p == '{' && have_atom) {
+			const char *q = p + 1;
+			double lo = 0, hi = -1;
+			while (q < e && *q >= '0' && *q <= '9' && lo <= 1e6)
+				lo = lo * 10 + (*q++ - '0');
+			if (q < e && *q == ',') {
+				q++;
+				if (q < e && *q >= '0' && *q <= '9') {
+					hi = 0;
+					while (q < e && *q >= '0' && *q <= '9' && hi <= 1e6)
+						hi = hi * 10 + (*q++ - '0');
+				}
+			} else {
+				hi = lo;
+			}
+			if (q >= e || *q != '}')
+				return perr(c, at, "a repetition '{' needs the form {m}, {m,} or {m,n}");
+			if (lo > 255 || hi > 255)
+				return perr(c, at, "repetition counts above 255 are not allowed");
+			factor = (hi > lo ? hi : lo) + 1;
+			p = q + 1;
+		}
+		if (factor > 0) {
+			if (prev_dup)
+				return perr(c, at, "a repetition right after another one (undefined in POSIX regular expressions)");
+			if (!have_atom) {
+				/* a leading '*' is literal in some libraries; cost 1 */
+				cur += 1;
+				last = 1;
+				have_atom = true;
+				continue;
+			}
+			cur += last * (factor - 1);
+			last *= factor;
+			prev_dup = true;
+		} else if (*p == '(') {
+			if (depth == REGEX_MAX_DEPTH)
+				return perr(c, p, "groups nest deeper than %d", REGEX_MAX_DEPTH);
+			stack[depth++] = cur;
+			cur = 0;
+			have_atom = false;
+			prev_dup = false;
+			p++;
+			if (p + 1 < e && p[0] == '?' && p[1] == '<') {
+				while (p < e && *p != '>')
+					p++;
+				if (p < e)
+					p++;
+			}
+			continue;
+		} else if (*p == ')' && depth > 0) {
+			last = cur + 1;
+			cur = stack[--depth] + last;
+			have_atom = true;
+			prev_dup = false;
+			p++;
+		} else if (*p == '|') {
+			have_atom = false;
+			prev_dup = false;
+			p++;
+			continue;
+		} else {
+			const char *q = p + 1;
+			if (*p == '\\' && p + 1 < e)
+				q = p + 2;
+			else if (*p == '[')
+				q = bracket_end(p, e);
+			if (!q)
+				return 0; /* convert_regex() names the unclosed '[' */
+			p = q;
+			cur += 1;
+			last = 1;
+			have_atom = true;
+			prev_dup = false;
+		}
+		if (cur > REGEX_MAX_COST)
+			return perr(c, at, "the regular expression repeats too much (over %.0f parts once expanded)",
+			            REGEX_MAX_COST);
+	}
+	while (depth > 0)
+		cur += stack[--depth];
+	if (cur > REGEX_MAX_COST)
+		return perr(c, s, "the regular expression repeats too much (over %.0f parts once expanded)",
+		            REGEX_MAX_COST);
+	return 0;
+}
+
 /*
  * Turns the profile's regex into a POSIX ERE: `(?<name>` becomes `(` and
  * the group number is kept for the name.  Every unescaped `(` outside a
@@ -255,6 +396,9 @@ static int directive_pattern(struct pctx *c, const char *s, const char *e)
 	const char *rs = skip_ws(after, e);
 	if (rs == e)
 		return perr(c, rs, "expected a regular expression after the pattern name");
+	rc = check_cost(c, rs, e);
+	if (rc < 0)
+		return rc;
 	rc = convert_regex(c, rs, e, pat);
 	if (rc < 0)
 		return rc;

@@ -32,13 +32,27 @@ double stats_percentile_nearest_rank(double *v, size_t n, double p)
 	return v[k - 1];
 }
 
-/* Bounds of the window on the log's clock: frames with lo < t <= hi. */
+/* Bounds of the window on the log's clock: frames with lo < t <= hi.
+ * Saturates instead of overflowing for a t0 near the ends of int64. */
 static int window_ns(int64_t t0_ns, double w_s, int64_t *out)
 {
 	if (!isfinite(w_s) || fabs(w_s) > 1e7)
 		return -EINVAL;
-	*out = t0_ns + (int64_t)llround(w_s * 1e9);
+	int64_t w_ns = (int64_t)llround(w_s * 1e9);
+	int64_t r;
+	if (__builtin_add_overflow(t0_ns, w_ns, &r))
+		r = w_ns > 0 ? INT64_MAX : INT64_MIN;
+	*out = r;
 	return 0;
+}
+
+/* (a - b) / 1e9 without integer overflow. */
+static double seconds_between(int64_t a, int64_t b)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(a, b, &d))
+		return ((double)a - (double)b) / 1e9;
+	return (double)d / 1e9;
 }
 
 /* First index with present_ns > t (frames are non-decreasing). */
@@ -79,17 +93,20 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 	const struct collect_frame *f = frames->frames;
 	size_t n = frames->n;
 	double w0 = 0, w1 = 0;
+	int64_t lo, hi;
 	if (window_s) {
 		w0 = window_s[0];
 		w1 = window_s[1];
 		if (!isfinite(w0) || !isfinite(w1) || !(w0 < w1))
 			return -EINVAL;
-	} else if (n > 0) {
-		w1 = (double)(f[n - 1].present_ns - t0_ns) / 1e9;
+		if (window_ns(t0_ns, w0, &lo) < 0 || window_ns(t0_ns, w1, &hi) < 0)
+			return -EINVAL;
+	} else {
+		/* the whole log: (t0, last frame] */
+		lo = t0_ns;
+		hi = n > 0 && f[n - 1].present_ns > t0_ns ? f[n - 1].present_ns : t0_ns;
+		w1 = seconds_between(hi, lo);
 	}
-	int64_t lo, hi;
-	if (window_ns(t0_ns, w0, &lo) < 0 || window_ns(t0_ns, w1, &hi) < 0)
-		return -EINVAL;
 
 	struct stats_run_metrics m = {
 		.real_fps = NAN,
@@ -201,8 +218,8 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 	if (n == 0) {
 		collect_warnings_add(&m.warnings, "%s: no frames: every metric is empty", name);
 	} else if (window_s) {
-		double first_s = (double)(f[0].present_ns - t0_ns) / 1e9;
-		double last_s = (double)(f[n - 1].present_ns - t0_ns) / 1e9;
+		double first_s = seconds_between(f[0].present_ns, t0_ns);
+		double last_s = seconds_between(f[n - 1].present_ns, t0_ns);
 		if (last_s < w1 - 1.0)
 			collect_warnings_add(&m.warnings,
 			                     "%s: the log ends at %.3f s, before the window's end %.3f s: fps counts no frames after it",
