@@ -1,0 +1,548 @@
+/* report-data: a campaign loaded for the report's outputs.
+ *
+ * It owns where each run's numbers come from (docs/reports.md, "Where the
+ * numbers come from"): a metric the run stored under a stats_metrics key
+ * wins; otherwise frame metrics are computed from the stored frames over
+ * the campaign's window when the run stored its route start
+ * (REPORT_T0_METRIC), GPU busy is the mean of the gpu_busy_pct samples and
+ * swap-in the change of swap_in_pages over the run.  It also builds the
+ * per-arm summaries and the comparisons against the baseline with stats'
+ * functions; the statistics themselves are stats'.  It only reads the
+ * database.
+ */
+#include "report-private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int report_fail(const struct report_options *opts, int err, const char *fmt, ...)
+{
+	if (opts && opts->errmsg && opts->errmsg_size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(opts->errmsg, opts->errmsg_size, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+int report_metric_index(const char *key)
+{
+	for (int i = 0; stats_metrics[i].key; i++)
+		if (strcmp(stats_metrics[i].key, key) == 0)
+			return i;
+	return -1;
+}
+
+void report_num_exact(char *buf, size_t size, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, size, "%s", "");
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+void report_format_time(char *buf, size_t size, int64_t unix_ms, bool date_only)
+{
+	time_t t = (time_t)(unix_ms / 1000);
+	struct tm tm;
+	if (unix_ms <= 0 || !gmtime_r(&t, &tm)) {
+		snprintf(buf, size, "%s", "not known");
+		return;
+	}
+	strftime(buf, size, date_only ? "%Y-%m-%d" : "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+void report_env_line(const char *env, char *buf, size_t size)
+{
+	size_t o = 0;
+	if (size == 0)
+		return;
+	buf[0] = 0;
+	if (!env)
+		return;
+	const char *p = env;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		/* trim the line */
+		const char *s = p;
+		size_t l = len;
+		while (l && (*s == ' ' || *s == '\t' || *s == '\r')) {
+			s++;
+			l--;
+		}
+		while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\r'))
+			l--;
+		if (l && s[0] != '#') {
+			if (o && o + 1 < size)
+				buf[o++] = ' ';
+			for (size_t i = 0; i < l && o + 1 < size; i++)
+				buf[o++] = s[i];
+			buf[o] = 0;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+static int order_count(const char *order, char letter)
+{
+	int n = 0;
+	for (const char *p = order ? order : ""; *p; p++)
+		if (*p == letter)
+			n++;
+	return n;
+}
+
+static int value_of(const struct db_metric *m, size_t n, const char *name, double *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(m[i].name, name) == 0) {
+			*out = m[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Frame metrics from the stored frames, over the campaign's window. */
+static int derive_frame_metrics(struct db *db, const struct db_campaign *c, struct report_run *r)
+{
+	struct db_frame *f;
+	size_t n;
+	int err = db_frames_read(db, r->run->id, &f, &n);
+	if (err)
+		return err;
+	if (n == 0) {
+		free(f);
+		return 0;
+	}
+	struct collect_frames cf = {
+		.path = (char *)"results.db",
+		.source = COLLECT_SOURCE_RXVK,
+		.clock = COLLECT_CLOCK_MONOTONIC,
+		.n = n,
+	};
+	cf.frames = malloc(n * sizeof *cf.frames);
+	if (!cf.frames) {
+		free(f);
+		return -ENOMEM;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && f[i].present_ns < cf.frames[k - 1].present_ns)
+			continue; /* as the frame-log parser does: never back in time */
+		cf.frames[k++] = (struct collect_frame){
+			.present_ns = f[i].present_ns,
+			.frame_ms = (float)f[i].frame_ms,
+			.rb_wait_ms = (float)f[i].rb_wait_ms,
+			.memsync_ms = (float)f[i].memsync_ms,
+			.draws = (float)f[i].draws,
+			.fps = NAN,
+			.kind = f[i].kind == DB_FRAME_SHOWN ? COLLECT_FRAME_SHOWN : COLLECT_FRAME_REAL,
+		};
+	}
+	cf.n = k;
+	free(f);
+	double window[2] = { c->window_start_s, c->window_end_s };
+	bool has_window = window[0] < window[1];
+	struct stats_run_metrics m;
+	err = stats_run_metrics_compute(&cf, r->t0_ns, has_window ? window : NULL, &m);
+	free(cf.frames);
+	if (err)
+		return err;
+	const struct {
+		const char *key;
+		double v;
+	} got[] = {
+		{ "real_fps", m.real_fps },     { "shown_fps", m.shown_fps },
+		{ "p50_ms", m.p50_ms },         { "p95_ms", m.p95_ms },
+		{ "p99_ms", m.p99_ms },         { "over_100ms", m.frame_times ? (double)m.over_100ms : NAN },
+		{ "rb_wait_ms", m.rb_wait_ms }, { "memsync_ms", m.memsync_ms },
+		{ "draws", m.draws },
+	};
+	for (size_t i = 0; i < sizeof got / sizeof got[0]; i++) {
+		int idx = report_metric_index(got[i].key);
+		if (idx >= 0 && isnan(r->v[idx]))
+			r->v[idx] = got[i].v;
+	}
+	stats_run_metrics_finish(&m);
+	return 0;
+}
+
+/* GPU busy (mean over the window, or the run without t0) and swap-in (the
+ * change over the run) from the samples. */
+static int derive_sample_metrics(struct db *db, const struct db_campaign *c, struct report_run *r,
+                                 int gpu_idx, int swap_idx)
+{
+	struct db_sample *s;
+	size_t n;
+	int err;
+	if (gpu_idx >= 0 && isnan(r->v[gpu_idx])) {
+		err = db_samples_read(db, r->run->id, REPORT_SAMPLE_GPU_BUSY, &s, &n);
+		if (err)
+			return err;
+		bool has_window = c->window_start_s < c->window_end_s && r->has_t0;
+		double sum = 0;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i].absent || !isfinite(s[i].value))
+				continue;
+			if (has_window) {
+				double t = (double)(s[i].t_ns - r->t0_ns) / 1e9;
+				if (!(t > c->window_start_s && t <= c->window_end_s))
+					continue;
+			}
+			sum += s[i].value;
+			k++;
+		}
+		free(s);
+		if (k)
+			r->v[gpu_idx] = sum / (double)k;
+	}
+	if (swap_idx >= 0 && isnan(r->v[swap_idx])) {
+		err = db_samples_read(db, r->run->id, REPORT_SAMPLE_SWAP_IN, &s, &n);
+		if (err)
+			return err;
+		double first = NAN, last = NAN;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i].absent || !isfinite(s[i].value))
+				continue;
+			if (isnan(first))
+				first = s[i].value;
+			last = s[i].value;
+		}
+		free(s);
+		if (isfinite(first) && last >= first)
+			r->v[swap_idx] = last - first;
+	}
+	return 0;
+}
+
+static int load_run_values(struct db *db, const struct report_data *rd, struct report_run *r)
+{
+	for (size_t i = 0; i < rd->n_metrics; i++)
+		r->v[i] = NAN;
+	struct db_metric *m;
+	size_t n;
+	int err = db_metrics_read(db, r->run->id, &m, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < rd->n_metrics; i++) {
+		double v;
+		if (value_of(m, n, stats_metrics[i].key, &v) == 0 && isfinite(v))
+			r->v[i] = v;
+	}
+	double t0;
+	if (value_of(m, n, REPORT_T0_METRIC, &t0) == 0 && isfinite(t0)) {
+		r->has_t0 = true;
+		r->t0_ns = (int64_t)llround(t0);
+	}
+	free(m);
+
+	static const char *const frame_keys[] = { "real_fps", "shown_fps", "p50_ms", "p95_ms",
+		                                  "p99_ms", "over_100ms", "rb_wait_ms",
+		                                  "memsync_ms", "draws" };
+	bool missing = false;
+	for (size_t i = 0; i < sizeof frame_keys / sizeof frame_keys[0]; i++) {
+		int idx = report_metric_index(frame_keys[i]);
+		if (idx >= 0 && isnan(r->v[idx]))
+			missing = true;
+	}
+	if (missing && r->has_t0) {
+		err = derive_frame_metrics(db, rd->campaign, r);
+		if (err)
+			return err;
+	}
+	return derive_sample_metrics(db, rd->campaign, r, report_metric_index("gpu_busy_percent"),
+	                             report_metric_index("swap_in"));
+}
+
+void report_data_destroy(struct report_data *rd)
+{
+	if (!rd)
+		return;
+	for (size_t i = 0; i < rd->n_runs; i++)
+		free(rd->runs[i].v);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		struct report_arm *a = &rd->arms[i];
+		free(a->runs);
+		free(a->has_sum);
+		free(a->sum);
+		free(a->has_cmp);
+		free(a->cmp);
+	}
+	free(rd->runs);
+	free(rd->arms);
+	free(rd->has_data);
+	free(rd->marks);
+	free(rd->db_runs);
+	free(rd->builds);
+	free(rd->db_arms);
+	free(rd->campaign);
+	free(rd);
+}
+
+static int compare_arms(struct report_data *rd, const struct report_options *opts)
+{
+	size_t nm = rd->n_metrics;
+	double *va = malloc((rd->n_runs ? rd->n_runs : 1) * sizeof *va);
+	double *vb = malloc((rd->n_runs ? rd->n_runs : 1) * sizeof *vb);
+	if (!va || !vb) {
+		free(va);
+		free(vb);
+		return -ENOMEM;
+	}
+	const struct report_arm *base = &rd->arms[rd->base];
+	int err = 0;
+	for (size_t m = 0; m < nm && !err; m++) {
+		if (!rd->has_data[m])
+			continue;
+		size_t nb = 0;
+		for (size_t k = 0; k < base->n_runs; k++) {
+			const struct report_run *r = &rd->runs[base->runs[k]];
+			if (!r->is_void)
+				vb[nb++] = r->v[m];
+		}
+		for (size_t i = 0; i < rd->n_arms && !err; i++) {
+			struct report_arm *a = &rd->arms[i];
+			size_t na = 0;
+			for (size_t k = 0; k < a->n_runs; k++) {
+				const struct report_run *r = &rd->runs[a->runs[k]];
+				if (!r->is_void)
+					va[na++] = r->v[m];
+			}
+			int rc = stats_summarize(va, na, &a->sum[m]);
+			if (rc == 0)
+				a->has_sum[m] = true;
+			else if (rc != -ENODATA)
+				err = rc;
+			if (i == rd->base || err)
+				continue;
+			struct stats_options so = { .runs_per_round = a->runs_per_round };
+			rc = stats_compare(&stats_metrics[m], vb, nb, va, na, &so, &a->cmp[m]);
+			if (rc == 0)
+				a->has_cmp[m] = true;
+			else if (rc != -ENODATA)
+				err = rc;
+		}
+	}
+	free(va);
+	free(vb);
+	if (err)
+		return report_fail(opts, err, "cannot compare the arms: %s", strerror(-err));
+	return 0;
+}
+
+int report_data_load(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                     struct report_data **out)
+{
+	struct report_data *rd = calloc(1, sizeof *rd);
+	if (!rd)
+		return report_fail(opts, -ENOMEM, "out of memory");
+	int err = db_campaign_get(db, campaign_id, &rd->campaign);
+	if (err) {
+		err = report_fail(opts, err, err == -ENOENT ? "no campaign with id %lld in '%s'"
+		                                            : "cannot read campaign %lld from '%s': %s",
+		                  (long long)campaign_id, db_path(db), db_errmsg(db));
+		goto fail;
+	}
+	const char *cname = rd->campaign->name;
+	size_t n_arms;
+	if ((err = db_arm_list(db, campaign_id, &rd->db_arms, &n_arms)) ||
+	    (err = db_build_list(db, campaign_id, &rd->builds, &rd->n_builds)) ||
+	    (err = db_run_list(db, campaign_id, &rd->db_runs, &rd->n_db_runs)) ||
+	    (err = db_route_marks_read(db, campaign_id, &rd->marks, &rd->n_marks))) {
+		err = report_fail(opts, err, "cannot read campaign '%s': %s", cname, db_errmsg(db));
+		goto fail;
+	}
+	if (n_arms == 0) {
+		err = report_fail(opts, -ENODATA, "campaign '%s' has no arms", cname);
+		goto fail;
+	}
+	for (rd->n_metrics = 0; stats_metrics[rd->n_metrics].key; rd->n_metrics++)
+		;
+	size_t nm = rd->n_metrics;
+	rd->arms = calloc(n_arms, sizeof *rd->arms);
+	rd->runs = calloc(rd->n_db_runs ? rd->n_db_runs : 1, sizeof *rd->runs);
+	rd->has_data = calloc(nm, sizeof *rd->has_data);
+	if (!rd->arms || !rd->runs || !rd->has_data) {
+		err = report_fail(opts, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	rd->n_arms = n_arms;
+
+	char want = opts && opts->baseline ? opts->baseline : rd->db_arms[0].letter;
+	bool found = false;
+	for (size_t i = 0; i < n_arms; i++) {
+		struct report_arm *a = &rd->arms[i];
+		a->arm = &rd->db_arms[i];
+		if (a->arm->letter == want) {
+			rd->base = i;
+			found = true;
+		}
+		for (size_t b = 0; b < rd->n_builds; b++)
+			if (rd->builds[b].id == a->arm->build_id)
+				a->build = &rd->builds[b];
+		if (!a->build && rd->n_builds == 1)
+			a->build = &rd->builds[0];
+		a->runs_per_round = order_count(rd->campaign->order, a->arm->letter);
+		a->runs = calloc(rd->n_db_runs ? rd->n_db_runs : 1, sizeof *a->runs);
+		a->has_sum = calloc(nm, sizeof *a->has_sum);
+		a->sum = calloc(nm, sizeof *a->sum);
+		a->has_cmp = calloc(nm, sizeof *a->has_cmp);
+		a->cmp = calloc(nm, sizeof *a->cmp);
+		if (!a->runs || !a->has_sum || !a->sum || !a->has_cmp || !a->cmp) {
+			err = report_fail(opts, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if (!found) {
+		err = report_fail(opts, -ENOENT, "campaign '%s' has no arm '%c' for a baseline", cname,
+		                  want);
+		goto fail;
+	}
+
+	for (size_t i = 0; i < rd->n_db_runs; i++) {
+		const struct db_run *dr = &rd->db_runs[i];
+		if (dr->is_warmup) {
+			rd->n_warmup++;
+			continue;
+		}
+		if (dr->status != DB_RUN_DONE && dr->status != DB_RUN_VOID) {
+			rd->n_pending++;
+			continue;
+		}
+		size_t ai = 0;
+		for (; ai < n_arms; ai++)
+			if (rd->db_arms[ai].id == dr->arm_id)
+				break;
+		if (ai == n_arms)
+			continue; /* foreign keys make this impossible */
+		struct report_run *r = &rd->runs[rd->n_runs];
+		r->run = dr;
+		r->arm = ai;
+		r->is_void = dr->status == DB_RUN_VOID;
+		r->v = malloc(nm * sizeof *r->v);
+		if (!r->v) {
+			err = report_fail(opts, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		rd->n_runs++;
+		err = load_run_values(db, rd, r);
+		if (err) {
+			err = report_fail(opts, err, "cannot read the results of run %d of campaign '%s': %s",
+			                  dr->position, cname,
+			                  db_errmsg(db)[0] ? db_errmsg(db) : strerror(-err));
+			goto fail;
+		}
+		struct report_arm *a = &rd->arms[ai];
+		a->runs[a->n_runs++] = rd->n_runs - 1;
+		if (r->is_void)
+			a->n_void++;
+		else
+			a->n_usable++;
+		for (size_t m = 0; m < nm; m++)
+			if (isfinite(r->v[m]))
+				rd->has_data[m] = true;
+	}
+	err = compare_arms(rd, opts);
+	if (err)
+		goto fail;
+	*out = rd;
+	return 0;
+fail:
+	report_data_destroy(rd);
+	return err;
+}
+
+int report_run_frame_times(struct db *db, const struct report_run *r, double **x_s, double **ms,
+                           size_t *n, bool *on_route)
+{
+	struct db_frame *f;
+	size_t nf;
+	int err = db_frames_read(db, r->run->id, &f, &nf);
+	if (err)
+		return err;
+	double *x = malloc((nf ? nf : 1) * sizeof *x);
+	double *y = malloc((nf ? nf : 1) * sizeof *y);
+	if (!x || !y) {
+		free(x);
+		free(y);
+		free(f);
+		return -ENOMEM;
+	}
+	size_t k = 0;
+	int64_t t0 = 0, prev = 0;
+	bool have_prev = false;
+	for (size_t i = 0; i < nf; i++) {
+		if (f[i].kind != DB_FRAME_REAL)
+			continue;
+		if (!have_prev) {
+			t0 = r->has_t0 ? r->t0_ns : f[i].present_ns;
+			prev = f[i].present_ns;
+			have_prev = true;
+			continue;
+		}
+		if (f[i].present_ns < prev)
+			continue;
+		x[k] = (double)(f[i].present_ns - t0) / 1e9;
+		y[k] = (double)(f[i].present_ns - prev) / 1e6;
+		prev = f[i].present_ns;
+		k++;
+	}
+	free(f);
+	*x_s = x;
+	*ms = y;
+	*n = k;
+	*on_route = r->has_t0;
+	return 0;
+}
+
+int report_campaign_resolve(struct db *db, const char *name_or_id,
+                            const struct report_options *opts, int64_t *id_out)
+{
+	struct db_campaign *c = NULL;
+	int err;
+	if (!name_or_id || !name_or_id[0]) {
+		size_t n;
+		err = db_campaign_list(db, &c, &n);
+		if (err)
+			return report_fail(opts, err, "cannot list campaigns in '%s': %s", db_path(db),
+			                   db_errmsg(db));
+		if (n == 0) {
+			free(c);
+			return report_fail(opts, -ENOENT, "no campaign in '%s' yet", db_path(db));
+		}
+		*id_out = c[0].id;
+		free(c);
+		return 0;
+	}
+	err = db_campaign_find(db, name_or_id, &c);
+	if (err == 0) {
+		*id_out = c->id;
+		free(c);
+		return 0;
+	}
+	if (err != -ENOENT)
+		return report_fail(opts, err, "cannot read campaign '%s' from '%s': %s", name_or_id,
+		                   db_path(db), db_errmsg(db));
+	char *end;
+	errno = 0;
+	long long id = strtoll(name_or_id, &end, 10);
+	if (!errno && *end == 0 && id > 0 && db_campaign_get(db, id, &c) == 0) {
+		*id_out = c->id;
+		free(c);
+		return 0;
+	}
+	return report_fail(opts, -ENOENT, "no campaign '%s' in '%s'", name_or_id, db_path(db));
+}

@@ -1,0 +1,690 @@
+/* report-print: the comparison table and verdicts as Markdown, CSV and
+ * JSON, and the short summary a forge comment carries.
+ *
+ * It owns the table's layout (docs/reports.md): one column per arm, one
+ * row per metric, each run's value then the mean, Δ and Δ% against the
+ * baseline, rows without data left out, void runs shown with their reason
+ * and never counted; and the CSV and JSON documents with the same numbers.
+ * The numbers are report-data.c's, the statistics stats'.
+ */
+#include "report-private.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A table row: one metric, or a count with its "ms each" companion. */
+struct row {
+	const char *key;
+	const char *each_key; /* shown as "count × each ms"; NULL for a plain row */
+	const char *label;
+};
+
+static const struct row rows[] = {
+	{ "real_fps", NULL, "real fps (runs)" },
+	{ "shown_fps", NULL, "shown fps" },
+	{ "p50_ms", NULL, "frame time p50, ms" },
+	{ "p95_ms", NULL, "frame time p95, ms" },
+	{ "p99_ms", NULL, "frame time p99, ms" },
+	{ "over_100ms", NULL, "frames over 100 ms" },
+	{ "rb_waits", "rb_wait_each_ms", "readbacks that wait, of 3000 (count × ms each)" },
+	{ "rb_early_part", "rb_early_part_each_ms",
+	  "reads released at the writer's part, of 3000 (count × ms each)" },
+	{ "rb_early_whole", NULL, "early reads waiting for their whole submission, of 3000" },
+	{ "rb_parts_ended", NULL, "parts ended after a writer, of 3000" },
+	{ "rb_late", NULL, "reads served late, of 3000" },
+	{ "captures_late", "capture_wait_each_ms",
+	  "captures waiting for late pages, of 600 (count × ms each)" },
+	{ "rb_wait_ms", NULL, "readback wait, ms a frame" },
+	{ "memsync_ms", NULL, "replay memory sync, ms a frame" },
+	{ "draws", NULL, "draws a frame" },
+	{ "gpu_busy_percent", NULL, "GPU busy, %" },
+	{ "swap_in", NULL, "swap-in, pages" },
+};
+
+#define N_ROWS (sizeof rows / sizeof rows[0])
+
+/* Markdown text for a table cell or a line: | escaped, < > & as entities,
+ * line breaks as spaces. */
+static void md_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '|': fputs("\\|", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '\n':
+		case '\r': fputc(' ', out); break;
+		case '*':
+		case '`':
+		case '\\': fputc('\\', out); fputc(*s, out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* Text as a code span (env lines): only | needs escaping in a table. */
+static void md_code(FILE *out, const char *s)
+{
+	if (strchr(s, '`')) {
+		md_text(out, s);
+		return;
+	}
+	fputc('`', out);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', out);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	}
+	fputc('`', out);
+}
+
+/* A link or a path to the run file: <URL> for a URL without spaces or
+ * angle brackets, else a code span. */
+static void md_link_or_path(FILE *out, const char *s)
+{
+	bool url = (strncmp(s, "https://", 8) == 0 || strncmp(s, "http://", 7) == 0) &&
+	           !strpbrk(s, " <>\n\r\t");
+	if (url)
+		fprintf(out, "<%s>", s);
+	else
+		md_code(out, s);
+}
+
+static void fmt_fixed(char *buf, size_t size, double v, int decimals)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.*f", decimals, v);
+}
+
+static int decimals_of(int idx)
+{
+	return idx >= 0 ? stats_metrics[idx].decimals : 2;
+}
+
+/* "268 × 23.30 ms", or the count alone when no wait was timed. */
+static void fmt_pair(char *buf, size_t size, double count, double each, int dc, int de)
+{
+	char a[48], b[48];
+	fmt_fixed(a, sizeof a, count, dc);
+	if (!isfinite(each)) {
+		snprintf(buf, size, "%s", a);
+		return;
+	}
+	fmt_fixed(b, sizeof b, each, de);
+	snprintf(buf, size, "%s × %s ms", a, b);
+}
+
+static void arm_header(FILE *out, const struct report_arm *a)
+{
+	fprintf(out, "%c", a->arm->letter);
+	if (a->arm->label && a->arm->label[0]) {
+		fputs(": ", out);
+		md_text(out, a->arm->label);
+	}
+}
+
+/* One arm's cell of a row: each run's value (void ones marked), then the
+ * mean when more than one run counted. */
+static void row_cell(FILE *out, const struct report_data *rd, const struct report_arm *a,
+                     const struct row *rw, bool with_mean)
+{
+	int i = report_metric_index(rw->key);
+	int j = rw->each_key ? report_metric_index(rw->each_key) : -1;
+	bool first = true;
+	char buf[128];
+	for (size_t k = 0; k < a->n_runs; k++) {
+		const struct report_run *r = &rd->runs[a->runs[k]];
+		double v = r->v[i], e = j >= 0 ? r->v[j] : NAN;
+		if (j >= 0)
+			fmt_pair(buf, sizeof buf, v, e, decimals_of(i), decimals_of(j));
+		else
+			fmt_fixed(buf, sizeof buf, v, decimals_of(i));
+		fputs(first ? "" : ", ", out);
+		first = false;
+		if (r->is_void)
+			fprintf(out, "void (%s)", buf);
+		else
+			fputs(buf, out);
+	}
+	if (first)
+		fputs("-", out);
+	if (with_mean && a->has_sum[i] && a->sum[i].n > 1) {
+		double em = j >= 0 && a->has_sum[j] ? a->sum[j].mean : NAN;
+		if (j >= 0)
+			fmt_pair(buf, sizeof buf, a->sum[i].mean, em, decimals_of(i) + 1,
+			         decimals_of(j) + 1);
+		else
+			fmt_fixed(buf, sizeof buf, a->sum[i].mean, decimals_of(i) + 1);
+		fprintf(out, "; mean %s", buf);
+	}
+}
+
+static bool row_has_data(const struct report_data *rd, const struct row *rw)
+{
+	int i = report_metric_index(rw->key);
+	int j = rw->each_key ? report_metric_index(rw->each_key) : -1;
+	return (i >= 0 && rd->has_data[i]) || (j >= 0 && rd->has_data[j]);
+}
+
+static void md_table(const struct report_data *rd, FILE *out)
+{
+	const struct report_arm *base = &rd->arms[rd->base];
+	fputs("| ", out);
+	md_text(out, rd->campaign->device_model ? rd->campaign->device_model : "");
+	fputs(" |", out);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		fputc(' ', out);
+		arm_header(out, &rd->arms[i]);
+		fputs(" |", out);
+	}
+	fputs("\n|---|", out);
+	for (size_t i = 0; i < rd->n_arms; i++)
+		fputs("---|", out);
+	fputs("\n| env |", out);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		char env[1024];
+		report_env_line(rd->arms[i].arm->env, env, sizeof env);
+		fputc(' ', out);
+		if (env[0])
+			md_code(out, env);
+		else
+			fputs("(nothing set)", out);
+		fputs(" |", out);
+	}
+	bool any_build = false;
+	for (size_t i = 0; i < rd->n_arms; i++)
+		any_build |= rd->arms[i].build != NULL;
+	if (any_build) {
+		fputs("\n| build |", out);
+		for (size_t i = 0; i < rd->n_arms; i++) {
+			const struct db_build *b = rd->arms[i].build;
+			fputc(' ', out);
+			if (b) {
+				md_text(out, b->label);
+				if (b->commit && b->commit[0]) {
+					fputs(" @ ", out);
+					md_text(out, b->commit);
+				}
+			} else {
+				fputc('-', out);
+			}
+			fputs(" |", out);
+		}
+	}
+	for (size_t ri = 0; ri < N_ROWS; ri++) {
+		const struct row *rw = &rows[ri];
+		if (!row_has_data(rd, rw))
+			continue;
+		bool is_fps = strcmp(rw->key, "real_fps") == 0;
+		fputs("\n| ", out);
+		md_text(out, rw->label);
+		fputs(" |", out);
+		for (size_t i = 0; i < rd->n_arms; i++) {
+			fputc(' ', out);
+			row_cell(out, rd, &rd->arms[i], rw, !is_fps);
+			fputs(" |", out);
+		}
+		if (!is_fps)
+			continue;
+		/* the mean against the baseline */
+		int m = report_metric_index("real_fps");
+		fprintf(out, "\n| mean, against %c |", base->arm->letter);
+		for (size_t i = 0; i < rd->n_arms; i++) {
+			const struct report_arm *a = &rd->arms[i];
+			char buf[64];
+			fmt_fixed(buf, sizeof buf, a->has_sum[m] ? a->sum[m].mean : NAN,
+			          stats_metrics[m].decimals + 1);
+			fprintf(out, " %s", buf);
+			if (i != rd->base && a->has_cmp[m]) {
+				const struct stats_comparison *c = &a->cmp[m];
+				fprintf(out, " (%+.*f", stats_metrics[m].decimals + 1, c->delta);
+				if (isfinite(c->delta_pct))
+					fprintf(out, ", %+.1f %%", c->delta_pct);
+				fputc(')', out);
+			}
+			fputs(" |", out);
+		}
+	}
+	fputs("\n| usable runs |", out);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		const struct report_arm *a = &rd->arms[i];
+		fprintf(out, " %zu", a->n_usable);
+		if (a->n_void)
+			fprintf(out, " (and %zu void)", a->n_void);
+		fputs(" |", out);
+	}
+	fputc('\n', out);
+}
+
+static void md_void_runs(const struct report_data *rd, FILE *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rd->n_runs; i++)
+		n += rd->runs[i].is_void;
+	if (!n)
+		return;
+	fputs("\nVoid runs, shown but not counted:\n\n", out);
+	for (size_t i = 0; i < rd->n_runs; i++) {
+		const struct report_run *r = &rd->runs[i];
+		if (!r->is_void)
+			continue;
+		fprintf(out, "- run %d (%c, round %d): ", r->run->position, r->run->arm_letter,
+		        r->run->round);
+		md_text(out, r->run->void_reason ? r->run->void_reason : "no reason stored");
+		fputc('\n', out);
+	}
+}
+
+static void spread_text(char *buf, size_t size, const struct stats_summary *s)
+{
+	if (isfinite(s->spread_pct))
+		snprintf(buf, size, "%.1f %%", s->spread_pct);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void md_verdict_cell(FILE *out, const struct stats_metric_def *d,
+                            const struct stats_comparison *c)
+{
+	int dec = d->decimals + 1;
+	const char *unit = d->unit && d->unit[0] ? d->unit : NULL;
+	if (c->verdict == STATS_VERDICT_UP || c->verdict == STATS_VERDICT_DOWN)
+		fprintf(out, "**%s**", c->word);
+	else
+		fputs(c->word, out);
+	fprintf(out, ": Δ %+.*f%s%s", dec, c->delta, unit ? " " : "", unit ? unit : "");
+	if (isfinite(c->delta_pct))
+		fprintf(out, " (%+.1f %%)", c->delta_pct);
+	char sa[32], sb[32];
+	spread_text(sa, sizeof sa, &c->arm);
+	spread_text(sb, sizeof sb, &c->base);
+	fprintf(out, "; spread %s vs %s; %zu vs %zu usable runs", sa, sb, c->arm.n, c->base.n);
+	if (isfinite(c->p_value))
+		fprintf(out, "; p = %.3g (%s)", c->p_value,
+		        c->p_exact ? "exact" : c->ties ? "normal approx., ties" : "normal approx.");
+}
+
+static void md_verdicts(const struct report_data *rd, FILE *out)
+{
+	if (rd->n_arms < 2)
+		return;
+	const struct report_arm *base = &rd->arms[rd->base];
+	fprintf(out, "\nVerdicts against %c, over runs (each run is one value; frames are not "
+	             "independent samples): *faster* or *slower* only when the arms' run ranges do "
+	             "not overlap and Δ exceeds both spreads (max − min), else *within the spread*. "
+	             "Spreads are %% of the median.\n\n| metric |",
+	        base->arm->letter);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		if (i == rd->base)
+			continue;
+		fputc(' ', out);
+		arm_header(out, &rd->arms[i]);
+		fputs(" |", out);
+	}
+	fputs("\n|---|", out);
+	for (size_t i = 1; i < rd->n_arms; i++)
+		fputs("---|", out);
+	bool any_more = false;
+	for (size_t m = 0; m < rd->n_metrics; m++) {
+		if (!rd->has_data[m])
+			continue;
+		const struct stats_metric_def *d = &stats_metrics[m];
+		fputs("\n| ", out);
+		md_text(out, d->label);
+		if (d->unit && d->unit[0] && strcmp(d->unit, "fps") != 0) {
+			fputs(", ", out);
+			md_text(out, d->unit);
+		}
+		fputs(" |", out);
+		for (size_t i = 0; i < rd->n_arms; i++) {
+			const struct report_arm *a = &rd->arms[i];
+			if (i == rd->base)
+				continue;
+			fputc(' ', out);
+			if (a->has_cmp[m]) {
+				md_verdict_cell(out, d, &a->cmp[m]);
+				any_more |= a->cmp[m].more_rounds > 0;
+			} else {
+				fputs("no usable runs", out);
+			}
+			fputs(" |", out);
+		}
+	}
+	fputc('\n', out);
+	if (!any_more)
+		return;
+	fputs("\nMore rounds, where Δ is at least 2 % but within the spread:\n\n", out);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		const struct report_arm *a = &rd->arms[i];
+		for (size_t m = 0; m < rd->n_metrics && i != rd->base; m++) {
+			if (!a->has_cmp[m] || a->cmp[m].more_rounds <= 0)
+				continue;
+			fprintf(out, "- %c, ", a->arm->letter);
+			md_text(out, stats_metrics[m].label);
+			fprintf(out, ": Δ %+.1f %% is within the spread; about %d more round%s would "
+			             "tell.\n",
+			        a->cmp[m].delta_pct, a->cmp[m].more_rounds,
+			        a->cmp[m].more_rounds == 1 ? "" : "s");
+		}
+	}
+	fputs("\nThe rule: runs per arm n = ⌈2 (1.960 + 0.842)² s² / Δ²⌉ find a difference Δ at "
+	      "the 5 % level (two-sided) with 80 % power, s being the two arms' pooled standard "
+	      "deviation over runs; more rounds = ⌈(n − the fewer usable runs of the two) / runs "
+	      "of the arm per round⌉, at least 1.\n",
+	      out);
+}
+
+int report_md_body(const struct report_data *rd, FILE *out)
+{
+	md_table(rd, out);
+	md_void_runs(rd, out);
+	if (rd->n_pending)
+		fprintf(out, "\n%zu planned run%s not finished yet (not shown).\n", rd->n_pending,
+		        rd->n_pending == 1 ? "" : "s");
+	md_verdicts(rd, out);
+	return ferror(out) ? -EIO : 0;
+}
+
+static void md_title(const struct report_data *rd, FILE *out, const char *hashes)
+{
+	const struct db_campaign *c = rd->campaign;
+	fprintf(out, "%s Campaign ", hashes);
+	md_text(out, c->name);
+	fputs("\n\n", out);
+	bool sep = false;
+#define FACT(...)                                 \
+	do {                                      \
+		fputs(sep ? " · " : "", out);     \
+		__VA_ARGS__;                      \
+		sep = true;                       \
+	} while (0)
+	if (c->device_model && c->device_model[0])
+		FACT(md_text(out, c->device_model));
+	if (c->gpu && c->gpu[0])
+		FACT(md_text(out, c->gpu));
+	if (c->driver && c->driver[0])
+		FACT(md_text(out, c->driver));
+	if (c->route_name && c->route_name[0])
+		FACT(fputs("route ", out); md_text(out, c->route_name));
+	if (c->window_start_s < c->window_end_s)
+		FACT(fprintf(out, "window %g–%g s", c->window_start_s, c->window_end_s));
+	if (c->order && c->order[0])
+		FACT(fputs("order ", out); md_text(out, c->order));
+	FACT(fprintf(out, "%d round%s", c->rounds, c->rounds == 1 ? "" : "s"));
+	FACT(fprintf(out, "baseline %c", rd->arms[rd->base].arm->letter));
+#undef FACT
+	fputs("\n\n", out);
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+struct csv_ctx {
+	FILE *out;
+	const struct report_data *rd;
+	const struct report_arm *a;
+	char env[1024];
+};
+
+/* One line: campaign,arm,label,env,what,run,round,position,void,metric,value,text */
+static void csv_line(struct csv_ctx *x, const char *what, const struct report_run *r,
+                     const char *metric, double value, const char *text)
+{
+	FILE *out = x->out;
+	csv_field(out, x->rd->campaign->name);
+	fprintf(out, ",%c,", x->a->arm->letter);
+	csv_field(out, x->a->arm->label);
+	fputc(',', out);
+	csv_field(out, x->env);
+	fprintf(out, ",%s,", what);
+	if (r)
+		fprintf(out, "%d,%d,%d,%s,", r->run->position, r->run->round, r->run->position,
+		        r->is_void ? "true" : "false");
+	else
+		fputs(",,,,", out);
+	csv_field(out, metric);
+	fputc(',', out);
+	char num[40];
+	report_num_exact(num, sizeof num, value);
+	fputs(num, out);
+	fputc(',', out);
+	csv_field(out, text);
+	fputc('\n', out);
+}
+
+static int print_csv(const struct report_data *rd, FILE *out)
+{
+	fputs("campaign,arm,label,env,what,run,round,position,void,metric,value,text\n", out);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		struct csv_ctx x = { .out = out, .rd = rd, .a = &rd->arms[i] };
+		report_env_line(x.a->arm->env, x.env, sizeof x.env);
+		for (size_t k = 0; k < x.a->n_runs; k++) {
+			const struct report_run *r = &rd->runs[x.a->runs[k]];
+			if (r->is_void)
+				csv_line(&x, "run", r, "", NAN,
+				         r->run->void_reason ? r->run->void_reason : "void");
+			for (size_t m = 0; m < rd->n_metrics; m++)
+				if (rd->has_data[m])
+					csv_line(&x, "run", r, stats_metrics[m].key, r->v[m],
+					         r->is_void ? "void" : "");
+		}
+		for (size_t m = 0; m < rd->n_metrics; m++) {
+			if (!x.a->has_sum[m])
+				continue;
+			const struct stats_summary *s = &x.a->sum[m];
+			const char *k = stats_metrics[m].key;
+			csv_line(&x, "n", NULL, k, (double)s->n, "");
+			csv_line(&x, "mean", NULL, k, s->mean, "");
+			csv_line(&x, "median", NULL, k, s->median, "");
+			csv_line(&x, "min", NULL, k, s->min, "");
+			csv_line(&x, "max", NULL, k, s->max, "");
+			csv_line(&x, "spread", NULL, k, s->spread, "");
+			csv_line(&x, "spread_pct", NULL, k, s->spread_pct, "");
+			if (!x.a->has_cmp[m])
+				continue;
+			const struct stats_comparison *c = &x.a->cmp[m];
+			csv_line(&x, "delta", NULL, k, c->delta, "");
+			csv_line(&x, "delta_pct", NULL, k, c->delta_pct, "");
+			csv_line(&x, "verdict", NULL, k, NAN, c->word);
+			if (isfinite(c->p_value))
+				csv_line(&x, "p_value", NULL, k, c->p_value,
+				         c->p_exact ? "exact" : "normal approximation");
+			if (c->more_rounds > 0)
+				csv_line(&x, "more_rounds", NULL, k, c->more_rounds, "");
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static int set(json_t *o, const char *k, json_t *v)
+{
+	return json_object_set_new(o, k, v ? v : json_null());
+}
+
+static json_t *arm_json(const struct report_data *rd, const struct report_arm *a)
+{
+	json_t *o = json_object();
+	char letter[2] = { a->arm->letter, 0 };
+	set(o, "arm", json_string(letter));
+	set(o, "label", jstr(a->arm->label));
+	set(o, "env", jstr(a->arm->env));
+	if (a->build) {
+		json_t *b = json_object();
+		set(b, "label", jstr(a->build->label));
+		set(b, "commit", jstr(a->build->commit));
+		set(b, "sha256", jstr(a->build->sha256));
+		set(o, "build", b);
+	} else {
+		set(o, "build", json_null());
+	}
+	set(o, "usable_runs", json_integer((json_int_t)a->n_usable));
+	set(o, "void_runs", json_integer((json_int_t)a->n_void));
+	json_t *runs = json_array();
+	for (size_t k = 0; k < a->n_runs; k++) {
+		const struct report_run *r = &rd->runs[a->runs[k]];
+		json_t *jr = json_object();
+		set(jr, "run", json_integer(r->run->position));
+		set(jr, "run_id", json_integer(r->run->id));
+		set(jr, "round", json_integer(r->run->round));
+		set(jr, "void", json_boolean(r->is_void));
+		set(jr, "void_reason", r->is_void ? jstr(r->run->void_reason) : json_null());
+		for (size_t m = 0; m < rd->n_metrics; m++)
+			set(jr, stats_metrics[m].key, jnum(r->v[m]));
+		json_array_append_new(runs, jr);
+	}
+	set(o, "runs", runs);
+	static const char *const sums[] = { "n", "mean", "median", "min", "max", "spread",
+		                            "spread_pct" };
+	json_t *so[sizeof sums / sizeof sums[0]];
+	for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++)
+		so[s] = json_object();
+	static const char *const cmps[] = { "delta", "delta_pct", "verdict", "p_value",
+		                            "more_rounds" };
+	json_t *co[sizeof cmps / sizeof cmps[0]];
+	for (size_t s = 0; s < sizeof cmps / sizeof cmps[0]; s++)
+		co[s] = json_object();
+	for (size_t m = 0; m < rd->n_metrics; m++) {
+		const char *k = stats_metrics[m].key;
+		if (a->has_sum[m]) {
+			const struct stats_summary *s = &a->sum[m];
+			set(so[0], k, json_integer((json_int_t)s->n));
+			set(so[1], k, jnum(s->mean));
+			set(so[2], k, jnum(s->median));
+			set(so[3], k, jnum(s->min));
+			set(so[4], k, jnum(s->max));
+			set(so[5], k, jnum(s->spread));
+			set(so[6], k, jnum(s->spread_pct));
+		}
+		if (a->has_cmp[m]) {
+			const struct stats_comparison *c = &a->cmp[m];
+			set(co[0], k, jnum(c->delta));
+			set(co[1], k, jnum(c->delta_pct));
+			set(co[2], k, json_string(c->word));
+			set(co[3], k, jnum(c->p_value));
+			set(co[4], k, json_integer(c->more_rounds));
+		}
+	}
+	for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++)
+		set(o, sums[s], so[s]);
+	for (size_t s = 0; s < sizeof cmps / sizeof cmps[0]; s++)
+		set(o, cmps[s], co[s]);
+	return o;
+}
+
+static int print_json(const struct report_data *rd, FILE *out)
+{
+	const struct db_campaign *c = rd->campaign;
+	json_t *doc = json_object();
+	set(doc, "campaign", json_string(c->name));
+	set(doc, "campaign_id", json_integer(c->id));
+	char base[2] = { rd->arms[rd->base].arm->letter, 0 };
+	set(doc, "baseline", json_string(base));
+	set(doc, "route", jstr(c->route_name));
+	json_t *w = json_array();
+	json_array_append_new(w, jnum(c->window_start_s));
+	json_array_append_new(w, jnum(c->window_end_s));
+	set(doc, "window_s", w);
+	set(doc, "order", jstr(c->order));
+	set(doc, "rounds", json_integer(c->rounds));
+	set(doc, "pending_runs", json_integer((json_int_t)rd->n_pending));
+	json_t *metrics = json_array();
+	for (size_t m = 0; m < rd->n_metrics; m++)
+		json_array_append_new(metrics, json_string(stats_metrics[m].key));
+	set(doc, "metrics", metrics);
+	json_t *arms = json_array();
+	for (size_t i = 0; i < rd->n_arms; i++)
+		json_array_append_new(arms, arm_json(rd, &rd->arms[i]));
+	set(doc, "arms", arms);
+	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(doc);
+	if (rc != 0)
+		return -EIO;
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+int report_print(struct db *db, int64_t campaign_id, const struct report_options *opts, FILE *out)
+{
+	struct report_data *rd;
+	int err = report_data_load(db, campaign_id, opts, &rd);
+	if (err)
+		return err;
+	enum report_format f = opts ? opts->format : REPORT_FORMAT_MD;
+	switch (f) {
+	case REPORT_FORMAT_CSV:
+		err = print_csv(rd, out);
+		break;
+	case REPORT_FORMAT_JSON:
+		err = print_json(rd, out);
+		break;
+	case REPORT_FORMAT_MD:
+	default:
+		md_title(rd, out, "#");
+		err = report_md_body(rd, out);
+		break;
+	}
+	report_data_destroy(rd);
+	if (err == 0 && fflush(out) != 0)
+		err = -EIO;
+	if (err == -EIO)
+		return report_fail(opts, err, "cannot write the report: %s", strerror(errno ? errno : EIO));
+	return err;
+}
+
+int report_summary_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                         const char *run_file, FILE *out)
+{
+	struct report_data *rd;
+	int err = report_data_load(db, campaign_id, opts, &rd);
+	if (err)
+		return err;
+	md_title(rd, out, "###");
+	err = report_md_body(rd, out);
+	if (!err && run_file && run_file[0]) {
+		fputs("\nRun file: ", out);
+		md_link_or_path(out, run_file);
+		fputc('\n', out);
+	}
+	report_data_destroy(rd);
+	if (!err && (fflush(out) != 0 || ferror(out)))
+		err = -EIO;
+	if (err == -EIO)
+		return report_fail(opts, err, "cannot write the summary");
+	return err;
+}

@@ -1,0 +1,101 @@
+/* report-private: the campaign as the report sees it, shared by the
+ * report's files (data, print, tested, plot).  Not for other modules. */
+#ifndef RXDECK_REPORT_PRIVATE_H
+#define RXDECK_REPORT_PRIVATE_H
+
+#include "report.h"
+#include "stats/stats.h"
+
+#include <stdarg.h>
+
+/* The run's route start on CLOCK_MONOTONIC, stored by the run supervisor
+ * as a metric: frame and sample times are placed on the route with it. */
+#define REPORT_T0_METRIC "route_t0_ns"
+/* Sampler readings the report derives metrics from (deck_reading_name()). */
+#define REPORT_SAMPLE_GPU_BUSY "gpu_busy_pct"
+#define REPORT_SAMPLE_SWAP_IN "swap_in_pages"
+#define REPORT_SAMPLE_SCLK "gpu_sclk_mhz"
+
+/* One finished run (done or void, not the warm-up). */
+struct report_run {
+	const struct db_run *run;
+	size_t arm;          /* index into report_data.arms */
+	bool is_void;
+	double *v;           /* one per metric of stats_metrics; NaN: no data */
+	bool has_t0;
+	int64_t t0_ns;       /* REPORT_T0_METRIC when has_t0 */
+};
+
+/* One arm and its statistics (over its usable, non-void runs). */
+struct report_arm {
+	const struct db_arm *arm;
+	const struct db_build *build;  /* NULL: none named and no single build */
+	size_t *runs;        /* indices into report_data.runs, campaign order */
+	size_t n_runs;
+	size_t n_usable;     /* done runs */
+	size_t n_void;
+	int runs_per_round;  /* times its letter appears in the campaign's order */
+	bool *has_sum;       /* per metric */
+	struct stats_summary *sum;
+	bool *has_cmp;       /* per metric; never for the baseline */
+	struct stats_comparison *cmp;
+};
+
+struct report_data {
+	struct db_campaign *campaign;
+	struct db_arm *db_arms;
+	struct db_build *builds;
+	size_t n_builds;
+	struct db_run *db_runs;
+	size_t n_db_runs;
+	struct report_arm *arms;
+	size_t n_arms;
+	struct report_run *runs;
+	size_t n_runs;
+	size_t base;         /* the baseline arm's index */
+	size_t n_metrics;    /* entries of stats_metrics */
+	bool *has_data;      /* per metric: some shown run has a value */
+	size_t n_pending;    /* planned or running runs (not shown) */
+	size_t n_warmup;     /* warm-up runs (not shown) */
+	struct db_route_mark *marks;
+	size_t n_marks;
+};
+
+/*
+ * Loads a campaign with every value the outputs need: runs, their metrics
+ * (stored ones, else derived from stored frames and samples: docs/reports.md,
+ * "Where the numbers come from"), per-arm summaries and the comparisons
+ * against the baseline.  Messages go to opts->errmsg.
+ */
+int report_data_load(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                     struct report_data **out);
+void report_data_destroy(struct report_data *rd);
+
+/* Index of a metric key in stats_metrics, or -1. */
+int report_metric_index(const char *key);
+
+/* Writes the formatted reason to opts->errmsg (when set); returns err. */
+int report_fail(const struct report_options *opts, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The Markdown table and verdicts (no title), as report_print() writes. */
+int report_md_body(const struct report_data *rd, FILE *out);
+
+/* A run's frames placed on the route: x seconds after the route's start
+ * (t0), the frame time in ms of each real frame (interval to the previous
+ * real frame).  Without t0, x counts from the run's first frame and
+ * *on_route is false.  Arrays malloc'd; n 0 when there are none. */
+int report_run_frame_times(struct db *db, const struct report_run *r, double **x_s,
+                           double **ms, size_t *n, bool *on_route);
+
+/* Shortest decimal text of v that reads back as exactly v ("12", "0.1"). */
+void report_num_exact(char *buf, size_t size, double v);
+
+/* The campaign's date and time (UTC) of unix_ms: "2026-11-13 22:04 UTC";
+ * date_only gives "2026-11-13". */
+void report_format_time(char *buf, size_t size, int64_t unix_ms, bool date_only);
+
+/* An arm's env as one line: KEY=VALUE pairs joined by spaces; "" for none. */
+void report_env_line(const char *env, char *buf, size_t size);
+
+#endif
