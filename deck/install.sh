@@ -1,0 +1,184 @@
+#!/bin/sh
+# deck/install.sh: installs rxdeck for the current user on a Steam Deck
+# (SteamOS) or any systemd Linux, into ~/.local:
+#
+#   ~/.local/bin/rxdeck (and rxdeck-forest when built)
+#   ~/.local/share/rxdeck/{routes,profiles,doc}
+#   ~/.config/systemd/user/rxdeck-overnight.{service,timer}
+#   ~/.config/rxdeck/overnight.env (kept when it exists)
+#   /etc/udev/rules.d/70-rxdeck-uinput.rules (only with --udev; needs sudo)
+#
+# The binaries come from a meson build folder (--build, default ./build),
+# built here or on another machine of the same architecture.
+#
+#   deck/install.sh [--build DIR] [--prefix DIR] [--at HH:MM] [--enable-timer]
+#                   [--udev] [--no-systemctl] [--uninstall]
+set -eu
+
+usage() {
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+	cat <<USAGE
+
+options:
+  --build DIR       meson build folder holding harness/rxdeck (default: ./build)
+  --prefix DIR      install under DIR instead of ~/.local
+  --at HH:MM        start the overnight campaign at this time (default 01:00)
+  --enable-timer    enable and start the overnight timer now
+  --udev            also install the uinput udev rule (asks for sudo)
+  --no-systemctl    copy the unit files but do not call systemctl
+  --uninstall       remove what this script installed (keeps overnight.env and results)
+  -h, --help        print this help
+USAGE
+}
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$src/build
+prefix=$HOME/.local
+at=01:00
+enable_timer=0
+udev=0
+systemctl_ok=1
+uninstall=0
+
+die() {
+	echo "install.sh: $*" >&2
+	exit 1
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) [ $# -ge 2 ] || die "option '--build' needs DIR"; build=$2; shift 2 ;;
+	--prefix) [ $# -ge 2 ] || die "option '--prefix' needs DIR"; prefix=$2; shift 2 ;;
+	--at) [ $# -ge 2 ] || die "option '--at' needs HH:MM"; at=$2; shift 2 ;;
+	--enable-timer) enable_timer=1; shift ;;
+	--udev) udev=1; shift ;;
+	--no-systemctl) systemctl_ok=0; shift ;;
+	--uninstall) uninstall=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+
+case "$at" in
+	[0-1][0-9]:[0-5][0-9]|2[0-3]:[0-5][0-9]) ;;
+	*) echo "install.sh: bad time '$at': expected HH:MM, 00:00 to 23:59" >&2; exit 2 ;;
+esac
+case "$prefix" in
+	/*) ;;
+	*) die "prefix '$prefix' must be an absolute path" ;;
+esac
+
+bindir=$prefix/bin
+datadir=$prefix/share/rxdeck
+config=${XDG_CONFIG_HOME:-$HOME/.config}
+unitdir=$config/systemd/user
+envfile=$config/rxdeck/overnight.env
+rule=/etc/udev/rules.d/70-rxdeck-uinput.rules
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+user_systemctl() {
+	[ "$systemctl_ok" = 1 ] || return 0
+	if ! systemctl --user "$@"; then
+		echo "install.sh: 'systemctl --user $*' failed; run it in your desktop session" >&2
+		return 1
+	fi
+}
+
+if [ "$uninstall" = 1 ]; then
+	user_systemctl disable --now rxdeck-overnight.timer 2>/dev/null || true
+	rm -f "$bindir/rxdeck" "$bindir/rxdeck-forest" \
+		"$unitdir/rxdeck-overnight.service" "$unitdir/rxdeck-overnight.timer"
+	rm -rf "${datadir:?}/routes" "${datadir:?}/profiles" "${datadir:?}/doc"
+	user_systemctl daemon-reload || true
+	if [ -e "$rule" ]; then
+		echo "install.sh: removing $rule (sudo)"
+		as_root rm -f "$rule"
+		as_root udevadm control --reload-rules || true
+	fi
+	echo "rxdeck uninstalled from $prefix; kept $envfile and the results database"
+	exit 0
+fi
+
+[ -x "$build/harness/rxdeck" ] ||
+	die "no rxdeck binary at '$build/harness/rxdeck': build first (meson setup build && meson compile -C build), or name the build folder with --build"
+
+mkdir -p "$bindir" "$datadir/doc" "$unitdir" "$(dirname "$envfile")"
+
+# Binaries: copied to a temporary name and renamed, so a running rxdeck
+# keeps its file and a failed copy leaves the old one.
+install_bin() {
+	cp "$1" "$bindir/.$2.new"
+	chmod 0755 "$bindir/.$2.new"
+	mv -f "$bindir/.$2.new" "$bindir/$2"
+	echo "installed $bindir/$2"
+}
+install_bin "$build/harness/rxdeck" rxdeck
+forest=$(find "$build/renderer" -name rxdeck-forest -type f -perm -u+x 2>/dev/null | head -n 1 || true)
+if [ -n "$forest" ]; then
+	install_bin "$forest" rxdeck-forest
+else
+	echo "note: no rxdeck-forest in '$build'; the demo game is not installed"
+fi
+
+# Data.
+for d in routes profiles; do
+	if [ -d "$src/$d" ]; then
+		rm -rf "$datadir/$d.new"
+		mkdir -p "$datadir/$d.new"
+		find "$src/$d" -maxdepth 1 -type f ! -name meson.build -exec cp {} "$datadir/$d.new/" \;
+		rm -rf "${datadir:?}/$d"
+		mv "$datadir/$d.new" "$datadir/$d"
+		echo "installed $datadir/$d"
+	fi
+done
+cp "$src/deck/README.md" "$datadir/doc/deck.md"
+
+# Systemd user units, pointed at this prefix and time.
+sed "s|%h/.local/bin/rxdeck|$bindir/rxdeck|" "$src/deck/systemd/rxdeck-overnight.service" \
+	> "$unitdir/rxdeck-overnight.service"
+sed "s|^OnCalendar=.*|OnCalendar=*-*-* $at:00|" "$src/deck/systemd/rxdeck-overnight.timer" \
+	> "$unitdir/rxdeck-overnight.timer"
+echo "installed $unitdir/rxdeck-overnight.service and .timer (nightly at $at, on AC power only)"
+
+if [ ! -e "$envfile" ]; then
+	cat > "$envfile" <<ENV
+# What the overnight service runs: the arguments given to rxdeck, split
+# at spaces (see 'rxdeck run --help' for naming a plan and a game).  To
+# finish a campaign a night cut short instead: RXDECK_OVERNIGHT_ARGS=resume
+RXDECK_OVERNIGHT_ARGS=run --until 07:00
+ENV
+	echo "wrote $envfile: set what the overnight service runs there"
+fi
+
+user_systemctl daemon-reload || true
+if [ "$enable_timer" = 1 ]; then
+	user_systemctl enable --now rxdeck-overnight.timer && echo "enabled rxdeck-overnight.timer"
+	# Without lingering, user units stop at logout; the Deck in game mode
+	# stays logged in, a desktop session may not.
+	if command -v loginctl >/dev/null 2>&1 && [ "$(loginctl show-user "$(id -un)" -p Linger --value 2>/dev/null || echo no)" != yes ]; then
+		echo "note: to run while logged out, enable lingering: loginctl enable-linger $(id -un)"
+	fi
+else
+	echo "to run it nightly: systemctl --user enable --now rxdeck-overnight.timer"
+fi
+
+if [ "$udev" = 1 ]; then
+	echo "install.sh: installing $rule (sudo)"
+	as_root install -m 0644 "$src/deck/70-rxdeck-uinput.rules" "$rule"
+	as_root udevadm control --reload-rules
+	as_root udevadm trigger --subsystem-match=misc --sysname-match=uinput || true
+	if ! id -nG | tr ' ' '\n' | grep -qx input; then
+		echo "note: for the overnight service (no seat), add yourself to group input: sudo usermod -aG input $(id -un), then log in again"
+	fi
+elif [ ! -e "$rule" ]; then
+	echo "the virtual pad needs /dev/uinput access: run again with --udev, or"
+	echo "  sudo install -m 0644 $src/deck/70-rxdeck-uinput.rules $rule && sudo udevadm control --reload-rules && sudo udevadm trigger --subsystem-match=misc --sysname-match=uinput"
+fi
+
+case ":$PATH:" in
+	*":$bindir:"*) ;;
+	*) echo "note: $bindir is not in PATH" ;;
+esac

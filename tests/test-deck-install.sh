@@ -1,0 +1,55 @@
+#!/bin/sh
+# deck/install.sh into a temporary home: binaries, data, units pointed at
+# the prefix and time, the env file kept across installs, refusals, and
+# --uninstall.  systemctl and sudo are not touched (--no-systemctl, no --udev).
+set -eu
+src=${RXDECK_SOURCE_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rxdeck-install-test-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir -p "$tmp/build/harness" "$tmp/build/renderer/forest" "$tmp/home"
+printf '#!/bin/sh\necho rxdeck\n' > "$tmp/build/harness/rxdeck"
+printf '#!/bin/sh\necho forest\n' > "$tmp/build/renderer/forest/rxdeck-forest"
+chmod +x "$tmp/build/harness/rxdeck" "$tmp/build/renderer/forest/rxdeck-forest"
+export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/config"
+prefix=$tmp/home/local
+
+"$src/deck/install.sh" --build "$tmp/build" --prefix "$prefix" --at 02:30 --no-systemctl > "$tmp/out" 2>&1 ||
+	{ cat "$tmp/out"; fail "install failed"; }
+[ -x "$prefix/bin/rxdeck" ] || fail "rxdeck not installed"
+[ -x "$prefix/bin/rxdeck-forest" ] || fail "rxdeck-forest not installed"
+[ -f "$prefix/share/rxdeck/doc/deck.md" ] || fail "deck doc not installed"
+svc=$XDG_CONFIG_HOME/systemd/user/rxdeck-overnight.service
+tmr=$XDG_CONFIG_HOME/systemd/user/rxdeck-overnight.timer
+grep -qx 'ConditionACPower=true' "$svc" || fail "service not limited to AC power"
+grep -q "^ExecStart=/usr/bin/systemd-inhibit --what=sleep" "$svc" || fail "service does not inhibit sleep"
+grep -q " $prefix/bin/rxdeck \$RXDECK_OVERNIGHT_ARGS\$" "$svc" || fail "service does not run the installed rxdeck"
+grep -qx 'OnCalendar=\*-\*-\* 02:30:00' "$tmr" || fail "timer not at 02:30"
+env=$XDG_CONFIG_HOME/rxdeck/overnight.env
+grep -q '^RXDECK_OVERNIGHT_ARGS=' "$env" || fail "no overnight.env"
+if [ ! -e /etc/udev/rules.d/70-rxdeck-uinput.rules ]; then
+	grep -q 'with --udev' "$tmp/out" || fail "no word on the uinput rule"
+fi
+
+# A second install keeps the user's env file.
+echo 'RXDECK_OVERNIGHT_ARGS=resume' > "$env"
+"$src/deck/install.sh" --build "$tmp/build" --prefix "$prefix" --no-systemctl > "$tmp/out" 2>&1 ||
+	{ cat "$tmp/out"; fail "second install failed"; }
+grep -qx 'RXDECK_OVERNIGHT_ARGS=resume' "$env" || fail "overnight.env overwritten"
+grep -qx 'OnCalendar=\*-\*-\* 01:00:00' "$tmr" || fail "default time not 01:00"
+
+# Refusals.
+rc=0; "$src/deck/install.sh" --at 25:00 --no-systemctl > "$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "bad time gave exit $rc"
+grep -q "bad time '25:00'" "$tmp/out" || fail "bad time not named"
+rc=0; "$src/deck/install.sh" --build "$tmp/nowhere" --prefix "$prefix" --no-systemctl > "$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "missing build gave exit $rc"
+grep -q "no rxdeck binary at '$tmp/nowhere/harness/rxdeck'" "$tmp/out" || fail "missing binary not named"
+
+"$src/deck/install.sh" --prefix "$prefix" --no-systemctl --uninstall > "$tmp/out" 2>&1 ||
+	{ cat "$tmp/out"; fail "uninstall failed"; }
+[ ! -e "$prefix/bin/rxdeck" ] || fail "rxdeck left after uninstall"
+[ ! -e "$svc" ] || fail "service left after uninstall"
+[ -f "$env" ] || fail "uninstall removed the user's env file"
+echo "install.sh: all checks passed"
