@@ -185,6 +185,8 @@ struct db_build {
 	const char *sha256;  /* hex SHA-256 of that file */
 };
 
+/* -EINVAL without a label, -EEXIST when the label is taken in the campaign,
+ * -ENOENT when there is no such campaign. */
 int db_build_add(struct db *db, const struct db_build *b, int64_t *id_out);
 /* In the order they were added. */
 int db_build_list(struct db *db, int64_t campaign_id, struct db_build **out, size_t *n);
@@ -198,6 +200,9 @@ struct db_arm {
 	int64_t build_id;    /* 0: the campaign's only or default build */
 };
 
+/* -EINVAL for a letter outside A-Z, -EEXIST when the letter is taken,
+ * -ENOENT when there is no such campaign or build_id is not one of its
+ * builds. */
 int db_arm_add(struct db *db, const struct db_arm *a, int64_t *id_out);
 /* In letter order. */
 int db_arm_list(struct db *db, int64_t campaign_id, struct db_arm **out, size_t *n);
@@ -263,7 +268,9 @@ int db_run_next(struct db *db, int64_t campaign_id, struct db_run **out);
  * is DONE or VOID. */
 int db_run_mark_running(struct db *db, int64_t run_id, int64_t start_unix_ms, const char *run_dir);
 
-/* -> DONE with its end time (0: now) and exit status (-1: not known). */
+/* RUNNING (or DONE) -> DONE with its end time (0: now) and exit status
+ * (-1: not known).  -EINVAL for a run never started, -EALREADY for a VOID
+ * one. */
 int db_run_mark_done(struct db *db, int64_t run_id, int64_t end_unix_ms, int exit_status);
 
 /* -> VOID with a reason (required), from any state: a PLANNED run voided
@@ -364,8 +371,10 @@ int db_shots_store(struct db *db, int64_t run_id, const struct db_shot *s, size_
 
 /* Read back.  Frames in frame-log order; samples by time (then name),
  * only those named name unless it is NULL; metrics by name; log lines in
- * stored order, only pattern's unless NULL; shots by name.  A run with
- * none gives *n = 0. */
+ * stored order, only pattern's unless NULL; shots by name (luma NAN when
+ * not known).  A run with none gives *n = 0 (and a valid allocation);
+ * -ENOENT when there is no such run; db_frames_read() -EIO when the stored
+ * frames are damaged. */
 int db_frames_read(struct db *db, int64_t run_id, struct db_frame **out, size_t *n);
 int db_samples_read(struct db *db, int64_t run_id, const char *name, struct db_sample **out,
                     size_t *n);
@@ -411,12 +420,13 @@ int db_post_list_due(struct db *db, int64_t now_unix_ms, struct db_post **out, s
 /* Every post of a campaign (0: all posts), oldest first. */
 int db_post_list(struct db *db, int64_t campaign_id, struct db_post **out, size_t *n);
 
-/* -> SENT with the forge's comment id (0 if it gave none) and time (0: now). */
+/* -> SENT with the forge's comment id (0 if it gave none) and time (0: now);
+ * counts as an attempt.  -EALREADY when it was sent already. */
 int db_post_mark_sent(struct db *db, int64_t post_id, int64_t remote_comment_id,
                       int64_t sent_unix_ms);
 
-/* An attempt failed: attempts + 1, -> FAILED, the error text (never a
- * token) and when to try again. */
+/* An attempt failed: attempts + 1, -> FAILED, the error text (required;
+ * never a token) and when to try again.  -EALREADY when it was sent. */
 int db_post_mark_failed(struct db *db, int64_t post_id, const char *error,
                         int64_t next_attempt_unix_ms);
 

@@ -111,7 +111,7 @@ static int deck_info(int argc, char **argv)
 		       f.dmi_product);
 	printf("\n%-14s %s\n", "host", or_absent(f.host));
 	printf("%-14s %s", "os", or_absent(f.os));
-	if (f.os_version)
+	if (f.os_version && (!f.os || !strstr(f.os, f.os_version)))
 		printf(" %s", f.os_version);
 	if (f.os_build)
 		printf(" (build %s)", f.os_build);
