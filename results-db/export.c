@@ -309,22 +309,23 @@ out:
 
 int db_export(struct db *db, int64_t campaign_id, FILE *out)
 {
+	/* One read transaction: the export is one consistent snapshot even
+	 * while a campaign keeps writing. */
+	bool own_tx = !db->in_tx;
+	int err;
+	if (own_tx && (err = db_exec(db, "BEGIN")) < 0)
+		return err;
 	struct db_campaign *c;
 	size_t n;
-	int err;
 	if (campaign_id) {
 		err = db_campaign_get(db, campaign_id, &c);
 		n = 1;
 	} else {
 		err = db_campaign_list(db, &c, &n);
 	}
-	if (err)
-		return err;
-	/* One read transaction: the export is one consistent snapshot even
-	 * while a campaign keeps writing. */
-	bool own_tx = !db->in_tx;
-	if (own_tx && (err = db_exec(db, "BEGIN")) < 0) {
-		free(c);
+	if (err) {
+		if (own_tx)
+			sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
 		return err;
 	}
 	fprintf(out, "{\"format\":\"" FORMAT_NAME "\",\"schema_version\":%d,\"campaigns\":[",

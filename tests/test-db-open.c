@@ -251,6 +251,34 @@ static void test_transaction__rollback_undoes_and_commit_keeps(void **state)
 	tdb_cleanup(&t);
 }
 
+/* Two handles (two processes in life): the writer's open transaction makes
+ * a second writer wait, then give up with -EBUSY, while readers go on. */
+static void test_two_handles__second_writer_waits_readers_read(void **state)
+{
+	struct tdb t = { 0 };
+	tdb_open_campaign(&t);
+	struct db *other;
+	struct db_open_options o = { .busy_timeout_ms = 100 };
+	assert_int_equal(db_open_ex(t.path, &o, &other), 0);
+	assert_int_equal(db_begin(t.db), 0);
+	int64_t id;
+	assert_int_equal(db_campaign_create(t.db, &(struct db_campaign){ .name = "pending" }, &id), 0);
+	assert_int_equal(db_campaign_create(other, &(struct db_campaign){ .name = "late" }, &id),
+	                 -EBUSY);
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(other, &list, &n), 0);
+	assert_int_equal(n, 1); /* "pending" is not committed yet */
+	free(list);
+	assert_int_equal(db_commit(t.db), 0);
+	assert_int_equal(db_campaign_create(other, &(struct db_campaign){ .name = "late" }, &id), 0);
+	assert_int_equal(db_campaign_list(other, &list, &n), 0);
+	assert_int_equal(n, 3);
+	free(list);
+	db_close(other);
+	tdb_cleanup(&t);
+}
+
 static void test_close__null_is_a_no_op(void **state)
 {
 	db_close(NULL);
@@ -281,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_open__directory_is_refused),
 		cmocka_unit_test(test_open__read_only_refuses_writes),
 		cmocka_unit_test(test_transaction__rollback_undoes_and_commit_keeps),
+		cmocka_unit_test(test_two_handles__second_writer_waits_readers_read),
 		cmocka_unit_test(test_close__null_is_a_no_op),
 		cmocka_unit_test(test_open__memory_database),
 	};
