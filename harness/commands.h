@@ -35,5 +35,6 @@ extern const struct rxdeck_exit_doc rxdeck_exit_docs[];
 int cmd_frames(int argc, char **argv);
 int cmd_deck(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_route(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 
 const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, "summary" }, kept in this order of use */
+	{ "route", cmd_route, "check, play (into a virtual pad) or record route files" },
 	{ "frames", cmd_frames, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
 	{ "deck", cmd_deck, "host facts and sensors (info), GPU performance level and clock (clock)" },
 	{ "db", cmd_db, "results database: migrate to this schema, export or import campaigns as JSON" },

@@ -1,0 +1,368 @@
+/* test-route-record: the recorder: a real pad's events become a route file
+ * that parses to the same events (deadzones, the value grid, 1 ms times,
+ * the stop combination), and a recorded route played back and recorded
+ * again gives the same events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "test-pad-util.h"
+
+#define T0 (1000LL * 1000000000LL) /* a CLOCK_MONOTONIC t0 for synthetic events */
+
+static void feed(struct route_recorder *r, int64_t t_us, uint16_t type, uint16_t code, int32_t v)
+{
+	int64_t ns = T0 + t_us * 1000;
+	struct input_event e = { .type = type, .code = code, .value = v };
+	e.input_event_sec = ns / 1000000000LL;
+	e.input_event_usec = (ns % 1000000000LL) / 1000;
+	route_recorder_feed(r, &e);
+}
+
+static int syn(struct route_recorder *r, int64_t t_us)
+{
+	int64_t ns = T0 + t_us * 1000;
+	struct input_event e = { .type = EV_SYN, .code = SYN_REPORT };
+	e.input_event_sec = ns / 1000000000LL;
+	e.input_event_usec = (ns % 1000000000LL) / 1000;
+	return route_recorder_feed(r, &e);
+}
+
+/* Writes the recording and parses it back; the text goes to *text. */
+static struct route *write_and_parse(struct route_recorder *r, const char *name, int64_t w0,
+                                     int64_t w1, char **text)
+{
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+	assert_int_equal(route_recorder_write(r, f, name, w0, w1, "a test\nof two lines"), 0);
+	fclose(f);
+	struct route *route = NULL;
+	struct route_error e;
+	if (route_parse("rec.route", *text, len, NULL, &route, &e) != 0) {
+		print_message("%s\n", *text);
+		route_error_print(&e, stderr);
+		fail();
+	}
+	return route;
+}
+
+struct want {
+	int64_t t;
+	int type, code, value;
+};
+
+static void assert_events(const struct route *r, const struct want *w, size_t n_want,
+                          const char *text)
+{
+	size_t n;
+	const struct route_event *ev = route_events(r, &n);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type != ROUTE_EVENT_KEY && ev[i].type != ROUTE_EVENT_ABS)
+			continue;
+		if (k >= n_want || ev[i].t_ms != w[k].t || (int)ev[i].type != w[k].type ||
+		    ev[i].code != w[k].code || ev[i].value != w[k].value) {
+			print_message("%s\nevent %zu: t=%lld type=%d code=%d value=%d\n", text, k,
+			              (long long)ev[i].t_ms, ev[i].type, ev[i].code, ev[i].value);
+			if (k < n_want)
+				print_message("wanted t=%lld type=%d code=%d value=%d\n",
+				              (long long)w[k].t, w[k].type, w[k].code, w[k].value);
+			fail();
+		}
+		k++;
+	}
+	assert_int_equal(k, n_want);
+}
+
+static void test_record__a_deck_pad_becomes_a_route(void **state)
+{
+	(void)state;
+	struct route_recorder *r;
+	struct route_record_config cfg = { .t0_ns = T0 };
+	assert_int_equal(route_recorder_create(&cfg, &r), 0);
+	/* ranges as hid-steam gives them for the Deck's controller */
+	route_recorder_set_axis(r, ABS_X, -32767, 32767);
+	route_recorder_set_axis(r, ABS_Y, -32767, 32767);
+	route_recorder_set_axis(r, ABS_RX, -32767, 32767);
+	route_recorder_set_axis(r, ABS_RY, -32767, 32767);
+	route_recorder_set_axis(r, ABS_HAT2Y, 0, 32767);
+	route_recorder_set_axis(r, ABS_HAT2X, 0, 32767);
+
+	feed(r, 1000400, EV_KEY, BTN_SOUTH, 1); /* 1.0004 s: rounds to 1000 ms */
+	syn(r, 1000400);
+	feed(r, 1199600, EV_KEY, BTN_SOUTH, 0); /* 1.1996 s: 1200 ms */
+	syn(r, 1199600);
+	feed(r, 1500000, EV_ABS, ABS_X, 3000); /* idle noise inside the deadzone */
+	feed(r, 1500000, EV_ABS, ABS_Y, -2000);
+	syn(r, 1500000);
+	feed(r, 2000000, EV_ABS, ABS_X, 0);
+	feed(r, 2000000, EV_ABS, ABS_Y, -32767); /* full forward */
+	syn(r, 2000000);
+	feed(r, 2000200, EV_ABS, ABS_Y, -32700); /* jitter, less than a step */
+	syn(r, 2000200);
+	feed(r, 2500000, EV_ABS, ABS_Y, -16384); /* half forward: -0.5 */
+	syn(r, 2500000);
+	feed(r, 2500200, EV_ABS, ABS_X, 9830); /* two changes in one ms: the last stays */
+	syn(r, 2500200);
+	feed(r, 2500400, EV_ABS, ABS_X, 13107); /* 0.4 */
+	syn(r, 2500400);
+	feed(r, 3000000, EV_ABS, ABS_Y, 500);
+	feed(r, 3000000, EV_ABS, ABS_X, -800); /* back inside the deadzone: centred */
+	syn(r, 3000000);
+	feed(r, 4000000, EV_ABS, ABS_HAT2X, 25559); /* right trigger 0.78 */
+	syn(r, 4000000);
+	feed(r, 4500000, EV_ABS, ABS_HAT2X, 900); /* inside the trigger deadzone */
+	syn(r, 4500000);
+	feed(r, 5000000, EV_KEY, BTN_DPAD_UP, 1);
+	syn(r, 5000000);
+	feed(r, 5050000, EV_KEY, BTN_DPAD_LEFT, 1);
+	syn(r, 5050000);
+	feed(r, 5100000, EV_KEY, BTN_DPAD_UP, 0);
+	feed(r, 5100000, EV_KEY, BTN_DPAD_LEFT, 0);
+	syn(r, 5100000);
+	feed(r, 5200000, EV_KEY, BTN_WEST, 1); /* held when recording stops */
+	syn(r, 5200000);
+	feed(r, 5900000, EV_KEY, BTN_SELECT, 1); /* the stop combination */
+	assert_int_equal(syn(r, 5900000), 0);
+	feed(r, 6000000, EV_KEY, BTN_START, 1);
+	assert_int_equal(syn(r, 6000000), 1);
+	feed(r, 6100000, EV_KEY, BTN_SOUTH, 1); /* after the end: ignored */
+	assert_int_equal(syn(r, 6100000), 1);
+
+	char *text;
+	struct route *route = write_and_parse(r, "deck-walk", 0, 0, &text);
+	assert_non_null(strstr(text, "# a test\n# of two lines\nroute deck-walk\n"));
+	assert_non_null(strstr(text, "1s        press A 200ms\n"));
+	assert_non_null(strstr(text, "2.5s      stick left 0.4 -0.5\n"));
+	assert_non_null(strstr(text, "4s        trigger right 0.78\n"));
+	assert_non_null(strstr(text, "5.05s     dpad up-left\n"));
+	assert_null(strstr(text, "BACK"));
+	assert_null(strstr(text, "START"));
+	assert_string_equal(route_name(route), "deck-walk");
+	assert_int_equal(route_duration_ms(route), 6000);
+	int64_t a, b;
+	route_window_ms(route, &a, &b);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 6000);
+	static const struct want w[] = {
+		{ 1000, ROUTE_EVENT_KEY, BTN_SOUTH, 1 },
+		{ 1200, ROUTE_EVENT_KEY, BTN_SOUTH, 0 },
+		{ 2000, ROUTE_EVENT_ABS, ABS_Y, -32768 },
+		{ 2500, ROUTE_EVENT_ABS, ABS_X, 13107 },   /* 0.4 * 32767 */
+		{ 2500, ROUTE_EVENT_ABS, ABS_Y, -16384 },  /* -0.5 * 32768 */
+		{ 3000, ROUTE_EVENT_ABS, ABS_X, 0 },
+		{ 3000, ROUTE_EVENT_ABS, ABS_Y, 0 },
+		{ 4000, ROUTE_EVENT_ABS, ABS_RZ, 199 },    /* 0.78 * 255 */
+		{ 4500, ROUTE_EVENT_ABS, ABS_RZ, 0 },
+		{ 5000, ROUTE_EVENT_ABS, ABS_HAT0Y, -1 },
+		{ 5050, ROUTE_EVENT_ABS, ABS_HAT0X, -1 },
+		{ 5100, ROUTE_EVENT_ABS, ABS_HAT0X, 0 },
+		{ 5100, ROUTE_EVENT_ABS, ABS_HAT0Y, 0 },
+		{ 5200, ROUTE_EVENT_KEY, BTN_WEST, 1 },
+		{ 6000, ROUTE_EVENT_KEY, BTN_WEST, 0 },
+	};
+	assert_events(route, w, sizeof w / sizeof *w, text);
+	assert_int_equal(route_recorder_action_count(r), 10);
+	route_free(route);
+	free(text);
+	route_recorder_destroy(r);
+}
+
+static void test_record__presses_shorter_than_a_millisecond(void **state)
+{
+	(void)state;
+	struct route_recorder *r;
+	struct route_record_config cfg = { .t0_ns = T0, .stop_buttons = 1u << PAD_BUTTON_GUIDE };
+	assert_int_equal(route_recorder_create(&cfg, &r), 0);
+	feed(r, 100000, EV_KEY, BTN_EAST, 1);
+	syn(r, 100000);
+	feed(r, 100300, EV_KEY, BTN_EAST, 0); /* the same millisecond */
+	syn(r, 100300);
+	feed(r, 100600, EV_KEY, BTN_EAST, 1); /* and again the next */
+	syn(r, 100600);
+	feed(r, 100700, EV_KEY, BTN_EAST, 0);
+	syn(r, 100700);
+	feed(r, 300000, EV_KEY, BTN_START, 1); /* START alone does not stop now */
+	assert_int_equal(syn(r, 300000), 0);
+	feed(r, 300000, EV_KEY, BTN_START, 0);
+	syn(r, 300500);
+	route_recorder_finish(r, T0 + 400000000LL);
+	char *text;
+	struct route *route = write_and_parse(r, "taps", 0, 0, &text);
+	static const struct want w[] = {
+		{ 100, ROUTE_EVENT_KEY, BTN_EAST, 1 },
+		{ 101, ROUTE_EVENT_KEY, BTN_EAST, 0 },
+		{ 102, ROUTE_EVENT_KEY, BTN_EAST, 1 },
+		{ 103, ROUTE_EVENT_KEY, BTN_EAST, 0 },
+		{ 300, ROUTE_EVENT_KEY, BTN_START, 1 },
+		{ 301, ROUTE_EVENT_KEY, BTN_START, 0 },
+	};
+	assert_events(route, w, sizeof w / sizeof *w, text);
+	assert_int_equal(route_duration_ms(route), 400);
+	route_free(route);
+	free(text);
+	route_recorder_destroy(r);
+}
+
+static void test_record__window_must_fit(void **state)
+{
+	(void)state;
+	struct route_recorder *r;
+	struct route_record_config cfg = { .t0_ns = T0 };
+	assert_int_equal(route_recorder_create(&cfg, &r), 0);
+	route_recorder_finish(r, T0 + 5000000000LL);
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(route_recorder_write(r, f, "w", 1000, 6000, NULL), -EINVAL);
+	assert_int_equal(route_recorder_write(r, f, "w", 3000, 2000, NULL), -EINVAL);
+	assert_int_equal(route_recorder_write(r, f, "w", 1000, 4000, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "duration 5s\nwindow 1s 4s\n"));
+	free(text);
+	route_recorder_destroy(r);
+
+	struct route_record_config bad = { .step = 0.7 };
+	assert_int_equal(route_recorder_create(&bad, &r), -EINVAL);
+}
+
+/* A stop combination the round trip never holds. */
+#define NEVER_STOP ((1u << PAD_BUTTON_LS) | (1u << PAD_BUTTON_RS) | (1u << PAD_BUTTON_GUIDE))
+
+/* Plays route into a socket pad and records what a game receives; the
+ * player's lateness goes to *late_max_ns. */
+static struct route *play_and_record(const struct route *route, char **text, int64_t *late_max_ns)
+{
+	char spec[256], path[256];
+	tu_socket_spec("route-record", spec, sizeof spec, path, sizeof path);
+	struct pad *pad;
+	struct route_player *pl;
+	assert_int_equal(pad_create(spec, &pad), 0);
+	assert_int_equal(route_player_create(route, pad, &pl), 0);
+	int fd;
+	assert_int_equal(pad_socket_connect(path, &fd), 0);
+	struct input_event in[PAD_FRAME_MAX];
+	assert_true(tu_read_frame(fd, in, PAD_FRAME_MAX, 2000, NULL) > 0);
+
+	assert_int_equal(route_player_arm(pl), 0);
+	int64_t t0 = tu_now_ns() + 200000000LL;
+	struct route_recorder *rec;
+	struct route_record_config cfg = { .t0_ns = t0, .stop_buttons = NEVER_STOP };
+	assert_int_equal(route_recorder_create(&cfg, &rec), 0);
+	for (int a = 0; a < PAD_AXIS_COUNT; a++)
+		route_recorder_set_axis(rec, pad_axes[a].code, pad_axes[a].min, pad_axes[a].max);
+	assert_int_equal(route_player_start(pl, t0), 0);
+	struct route_notice no;
+	int k;
+	for (;;) {
+		while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, 50, NULL)) > 0)
+			for (int i = 0; i < k; i++)
+				route_recorder_feed(rec, &in[i]);
+		int r = route_player_next(pl, &no);
+		if (r == 0 && no.type != ROUTE_NOTICE_SHOT && no.type != ROUTE_NOTICE_MARK)
+			break;
+	}
+	assert_int_equal(no.type, ROUTE_NOTICE_END);
+	route_recorder_finish(rec, t0 + route_duration_ms(route) * 1000000LL);
+	int64_t w0, w1;
+	route_window_ms(route, &w0, &w1);
+	struct route *again = write_and_parse(rec, route_name(route), w0, w1, text);
+	struct route_player_stats st;
+	assert_int_equal(route_player_stats(pl, &st), 0);
+	assert_int_equal(st.played, st.instants);
+	*late_max_ns = st.late_max_ns;
+	route_recorder_destroy(rec);
+	route_player_destroy(pl);
+	pad_destroy(pad);
+	close(fd);
+	return again;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct route_event *a = x, *b = y;
+	if (a->t_ms != b->t_ms)
+		return a->t_ms < b->t_ms ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	return (a->code > b->code) - (a->code < b->code);
+}
+
+static void test_record__a_played_route_records_the_same_events(void **state)
+{
+	(void)state;
+	/* a recording made from synthetic input */
+	struct route_recorder *r;
+	struct route_record_config cfg = { .t0_ns = T0, .stop_buttons = NEVER_STOP };
+	assert_int_equal(route_recorder_create(&cfg, &r), 0);
+	for (int a = 0; a < PAD_AXIS_COUNT; a++)
+		route_recorder_set_axis(r, pad_axes[a].code, pad_axes[a].min, pad_axes[a].max);
+	for (int i = 0; i < 20; i++) {
+		int64_t t = 50000 + i * 37000;
+		feed(r, t, EV_ABS, ABS_X, (i * 5000) % 65536 - 32768);
+		feed(r, t, EV_ABS, ABS_RY, i % 3 ? 20000 : -20000);
+		feed(r, t, EV_KEY, pad_buttons[i % PAD_BUTTON_COUNT].code, i % 2 == 0);
+		feed(r, t, EV_ABS, ABS_Z, (i * 40) % 256);
+		feed(r, t, EV_ABS, ABS_HAT0X, i % 3 - 1);
+		syn(r, t);
+	}
+	route_recorder_finish(r, T0 + 900000000LL);
+	char *text1;
+	struct route *first = write_and_parse(r, "roundtrip", 0, 0, &text1);
+	route_recorder_destroy(r);
+
+	char *text2;
+	int64_t late_max_ns;
+	struct route *second = play_and_record(first, &text2, &late_max_ns);
+	/* a frame is stamped when it is sent, so it is late by at most the
+	 * player's own lateness, plus the rounding to a millisecond */
+	int64_t slack_ms = (late_max_ns + 500000) / 1000000;
+	size_t n1, n2;
+	const struct route_event *ea = route_events(first, &n1);
+	const struct route_event *eb = route_events(second, &n2);
+	/* the order of events within one instant carries no meaning (they
+	 * reach the game as one frame): compare each instant as a set */
+	struct route_event *a = malloc((n1 + 1) * sizeof *a), *b = malloc((n2 + 1) * sizeof *b);
+	memcpy(a, ea, n1 * sizeof *a);
+	memcpy(b, eb, n2 * sizeof *b);
+	qsort(a, n1, sizeof *a, cmp_event);
+	qsort(b, n2, sizeof *b, cmp_event);
+	if (n1 != n2 || getenv("RXDECK_TEST_VERBOSE"))
+		fprintf(stderr, "first:\n%s\nsecond:\n%s\n", text1, text2);
+	assert_int_equal(n1, n2);
+	assert_true(n1 > 60);
+	int exact = 0;
+	for (size_t i = 0; i < n1; i++) {
+		assert_int_equal(a[i].type, b[i].type);
+		assert_int_equal(a[i].code, b[i].code);
+		assert_int_equal(a[i].value, b[i].value);
+		/* times come back through the clock: within the player's lateness */
+		if (b[i].t_ms < a[i].t_ms || b[i].t_ms > a[i].t_ms + slack_ms)
+			fail_msg("event %zu at %lld ms, recorded at %lld ms (the player was up to "
+			         "%.3f ms late)", i, (long long)a[i].t_ms, (long long)b[i].t_ms,
+			         late_max_ns / 1e6);
+		exact += b[i].t_ms == a[i].t_ms;
+	}
+	print_message("%d of %zu events at the same millisecond\n", exact, n1);
+	assert_int_equal(route_duration_ms(first), route_duration_ms(second));
+	free(a);
+	free(b);
+	route_free(first);
+	route_free(second);
+	free(text1);
+	free(text2);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record__a_deck_pad_becomes_a_route),
+		cmocka_unit_test(test_record__presses_shorter_than_a_millisecond),
+		cmocka_unit_test(test_record__window_must_fit),
+		cmocka_unit_test(test_record__a_played_route_records_the_same_events),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
