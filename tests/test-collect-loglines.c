@@ -205,6 +205,31 @@ static void test_loglines__bad_prefix_is_untimed_and_cut_line_skipped(void **sta
 	collect_profile_destroy(p);
 }
 
+static void test_loglines__frame_write_back_lines(void **state)
+{
+	(void)state;
+	struct collect_profile *p = rxvk_profile();
+	/* the renderer's own format strings, as it prints them */
+	const char *text =
+		"[10.000000] vk: frames: 600 real, held 30, superseded 2, dropped 1, carried out 3 by touch 4 by op, written at once 560; write target 0.41 ms a frame, read back 2.10 ms a frame\n"
+		"[20.000000] vk: frames: 200 real, held 10, superseded 0, dropped 0, carried out 0 by touch 0 by op, written at once 190; write target 0.81 ms a frame, read back 1.30 ms a frame\n"
+		"[30.000000] vk: frames: 800 real, held 40, superseded 2, dropped 1, carried out 3 by touch 4 by op, written at once 750; write target 0.51 ms a frame, read back 1.90 ms a frame (whole run: write target 1.2%, read back 6.3% of frame time)\n";
+	struct collect_log *l = scan(p, text, true);
+	assert_int_equal(l->n, 3);
+	assert_string_equal(l->matches[0].pattern, "frames");
+	assert_string_equal(l->matches[2].pattern, "frames_run");
+	assert_string_equal(l->matches[2].values[2].name, "read_back_pct");
+	assert_float_equal(l->matches[2].values[2].value, 6.3, 1e-12);
+	struct collect_log_metrics m;
+	assert_int_equal(collect_log_metrics_compute(p, l, 0, (double[]){ 0, 25 }, &m), 0);
+	assert_float_equal(metric(&m, "frames_held_pct"), 5, 1e-9);                     /* 40 of 800 */
+	assert_float_equal(metric(&m, "frame_write_target_ms"), (600 * 0.41 + 200 * 0.81) / 800, 1e-9);
+	assert_float_equal(metric(&m, "frame_read_back_ms"), (600 * 2.10 + 200 * 1.30) / 800, 1e-9);
+	collect_log_metrics_finish(&m);
+	collect_log_destroy(l);
+	collect_profile_destroy(p);
+}
+
 static void test_loglines__non_numeric_capture_warns(void **state)
 {
 	(void)state;
@@ -234,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_loglines__window_edges),
 		cmocka_unit_test(test_loglines__summary_without_early_part),
 		cmocka_unit_test(test_loglines__bad_prefix_is_untimed_and_cut_line_skipped),
+		cmocka_unit_test(test_loglines__frame_write_back_lines),
 		cmocka_unit_test(test_loglines__non_numeric_capture_warns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
