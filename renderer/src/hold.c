@@ -357,21 +357,44 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 		chain(sig, si, ctx);
 }
 
+/* Installs on_segv in front of the handler in place now (unless it is
+ * on_segv already).  `again`: even when it was installed before. */
+static int install_locked(bool again)
+{
+	if (g_installed && !again)
+		return 0;
+	struct sigaction now;
+	if (sigaction(SIGSEGV, NULL, &now) != 0)
+		return -errno;
+	if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_segv) {
+		g_installed = true;
+		return 0;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	/* g_prev is written before the handler that reads it is in place */
+	g_prev = now;
+	if (sigaction(SIGSEGV, &sa, NULL) != 0)
+		return -errno;
+	g_installed = true;
+	return 0;
+}
+
 static int install_handler(void)
 {
-	int rc = 0;
 	pthread_mutex_lock(&g_install_lock);
-	if (!g_installed) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_segv;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGSEGV, &sa, &g_prev) == 0)
-			g_installed = true;
-		else
-			rc = -errno;
-	}
+	int rc = install_locked(false);
+	pthread_mutex_unlock(&g_install_lock);
+	return rc;
+}
+
+int rxvk_hold_handler_install(void)
+{
+	pthread_mutex_lock(&g_install_lock);
+	int rc = install_locked(true);
 	pthread_mutex_unlock(&g_install_lock);
 	return rc;
 }
@@ -741,7 +764,7 @@ static int at_once(struct hold *h, unsigned bit, const char *why)
 
 /* On a CPU device: waits until no submitted part reads or writes pages
  * [first, end) (the device would fault on them once guarded). */
-static int pages_quiet(struct rxvk *rx, uint64_t first, uint64_t end)
+static int pages_quiet(struct rxvk *rx, uint64_t first, uint64_t end, bool all_before)
 {
 	int rc = rxvk_recorder_drain(rx);
 	if (rc < 0)
@@ -764,6 +787,8 @@ static int pages_quiet(struct rxvk *rx, uint64_t first, uint64_t end)
 		if (s->id == reader && s->last_value > need)
 			need = s->last_value;
 	}
+	if (all_before && rx->next_value - 1 > need)
+		need = rx->next_value - 1;
 	pthread_mutex_unlock(&rx->lock);
 	return need > done ? rxvk_timeline_wait(rx, need) : 0;
 }
@@ -954,10 +979,16 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 		if (part_busy)
 			return at_once(h, 4, "on a CPU device, a frame over pages its own part reads or writes is "
 			                     "written back at once");
+		/* mirrored, a capture copies whole blocks as it activates them,
+		 * and the pages it copies are in no page table: a frame is held
+		 * only in active blocks, after the captures submitted so far */
 		if (rx->mirrored && !blocks_active(rx, f))
 			return at_once(h, 5, "on a CPU device, a frame in mirror blocks not yet active is written "
 			                     "back at once");
-		int rc = pages_quiet(rx, first, end);
+		if (rx->mirrored && rx->subs[rx->sub_count % SUB_RING].first_value == part_value)
+			return at_once(h, 9, "on a CPU device, mirrored, a frame let go of in the part that holds "
+			                     "its submission's capture is written back at once");
+		int rc = pages_quiet(rx, first, end, rx->mirrored);
 		if (rc < 0)
 			return rc;
 	}

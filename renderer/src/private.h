@@ -452,6 +452,12 @@ void rxvk_hold_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B);
  * time in the exit summary are taken over. */
 void rxvk_hold_frame_presented(struct rxvk *rx);
 
+/* Puts the guard handler back in front of whatever SIGSEGV handler is in
+ * place now, which then gets every fault that is not a guard's (for code
+ * that replaces handlers after the renderer was created, such as a test
+ * runner).  Not while a fault is being handled.  0 or a negative errno. */
+int rxvk_hold_handler_install(void);
+
 /* present.c */
 int rxvk_present_init(struct rxvk *rx);
 void rxvk_present_finish(struct rxvk *rx);

@@ -650,8 +650,10 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 			end_rendering(rx, rec);
 			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
 				return rc;
-			/* the image may still be read by submitted parts */
-			if ((rc = wait_value(rx, rx->next_value - 1)) < 0)
+			/* the image may still be read by submitted parts, and by
+			 * this one (a write-back or a let-go's copy): end it first */
+			if ((rc = part_end(rx, rec)) < 0 || (rc = part_begin(rx, rec)) < 0 ||
+			    (rc = wait_value(rx, rx->next_value - 1)) < 0)
 				return rc;
 			target_free(rx, t);
 			found = -1;
@@ -664,7 +666,8 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 			end_rendering(rx, rec);
 			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
 				return rc;
-			if ((rc = wait_value(rx, rx->next_value - 1)) < 0)
+			if ((rc = part_end(rx, rec)) < 0 || (rc = part_begin(rx, rec)) < 0 ||
+			    (rc = wait_value(rx, rx->next_value - 1)) < 0)
 				return rc;
 			target_free(rx, t);
 		}
