@@ -36,5 +36,8 @@ int cmd_frames(int argc, char **argv);
 int cmd_deck(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_route(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_tested(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

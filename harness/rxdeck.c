@@ -18,6 +18,9 @@ const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, "summary" }, kept in this order of use */
 	{ "route", cmd_route, "check, play (into a virtual pad) or record route files" },
 	{ "frames", cmd_frames, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
+	{ "report", cmd_report, "a campaign's table and verdicts as Markdown, CSV or JSON" },
+	{ "tested", cmd_tested, "write a campaign's run file for docs/tested/" },
+	{ "plot", cmd_plot, "SVG plots of a campaign: frame time over the route, distribution, fps per run" },
 	{ "deck", cmd_deck, "host facts and sensors (info), GPU performance level and clock (clock)" },
 	{ "db", cmd_db, "results database: migrate to this schema, export or import campaigns as JSON" },
 	{ NULL, NULL, NULL },

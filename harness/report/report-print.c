@@ -48,7 +48,7 @@ static const struct row rows[] = {
 
 /* Markdown text for a table cell or a line: | escaped, < > & as entities,
  * line breaks as spaces. */
-static void md_text(FILE *out, const char *s)
+void report_md_text(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -67,10 +67,10 @@ static void md_text(FILE *out, const char *s)
 }
 
 /* Text as a code span (env lines): only | needs escaping in a table. */
-static void md_code(FILE *out, const char *s)
+void report_md_code(FILE *out, const char *s)
 {
 	if (strchr(s, '`')) {
-		md_text(out, s);
+		report_md_text(out, s);
 		return;
 	}
 	fputc('`', out);
@@ -91,7 +91,7 @@ static void md_link_or_path(FILE *out, const char *s)
 	if (url)
 		fprintf(out, "<%s>", s);
 	else
-		md_code(out, s);
+		report_md_code(out, s);
 }
 
 static void fmt_fixed(char *buf, size_t size, double v, int decimals)
@@ -125,7 +125,7 @@ static void arm_header(FILE *out, const struct report_arm *a)
 	fprintf(out, "%c", a->arm->letter);
 	if (a->arm->label && a->arm->label[0]) {
 		fputs(": ", out);
-		md_text(out, a->arm->label);
+		report_md_text(out, a->arm->label);
 	}
 }
 
@@ -176,7 +176,7 @@ static void md_table(const struct report_data *rd, FILE *out)
 {
 	const struct report_arm *base = &rd->arms[rd->base];
 	fputs("| ", out);
-	md_text(out, rd->campaign->device_model ? rd->campaign->device_model : "");
+	report_md_text(out, rd->campaign->device_model ? rd->campaign->device_model : "");
 	fputs(" |", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		fputc(' ', out);
@@ -192,7 +192,7 @@ static void md_table(const struct report_data *rd, FILE *out)
 		report_env_line(rd->arms[i].arm->env, env, sizeof env);
 		fputc(' ', out);
 		if (env[0])
-			md_code(out, env);
+			report_md_code(out, env);
 		else
 			fputs("(nothing set)", out);
 		fputs(" |", out);
@@ -206,10 +206,10 @@ static void md_table(const struct report_data *rd, FILE *out)
 			const struct db_build *b = rd->arms[i].build;
 			fputc(' ', out);
 			if (b) {
-				md_text(out, b->label);
+				report_md_text(out, b->label);
 				if (b->commit && b->commit[0]) {
 					fputs(" @ ", out);
-					md_text(out, b->commit);
+					report_md_text(out, b->commit);
 				}
 			} else {
 				fputc('-', out);
@@ -223,7 +223,7 @@ static void md_table(const struct report_data *rd, FILE *out)
 			continue;
 		bool is_fps = strcmp(rw->key, "real_fps") == 0;
 		fputs("\n| ", out);
-		md_text(out, rw->label);
+		report_md_text(out, rw->label);
 		fputs(" |", out);
 		for (size_t i = 0; i < rd->n_arms; i++) {
 			fputc(' ', out);
@@ -262,6 +262,19 @@ static void md_table(const struct report_data *rd, FILE *out)
 	fputc('\n', out);
 }
 
+void report_md_void_list(const struct report_data *rd, FILE *out)
+{
+	for (size_t i = 0; i < rd->n_runs; i++) {
+		const struct report_run *r = &rd->runs[i];
+		if (!r->is_void)
+			continue;
+		fprintf(out, "- run %d (%c, round %d): ", r->run->position, r->run->arm_letter,
+		        r->run->round);
+		report_md_text(out, r->run->void_reason ? r->run->void_reason : "no reason stored");
+		fputc('\n', out);
+	}
+}
+
 static void md_void_runs(const struct report_data *rd, FILE *out)
 {
 	size_t n = 0;
@@ -270,15 +283,7 @@ static void md_void_runs(const struct report_data *rd, FILE *out)
 	if (!n)
 		return;
 	fputs("\nVoid runs, shown but not counted:\n\n", out);
-	for (size_t i = 0; i < rd->n_runs; i++) {
-		const struct report_run *r = &rd->runs[i];
-		if (!r->is_void)
-			continue;
-		fprintf(out, "- run %d (%c, round %d): ", r->run->position, r->run->arm_letter,
-		        r->run->round);
-		md_text(out, r->run->void_reason ? r->run->void_reason : "no reason stored");
-		fputc('\n', out);
-	}
+	report_md_void_list(rd, out);
 }
 
 static void spread_text(char *buf, size_t size, const struct stats_summary *s)
@@ -336,10 +341,10 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			continue;
 		const struct stats_metric_def *d = &stats_metrics[m];
 		fputs("\n| ", out);
-		md_text(out, d->label);
+		report_md_text(out, d->label);
 		if (d->unit && d->unit[0] && strcmp(d->unit, "fps") != 0) {
 			fputs(", ", out);
-			md_text(out, d->unit);
+			report_md_text(out, d->unit);
 		}
 		fputs(" |", out);
 		for (size_t i = 0; i < rd->n_arms; i++) {
@@ -366,7 +371,7 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			if (!a->has_cmp[m] || a->cmp[m].more_rounds <= 0)
 				continue;
 			fprintf(out, "- %c, ", a->arm->letter);
-			md_text(out, stats_metrics[m].label);
+			report_md_text(out, stats_metrics[m].label);
 			fprintf(out, ": Δ %+.1f %% is within the spread; about %d more round%s would "
 			             "tell.\n",
 			        a->cmp[m].delta_pct, a->cmp[m].more_rounds,
@@ -380,10 +385,11 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	      out);
 }
 
-int report_md_body(const struct report_data *rd, FILE *out)
+int report_md_body(const struct report_data *rd, bool void_list, FILE *out)
 {
 	md_table(rd, out);
-	md_void_runs(rd, out);
+	if (void_list)
+		md_void_runs(rd, out);
 	if (rd->n_pending)
 		fprintf(out, "\n%zu planned run%s not finished yet (not shown).\n", rd->n_pending,
 		        rd->n_pending == 1 ? "" : "s");
@@ -395,7 +401,7 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 {
 	const struct db_campaign *c = rd->campaign;
 	fprintf(out, "%s Campaign ", hashes);
-	md_text(out, c->name);
+	report_md_text(out, c->name);
 	fputs("\n\n", out);
 	bool sep = false;
 #define FACT(...)                                 \
@@ -405,17 +411,17 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 		sep = true;                       \
 	} while (0)
 	if (c->device_model && c->device_model[0])
-		FACT(md_text(out, c->device_model));
+		FACT(report_md_text(out, c->device_model));
 	if (c->gpu && c->gpu[0])
-		FACT(md_text(out, c->gpu));
+		FACT(report_md_text(out, c->gpu));
 	if (c->driver && c->driver[0])
-		FACT(md_text(out, c->driver));
+		FACT(report_md_text(out, c->driver));
 	if (c->route_name && c->route_name[0])
-		FACT(fputs("route ", out); md_text(out, c->route_name));
+		FACT(fputs("route ", out); report_md_text(out, c->route_name));
 	if (c->window_start_s < c->window_end_s)
 		FACT(fprintf(out, "window %g–%g s", c->window_start_s, c->window_end_s));
 	if (c->order && c->order[0])
-		FACT(fputs("order ", out); md_text(out, c->order));
+		FACT(fputs("order ", out); report_md_text(out, c->order));
 	FACT(fprintf(out, "%d round%s", c->rounds, c->rounds == 1 ? "" : "s"));
 	FACT(fprintf(out, "baseline %c", rd->arms[rd->base].arm->letter));
 #undef FACT
@@ -656,7 +662,7 @@ int report_print(struct db *db, int64_t campaign_id, const struct report_options
 	case REPORT_FORMAT_MD:
 	default:
 		md_title(rd, out, "#");
-		err = report_md_body(rd, out);
+		err = report_md_body(rd, true, out);
 		break;
 	}
 	report_data_destroy(rd);
@@ -675,7 +681,7 @@ int report_summary_print(struct db *db, int64_t campaign_id, const struct report
 	if (err)
 		return err;
 	md_title(rd, out, "###");
-	err = report_md_body(rd, out);
+	err = report_md_body(rd, true, out);
 	if (!err && run_file && run_file[0]) {
 		fputs("\nRun file: ", out);
 		md_link_or_path(out, run_file);

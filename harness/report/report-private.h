@@ -78,8 +78,15 @@ int report_metric_index(const char *key);
 int report_fail(const struct report_options *opts, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The Markdown table and verdicts (no title), as report_print() writes. */
-int report_md_body(const struct report_data *rd, FILE *out);
+/* The Markdown table and verdicts (no title), as report_print() writes;
+ * void_list adds the void runs with their reasons after the table. */
+int report_md_body(const struct report_data *rd, bool void_list, FILE *out);
+/* The void runs as a Markdown list, one "- run N (B, round 2): reason" each. */
+void report_md_void_list(const struct report_data *rd, FILE *out);
+/* Text for Markdown: | escaped, < > & as entities, line breaks as spaces. */
+void report_md_text(FILE *out, const char *s);
+/* Text as a Markdown code span (| escaped). */
+void report_md_code(FILE *out, const char *s);
 
 /* A run's frames placed on the route: x seconds after the route's start
  * (t0), the frame time in ms of each real frame (interval to the previous
@@ -97,5 +104,19 @@ void report_format_time(char *buf, size_t size, int64_t unix_ms, bool date_only)
 
 /* An arm's env as one line: KEY=VALUE pairs joined by spaces; "" for none. */
 void report_env_line(const char *env, char *buf, size_t size);
+
+/* Writes len bytes to path through a temporary file in the same folder,
+ * renamed over it once complete (mode 0644).  0 or a negative errno. */
+int report_atomic_write(const char *path, const char *data, size_t len);
+/* Creates dir and its parents (0755) as needed.  0 or a negative errno. */
+int report_mkdir_p(const char *dir);
+
+/* For the report commands: opens the database at db_path (NULL: the
+ * default; never created) and resolves the campaign (NULL: the newest).
+ * Prints the reason as "COMMAND: ..." on failure. */
+int report_cmd_open(const char *command, const char *db_path, const char *campaign,
+                    struct db **db_out, int64_t *id_out);
+/* Reads --baseline's argument (one letter A..Z); prints the error. */
+int report_parse_baseline(const char *command, const char *arg, char *out);
 
 #endif
