@@ -880,7 +880,8 @@ static void record_snapshot(struct cmdlist *cl, VkImage image, struct slot *s, b
 	VkImageCopy region = { .srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
 	                       .dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
 	                       .extent = { s->f.width, s->f.height, 1 } };
-	cl_barrier(cl);
+	/* the draws before it ended with a barrier (their rendering's end, or
+	 * the op's own) */
 	cl_copy_image(cl, image, s->snap, &region);
 	cl_barrier(cl);
 }
