@@ -1,0 +1,23 @@
+/* plan-private: what plan-parse.c and plan.c share, not for other modules. */
+#ifndef RXDECK_PLAN_PRIVATE_H
+#define RXDECK_PLAN_PRIVATE_H
+
+#include "plan.h"
+
+/* Plans and profiles larger than this are refused unread. */
+#define PLAN_MAX_FILE_B (1024 * 1024)
+
+void plan_error_set(struct plan_error *e, const char *file, int line, int column,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The parser's defaults (before any key). */
+void plan_defaults(struct plan *p);
+/* [A-Za-z0-9._-], 1..max bytes, not starting with '.' or '-'. */
+bool plan_name_valid(const char *s, size_t max);
+bool plan_strv_contains(const struct plan_strv *l, const char *s);
+/* Replaces dst with a copy of src.  0 or -ENOMEM (dst unchanged). */
+int plan_strv_copy(struct plan_strv *dst, const struct plan_strv *src);
+/* Reads a whole file (at most max_B bytes, else -EFBIG) into a new
+ * NUL-terminated buffer. */
+int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out);
+
+#endif

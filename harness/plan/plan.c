@@ -1,0 +1,557 @@
+/* plan: everything about a parsed plan but the parsing itself: the embedded
+ * default plan, the canonical writer (what `rxdeck run --print-plan` shows
+ * and what a campaign keeps for `rxdeck resume`), deadlines, look-ups, and
+ * the env profile parser (profiles/NAME.env).  The INI parser is in
+ * plan-parse.c. */
+#include "plan.h"
+#include "plan-private.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the default plan -------------------------------------------------------- */
+
+static const char default_plan[] =
+	"# The embedded default plan of `rxdeck run`: the demo game on the GPU it\n"
+	"# finds (lavapipe where there is none), the readback switches in four arms.\n"
+	"[campaign]\n"
+	"name = readback\n"
+	"notes = The readback switches of librxvk on the demo game, four arms.\n"
+	"route = routes/kokiri-moving.route\n"
+	"profile = auto\n"
+	"order = ABCDDCBA\n"
+	"rounds = 1\n"
+	"warmup = yes\n"
+	"watchdog = 10s\n"
+	"inherit = RX_VK_DEVICE\n"
+	"\n"
+	"[build forest]\n"
+	"binary = forest\n"
+	"\n"
+	"[arm A]\n"
+	"label = no switch\n"
+	"\n"
+	"[arm B]\n"
+	"label = late reads of the newest submission\n"
+	"env = RX_VK_READBACK_LATE=newest\n"
+	"\n"
+	"[arm C]\n"
+	"label = early readback\n"
+	"env = RX_VK_READBACK_EARLY=1\n"
+	"\n"
+	"[arm D]\n"
+	"label = early readback and late reads\n"
+	"env = RX_VK_READBACK_LATE=newest\n"
+	"      RX_VK_READBACK_EARLY=1\n";
+
+const char *plan_default_text(void)
+{
+	return default_plan;
+}
+
+/* ---- freeing and look-ups ------------------------------------------------------ */
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->dir);
+	free(p->text);
+	free(p->name);
+	free(p->notes);
+	free(p->route);
+	free(p->profile);
+	free(p->collect);
+	free(p->order);
+	free(p->until);
+	plan_strv_finish(&p->inherit);
+	plan_strv_finish(&p->profile_env);
+	plan_strv_finish(&p->inherited_env);
+	for (size_t i = 0; i < p->n_builds; i++) {
+		struct plan_build *b = &p->builds[i];
+		free(b->name);
+		plan_strv_finish(&b->argv);
+		free(b->commit);
+		free(b->workdir);
+		free(b->pad_option);
+	}
+	free(p->builds);
+	for (size_t i = 0; i < p->n_arms; i++) {
+		struct plan_arm *a = &p->arms[i];
+		free(a->label);
+		free(a->build);
+		plan_strv_finish(&a->env);
+		plan_strv_finish(&a->args);
+	}
+	free(p->arms);
+	free(p);
+}
+
+const char *plan_order(const struct plan *p)
+{
+	return p->order ? p->order : "";
+}
+
+int plan_rounds(const struct plan *p)
+{
+	return p->rounds > 0 ? p->rounds : 1;
+}
+
+const struct plan_arm *plan_arm_find(const struct plan *p, char letter)
+{
+	for (size_t i = 0; i < p->n_arms; i++)
+		if (p->arms[i].letter == letter)
+			return &p->arms[i];
+	return NULL;
+}
+
+const struct plan_build *plan_build_find(const struct plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_builds; i++)
+		if (strcmp(p->builds[i].name, name) == 0)
+			return &p->builds[i];
+	return NULL;
+}
+
+const struct plan_build *plan_arm_build(const struct plan *p, const struct plan_arm *a)
+{
+	if (a->build)
+		return plan_build_find(p, a->build);
+	return p->n_builds ? &p->builds[0] : NULL;
+}
+
+/* ---- deadlines ----------------------------------------------------------------- */
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+int plan_until_resolve(const char *until, int64_t now_unix_ms, int64_t *out_unix_ms)
+{
+	size_t n = strlen(until);
+	int year = 0, mon = 0, day = 0, hour, min;
+	const char *hm;
+	if (n == 5) {
+		hm = until;
+	} else if (n == 16 && digits(until, 4) && until[4] == '-' && digits(until + 5, 2) &&
+	           until[7] == '-' && digits(until + 8, 2) && (until[10] == ' ' || until[10] == 'T')) {
+		year = atoi(until);
+		mon = atoi(until + 5);
+		day = atoi(until + 8);
+		hm = until + 11;
+		if (year < 1970 || year > 9999 || mon < 1 || mon > 12 || day < 1 || day > 31)
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	if (!digits(hm, 2) || hm[2] != ':' || !digits(hm + 3, 2))
+		return -EINVAL;
+	hour = atoi(hm);
+	min = atoi(hm + 3);
+	if (hour > 23 || min > 59)
+		return -EINVAL;
+
+	time_t now = (time_t)(now_unix_ms / 1000);
+	struct tm tm;
+	if (!localtime_r(&now, &tm))
+		return -EINVAL;
+	if (year) {
+		tm.tm_year = year - 1900;
+		tm.tm_mon = mon - 1;
+		tm.tm_mday = day;
+	}
+	tm.tm_hour = hour;
+	tm.tm_min = min;
+	tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	struct tm want = tm;
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -EINVAL;
+	if (year && (tm.tm_mday != want.tm_mday || tm.tm_mon != want.tm_mon))
+		return -EINVAL; /* 2024-02-30 */
+	if (!year) {
+		/* the next time the clock shows it: tomorrow when past today */
+		for (int i = 0; i < 2 && (int64_t)t * 1000 <= now_unix_ms; i++) {
+			want.tm_mday++;
+			tm = want;
+			tm.tm_isdst = -1;
+			t = mktime(&tm);
+			if (t == (time_t)-1)
+				return -EINVAL;
+		}
+	}
+	*out_unix_ms = (int64_t)t * 1000;
+	return 0;
+}
+
+/* ---- the canonical writer ------------------------------------------------------- */
+
+/* A value inih gives back as written: no surrounding white space, no
+ * inline comment (';' after white space), one line, within the line limit. */
+static bool writable(const char *v, size_t room)
+{
+	size_t n = strlen(v);
+	if (n > room)
+		return false;
+	if (n && (isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1])))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == '\n' || v[i] == '\r')
+			return false;
+		if (v[i] == ';' && (i == 0 || isspace((unsigned char)v[i - 1])))
+			return false;
+	}
+	return true;
+}
+
+struct writer {
+	FILE *f;
+	int err;
+};
+
+static void put(struct writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct writer *w, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (vfprintf(w->f, fmt, ap) < 0 && !w->err)
+		w->err = -EIO;
+	va_end(ap);
+}
+
+static void put_kv(struct writer *w, const char *key, const char *v)
+{
+	if (!writable(v, PLAN_MAX_LINE - strlen(key) - 3)) {
+		w->err = -EINVAL;
+		return;
+	}
+	put(w, "%s = %s\n", key, v);
+}
+
+static void put_duration(struct writer *w, const char *key, double s)
+{
+	put(w, "%s = %.17gs\n", key, s);
+}
+
+static void put_number(struct writer *w, const char *key, double v)
+{
+	if (v == 0)
+		put(w, "%s = off\n", key);
+	else
+		put(w, "%s = %.17g\n", key, v);
+}
+
+/* A word written so plan_split_words() reads it back: specials escaped
+ * with a backslash (never quotes, which could hide a ';' after a space). */
+static int quote_word(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	if (!*s) {
+		if (size < 3)
+			return -EINVAL;
+		memcpy(buf, "\"\"", 3);
+		return 0;
+	}
+	for (; *s; s++) {
+		bool special = *s == ' ' || *s == '\t' || *s == '\'' || *s == '"' || *s == '\\' ||
+		               *s == ';' || *s == '#';
+		if (*s == '\n' || *s == '\r')
+			return -EINVAL;
+		if (n + 3 > size)
+			return -EINVAL;
+		if (special)
+			buf[n++] = '\\';
+		buf[n++] = *s;
+	}
+	buf[n] = 0;
+	return 0;
+}
+
+static void put_words(struct writer *w, const char *key, const struct plan_strv *words)
+{
+	char buf[PLAN_MAX_LINE + 1];
+	for (size_t i = 0; i < words->n; i++) {
+		if (quote_word(words->v[i], buf, PLAN_MAX_LINE - strlen(key) - 3) < 0) {
+			w->err = -EINVAL;
+			return;
+		}
+		if (i == 0)
+			put(w, "%s = %s\n", key, buf);
+		else
+			put(w, "    %s\n", buf);
+	}
+}
+
+static void put_lines(struct writer *w, const char *key, const struct plan_strv *lines)
+{
+	for (size_t i = 0; i < lines->n; i++) {
+		if (!writable(lines->v[i], PLAN_MAX_LINE - strlen(key) - 3)) {
+			w->err = -EINVAL;
+			return;
+		}
+		if (i == 0)
+			put(w, "%s = %s\n", key, lines->v[i]);
+		else
+			put(w, "    %s\n", lines->v[i]);
+	}
+}
+
+int plan_write(const struct plan *p, FILE *f)
+{
+	struct writer w = { .f = f };
+	put(&w, "# rxdeck plan, every key written out (docs/running.md)\n[campaign]\n");
+	if (p->name)
+		put_kv(&w, "name", p->name);
+	if (p->notes) {
+		const char *s = p->notes;
+		bool first = true;
+		while (*s) {
+			const char *nl = strchr(s, '\n');
+			size_t n = nl ? (size_t)(nl - s) : strlen(s);
+			char *line = strndup(s, n);
+			if (!line)
+				return -ENOMEM;
+			if (!writable(line, PLAN_MAX_LINE - 8) || (!first && (line[0] == '#' || line[0] == ';')))
+				w.err = -EINVAL;
+			else if (first)
+				put(&w, "notes = %s\n", line);
+			else if (*line)
+				put(&w, "    %s\n", line);
+			free(line);
+			first = false;
+			s += nl ? n + 1 : n;
+		}
+	}
+	if (p->route)
+		put_kv(&w, "route", p->route);
+	if (p->profile)
+		put_kv(&w, "profile", p->profile);
+	if (p->collect)
+		put_kv(&w, "collect", p->collect);
+	put_kv(&w, "order", plan_order(p));
+	if (p->until)
+		put_kv(&w, "until", p->until);
+	else
+		put(&w, "rounds = %d\n", plan_rounds(p));
+	put(&w, "warmup = %s\n", p->warmup ? "yes" : "no");
+	put_duration(&w, "watchdog", p->watchdog_s);
+	put_duration(&w, "start_timeout", p->start_timeout_s);
+	put_duration(&w, "start_delay", p->start_delay_s);
+	if (p->hard_limit_s > 0)
+		put_duration(&w, "hard_limit", p->hard_limit_s);
+	else
+		put(&w, "hard_limit = auto\n");
+	put_duration(&w, "stop_timeout", p->stop_timeout_s);
+	if (p->inherit.n)
+		put_words(&w, "inherit", &p->inherit);
+	put(&w, "pad = %s\n", p->pad == PLAN_PAD_UINPUT ? "uinput" : p->pad == PLAN_PAD_SOCKET ? "socket" : "auto");
+	put(&w, "frames = %s\n", p->frames == PLAN_FRAMES_MANGOHUD ? "mangohud" : "rxvk");
+
+	put(&w, "\n[void]\n");
+	put_number(&w, "swap_factor", p->void_rules.swap_factor);
+	put_number(&w, "swap_min_pages", p->void_rules.swap_min_pages);
+	put_number(&w, "shot_luma", p->void_rules.shot_luma);
+	put_number(&w, "clock_drop_pct", p->void_rules.clock_drop_pct);
+	put_number(&w, "temp_max_c", p->void_rules.temp_max_c);
+
+	if (p->has_profile_env) {
+		put(&w, "\n[profile]\n");
+		put_lines(&w, "env", &p->profile_env);
+	}
+	if (p->has_inherited) {
+		put(&w, "\n[inherited]\n");
+		put_lines(&w, "env", &p->inherited_env);
+	}
+	for (size_t i = 0; i < p->n_builds; i++) {
+		const struct plan_build *b = &p->builds[i];
+		put(&w, "\n[build %s]\n", b->name);
+		put_words(&w, "command", &b->argv);
+		if (b->commit)
+			put_kv(&w, "commit", b->commit);
+		if (b->workdir)
+			put_kv(&w, "workdir", b->workdir);
+		put_kv(&w, "pad_option", b->pad_option ? b->pad_option : "none");
+	}
+	for (size_t i = 0; i < p->n_arms; i++) {
+		const struct plan_arm *a = &p->arms[i];
+		put(&w, "\n[arm %c]\n", a->letter);
+		if (a->label)
+			put_kv(&w, "label", a->label);
+		if (a->build)
+			put_kv(&w, "build", a->build);
+		put_lines(&w, "env", &a->env);
+		put_words(&w, "args", &a->args);
+	}
+	if (fflush(f) != 0 && !w.err)
+		w.err = -EIO;
+	return w.err;
+}
+
+/* ---- files and env profiles ---------------------------------------------------- */
+
+int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max_B) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			cap *= 2;
+			char *n = realloc(buf, cap + 1);
+			if (!n) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = n;
+		}
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+			free(buf);
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (len > max_B) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = 0;
+	*out = buf;
+	*len_out = len;
+	return 0;
+}
+
+int plan_env_parse(const char *name, const char *text, size_t len,
+                   const struct plan_parse_options *opt, struct plan_strv *out,
+                   struct plan_error *err)
+{
+	struct plan_strv list = { 0 };
+	struct plan_error first = { 0 };
+	int n_errors = 0, line = 0;
+	size_t pos = 0;
+	char *buf = NULL;
+	int rc = 0;
+	while (pos < len) {
+		const char *s = text + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - s) : len - pos;
+		pos += nl ? n + 1 : n;
+		line++;
+		struct plan_error e;
+		bool bad = false;
+		size_t i = 0;
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		size_t end = n;
+		while (end > i && isspace((unsigned char)s[end - 1]))
+			end--;
+		if (i == end || s[i] == '#')
+			continue;
+		const char *nul = memchr(s, 0, n);
+		const char *eq = memchr(s + i, '=', end - i);
+		if (nul) {
+			plan_error_set(&e, name, line, (int)(nul - s) + 1, "NUL byte in the profile (is it a text file?)");
+			bad = true;
+		} else if (!eq) {
+			plan_error_set(&e, name, line, (int)i + 1, "expected KEY=VALUE or a '#' comment");
+			bad = true;
+		} else if (!plan_env_key_valid(s + i, (size_t)(eq - s - (ptrdiff_t)i))) {
+			plan_error_set(&e, name, line, (int)i + 1,
+			               "the name before '=' must be letters, digits and '_', not starting "
+			               "with a digit, with no space before '='");
+			bad = true;
+		} else if (end - i > 4096) {
+			plan_error_set(&e, name, line, (int)i + 1, "line longer than 4096 characters");
+			bad = true;
+		}
+		if (bad) {
+			if (n_errors++ == 0)
+				first = e;
+			if (opt && opt->on_error)
+				opt->on_error(opt->error_ctx, &e);
+			continue;
+		}
+		free(buf);
+		if (!(buf = strndup(s + i, end - i))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		if ((rc = plan_strv_setenv(&list, buf)) < 0)
+			goto fail;
+	}
+	free(buf);
+	if (n_errors) {
+		if (err)
+			*err = first;
+		plan_strv_finish(&list);
+		return -EINVAL;
+	}
+	plan_strv_finish(out);
+	*out = list;
+	return 0;
+fail:
+	free(buf);
+	plan_strv_finish(&list);
+	return rc;
+}
+
+int plan_env_load(const char *path, const struct plan_parse_options *opt, struct plan_strv *out,
+                  struct plan_error *err)
+{
+	char *text;
+	size_t len;
+	int rc = plan_read_file(path, PLAN_MAX_FILE_B, &text, &len);
+	if (rc < 0) {
+		if (err)
+			plan_error_set(err, path, 0, 0, "cannot open env profile '%s': %s", path,
+			               rc == -EFBIG ? "larger than 1 MiB, not a profile" : strerror(-rc));
+		return rc;
+	}
+	rc = plan_env_parse(path, text, len, opt, out, err);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,504 @@
+/* test-plan-parse: the plan parser: every key, the embedded default, every
+ * error with its position, overrides from the command line, deadlines,
+ * word splitting and env profiles. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plan/plan.h"
+
+struct errs {
+	struct plan_error e[64];
+	int n;
+};
+
+static void keep_error(void *ctx, const struct plan_error *err)
+{
+	struct errs *e = ctx;
+	if (e->n < 64)
+		e->e[e->n++] = *err;
+}
+
+static int parse(const char *text, struct plan **out, struct errs *errs)
+{
+	struct plan_parse_options opt = { .on_error = keep_error, .error_ctx = errs };
+	return plan_parse("dir/test.ini", text, strlen(text), &opt, out, NULL);
+}
+
+static const char full_plan[] =
+	"; a plan with every key\n"
+	"[campaign]\n"
+	"name = night-1\n"
+	"notes = first line\n"
+	"   second line\n"
+	"route = routes/smoke.route\n"
+	"profile = deck\n"
+	"collect = rxvk\n"
+	"order = ABBA\n"
+	"rounds = 3\n"
+	"warmup = no\n"
+	"watchdog = 5s\n"
+	"start_timeout = 1min\n"
+	"start_delay = 500ms\n"
+	"hard_limit = 300s\n"
+	"stop_timeout = 3s\n"
+	"inherit = RX_VK_DEVICE HOME\n"
+	"pad = socket\n"
+	"frames = rxvk\n"
+	"\n"
+	"[void]\n"
+	"swap_factor = 2\n"
+	"swap_min_pages = 5000\n"
+	"shot_luma = off\n"
+	"clock_drop_pct = 15\n"
+	"temp_max_c = 95\n"
+	"\n"
+	"[build new]\n"
+	"command = /opt/game/bin/game --fullscreen \"--title=a b\" ; a comment\n"
+	"    --extra\n"
+	"commit = abc123\n"
+	"workdir = /opt/game\n"
+	"\n"
+	"[build old]\n"
+	"binary = ../old/rxdeck-forest\n"
+	"\n"
+	"[arm A]\n"
+	"label = baseline\n"
+	"build = old\n"
+	"\n"
+	"[arm B]\n"
+	"label = early readback\n"
+	"build = new\n"
+	"env = RX_VK_READBACK_EARLY=1\n"
+	"      RX_VK_READBACK_EARLY_GAP=8\n"
+	"env = RX_X=a=b\n"
+	"args = --draws 900\n";
+
+static void test_plan_parse__every_key(void **state)
+{
+	(void)state;
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	assert_int_equal(parse(full_plan, &p, &errs), 0);
+	assert_int_equal(errs.n, 0);
+	assert_string_equal(p->path, "dir/test.ini");
+	assert_string_equal(p->dir, "dir");
+	assert_string_equal(p->name, "night-1");
+	assert_string_equal(p->notes, "first line\nsecond line");
+	assert_string_equal(p->route, "routes/smoke.route");
+	assert_string_equal(p->profile, "deck");
+	assert_string_equal(p->collect, "rxvk");
+	assert_string_equal(plan_order(p), "ABBA");
+	assert_int_equal(plan_rounds(p), 3);
+	assert_null(p->until);
+	assert_false(p->warmup);
+	assert_true(p->watchdog_s == 5.0);
+	assert_true(p->start_timeout_s == 60.0);
+	assert_true(p->start_delay_s == 0.5);
+	assert_true(p->hard_limit_s == 300.0);
+	assert_true(p->stop_timeout_s == 3.0);
+	assert_int_equal(p->inherit.n, 2);
+	assert_string_equal(p->inherit.v[0], "RX_VK_DEVICE");
+	assert_string_equal(p->inherit.v[1], "HOME");
+	assert_int_equal(p->pad, PLAN_PAD_SOCKET);
+	assert_int_equal(p->frames, PLAN_FRAMES_RXVK);
+	assert_true(p->void_rules.swap_factor == 2.0);
+	assert_true(p->void_rules.swap_min_pages == 5000.0);
+	assert_true(p->void_rules.shot_luma == 0.0);
+	assert_true(p->void_rules.clock_drop_pct == 15.0);
+	assert_true(p->void_rules.temp_max_c == 95.0);
+
+	assert_int_equal(p->n_builds, 2);
+	const struct plan_build *b = plan_build_find(p, "new");
+	assert_non_null(b);
+	assert_int_equal(b->argv.n, 4);
+	assert_string_equal(b->argv.v[0], "/opt/game/bin/game");
+	assert_string_equal(b->argv.v[1], "--fullscreen");
+	assert_string_equal(b->argv.v[2], "--title=a b");
+	assert_string_equal(b->argv.v[3], "--extra");
+	assert_null(b->argv.v[4]);
+	assert_string_equal(b->commit, "abc123");
+	assert_string_equal(b->workdir, "/opt/game");
+	assert_null(b->pad_option); /* a real game is not told */
+	assert_int_equal(b->argv_pos.line, 29);
+	assert_int_equal(b->argv_pos.column, 11);
+	const struct plan_build *old = plan_build_find(p, "old");
+	assert_string_equal(old->argv.v[0], "../old/rxdeck-forest");
+	assert_string_equal(old->pad_option, "--pad"); /* the demo game is */
+
+	assert_int_equal(p->n_arms, 2);
+	const struct plan_arm *a = plan_arm_find(p, 'A');
+	assert_string_equal(a->label, "baseline");
+	assert_ptr_equal(plan_arm_build(p, a), old);
+	assert_int_equal(a->env.n, 0);
+	const struct plan_arm *arm_b = plan_arm_find(p, 'B');
+	assert_ptr_equal(plan_arm_build(p, arm_b), b);
+	assert_int_equal(arm_b->env.n, 3);
+	assert_string_equal(arm_b->env.v[0], "RX_VK_READBACK_EARLY=1");
+	assert_string_equal(arm_b->env.v[1], "RX_VK_READBACK_EARLY_GAP=8");
+	assert_string_equal(arm_b->env.v[2], "RX_X=a=b");
+	assert_string_equal(plan_strv_getenv(&arm_b->env, "RX_X"), "a=b");
+	assert_int_equal(arm_b->args.n, 2);
+	assert_string_equal(arm_b->args.v[1], "900");
+	assert_null(plan_arm_find(p, 'C'));
+	plan_free(p);
+}
+
+static void test_plan_parse__default_plan(void **state)
+{
+	(void)state;
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	assert_int_equal(parse(plan_default_text(), &p, &errs), 0);
+	assert_string_equal(p->route, "routes/kokiri-moving.route");
+	assert_string_equal(plan_order(p), "ABCDDCBA");
+	assert_true(p->warmup);
+	assert_int_equal(p->n_arms, 4);
+	assert_int_equal(plan_arm_find(p, 'A')->env.n, 0);
+	assert_string_equal(plan_arm_find(p, 'B')->env.v[0], "RX_VK_READBACK_LATE=newest");
+	assert_string_equal(plan_arm_find(p, 'C')->env.v[0], "RX_VK_READBACK_EARLY=1");
+	const struct plan_arm *d = plan_arm_find(p, 'D');
+	assert_int_equal(d->env.n, 2);
+	assert_string_equal(plan_strv_getenv(&d->env, "RX_VK_READBACK_LATE"), "newest");
+	assert_string_equal(plan_strv_getenv(&d->env, "RX_VK_READBACK_EARLY"), "1");
+	assert_int_equal(p->n_builds, 1);
+	assert_string_equal(p->builds[0].argv.v[0], "forest");
+	assert_string_equal(p->builds[0].pad_option, "--pad");
+	plan_free(p);
+}
+
+static void test_plan_parse__defaults(void **state)
+{
+	(void)state;
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	assert_int_equal(parse("[arm A]\n[arm B]\n[arm C]\n", &p, &errs), 0);
+	assert_string_equal(plan_order(p), "ABCCBA");
+	assert_int_equal(plan_rounds(p), 1);
+	assert_true(p->warmup);
+	assert_true(p->watchdog_s == 10.0);
+	assert_true(p->void_rules.swap_factor == 1.5);
+	assert_true(p->void_rules.swap_min_pages == 10000.0);
+	assert_int_equal(p->n_builds, 1); /* the demo game */
+	assert_string_equal(p->builds[0].name, "forest");
+	assert_null(p->name);
+	assert_null(p->route);
+	assert_int_equal(p->pad, PLAN_PAD_AUTO);
+	plan_free(p);
+}
+
+struct bad_case {
+	const char *text;
+	int line, column;
+	const char *message; /* a part of it */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "[campain]\n[arm A]\n", 1, 2, "unknown section [campain]" },
+	{ "[campaign\n[arm A]\n", 1, 10, "missing ']'" },
+	{ "[campaign] x\n[arm A]\n", 1, 12, "unexpected text after the section name" },
+	{ "[campaign]\nroute\n[arm A]\n", 2, 1, "expected 'key = value'" },
+	{ "[campaign]\n  = x\n[arm A]\n", 2, 3, "missing key name" },
+	{ "[campaign]\nroutes = x\n[arm A]\n", 2, 1, "unknown key 'routes' in [campaign]" },
+	{ "[campaign]\nrounds = 0\n[arm A]\n", 2, 10, "rounds '0': expected a whole number" },
+	{ "[campaign]\nrounds = 2.5\n[arm A]\n", 2, 10, "rounds '2.5'" },
+	{ "[campaign]\nwarmup = maybe\n[arm A]\n", 2, 10, "warmup 'maybe': expected yes or no" },
+	{ "[campaign]\nwatchdog = 10 s\n[arm A]\n", 2, 12, "watchdog '10 s'" },
+	{ "[campaign]\nwatchdog = 0s\n[arm A]\n", 2, 12, "positive duration" },
+	{ "[campaign]\nuntil = 7:00\n[arm A]\n", 2, 9, "until '7:00'" },
+	{ "[campaign]\nuntil = 24:00\n[arm A]\n", 2, 9, "until '24:00'" },
+	{ "[campaign]\nrounds = 2\nuntil = 07:00\n[arm A]\n", 3, 9, "'rounds' or 'until', not both" },
+	{ "[campaign]\nname = a b\n[arm A]\n", 2, 8, "name 'a b'" },
+	{ "[campaign]\nname = x\nname = y\n[arm A]\n", 3, 1, "'name' given twice in this section (first on line 2)" },
+	{ "[campaign]\norder = ABxBA\n[arm A]\n[arm B]\n", 2, 11, "'x' is not an arm letter" },
+	{ "[campaign]\norder = ABBA\n[arm A]\n", 2, 10, "there is no [arm B]" },
+	{ "[campaign]\norder = AA\n[arm A]\n[arm B]\n", 2, 9, "never runs arm B (defined on line 4)" },
+	{ "[campaign]\npad = usb\n[arm A]\n", 2, 7, "pad 'usb'" },
+	{ "[campaign]\nframes = csv\n[arm A]\n", 2, 10, "frames 'csv'" },
+	{ "[campaign]\ninherit = HOME 9X\n[arm A]\n", 2, 11, "inherit '9X'" },
+	{ "[campaign]\nlabel = x\n    more\n[arm A]\n", 2, 1, "unknown key 'label'" },
+	{ "[campaign]\nroute = x\n    y\n[arm A]\n", 3, 5, "'route' takes one line" },
+	{ "route = x\n[arm A]\n", 1, 1, "comes before any section" },
+	{ "[campaign]\n[campaign]\n[arm A]\n", 2, 2, "section [campaign] given twice (first on line 1)" },
+	{ "[arm a]\n", 1, 6, "bad arm 'a'" },
+	{ "[arm AB]\n", 1, 6, "bad arm 'AB'" },
+	{ "[arm]\n", 1, 2, "[arm] needs a letter" },
+	{ "[arm A]\n[arm A]\n", 2, 6, "arm A given twice (first on line 1)" },
+	{ "[arm A]\nenv = NOEQUALS\n", 2, 7, "env 'NOEQUALS': expected KEY=VALUE" },
+	{ "[arm A]\nenv = 1X=2\n", 2, 7, "the name before '='" },
+	{ "[arm A]\nenv = A=1\n   B C=2\n", 3, 4, "env 'B C=2'" },
+	{ "[arm A]\nlabel = x\nlabel = y\n", 3, 1, "'label' given twice" },
+	{ "[arm A]\nbuild = nothere\n", 2, 9, "arm A: no build 'nothere' in the plan (builds: forest)" },
+	{ "[arm A]\nargs = --title \"open\n", 2, 16, "this quote is not closed" },
+	{ "[arm A]\nargs = end\\\n", 2, 11, "a backslash at the end" },
+	{ "[build]\n[arm A]\n", 1, 2, "[build] needs a name" },
+	{ "[build a/b]\n[arm A]\n", 1, 8, "bad build name 'a/b'" },
+	{ "[build x]\n[arm A]\n", 1, 2, "build 'x' needs 'binary' or 'command'" },
+	{ "[build x]\nbinary = a\ncommand = b\n[arm A]\n", 3, 11, "give 'binary' or 'command', not both" },
+	{ "[build x]\nbinary = a\n[build x]\nbinary = b\n[arm A]\n", 3, 8, "build 'x' given twice" },
+	{ "[build x]\npad_option = --pad x\nbinary = a\n[arm A]\n", 2, 14, "pad_option '--pad x'" },
+	{ "[void]\nshot_luma = 300\n[arm A]\n", 2, 13, "shot_luma '300'" },
+	{ "[void]\nswap_factor = -1\n[arm A]\n", 2, 15, "swap_factor '-1'" },
+	{ "[profile]\nlabel = x\n[arm A]\n", 2, 1, "unknown key 'label' in [profile] (known: env)" },
+	{ "[campaign]\nname = x\n", 0, 0, "the plan has no arm" },
+	{ "[arm A]\nlabel = x\x01y\n[arm Q]\n\x00\n", 4, 1, "NUL byte" },
+	{ "\xef\xbb\xbf[campaign]\nrounds = x\n[arm A]\n", 2, 10, "rounds 'x'" },
+};
+
+static void test_plan_parse__errors_have_positions(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+		const struct bad_case *c = &bad_cases[i];
+		struct errs errs = { 0 };
+		struct plan *p = NULL;
+		size_t len = strlen(c->text);
+		if (strstr(c->message, "NUL"))
+			len += 2; /* the text holds a NUL byte and a newline after it */
+		struct plan_parse_options opt = { .on_error = keep_error, .error_ctx = &errs };
+		struct plan_error first;
+		int rc = plan_parse("dir/test.ini", c->text, len, &opt, &p, &first);
+		if (rc != -EINVAL || errs.n < 1)
+			fail_msg("case %zu: '%s' parsed (rc %d)", i, c->text, rc);
+		assert_null(p);
+		const struct plan_error *e = &errs.e[0];
+		if (e->line != c->line || e->column != c->column || !strstr(e->message, c->message))
+			fail_msg("case %zu: got %s:%d:%d: %s; want %d:%d: ...%s...", i, e->file, e->line,
+			         e->column, e->message, c->line, c->column, c->message);
+		assert_string_equal(e->file, "dir/test.ini");
+		assert_memory_equal(&first, e, sizeof first);
+	}
+}
+
+static void test_plan_parse__all_errors_reported(void **state)
+{
+	(void)state;
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	const char *text = "[campaign]\n"
+	                   "rounds = none\n"
+	                   "bogus = 1\n"
+	                   "[arm A]\n"
+	                   "env = X\n"
+	                   "[arm b]\n";
+	assert_int_equal(parse(text, &p, &errs), -EINVAL);
+	assert_int_equal(errs.n, 4);
+	assert_int_equal(errs.e[0].line, 2);
+	assert_int_equal(errs.e[1].line, 3);
+	assert_int_equal(errs.e[2].line, 5);
+	assert_int_equal(errs.e[3].line, 6);
+
+	/* printed as file:line:column: message */
+	char buf[512];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	plan_error_print(&errs.e[0], f);
+	fclose(f);
+	assert_string_equal(buf, "dir/test.ini:2:10: rounds 'none': expected a whole number from 1 to 10000\n");
+}
+
+static void test_plan_parse__long_lines_refused(void **state)
+{
+	(void)state;
+	char text[600];
+	int n = snprintf(text, sizeof text, "[arm A]\nlabel = ");
+	memset(text + n, 'x', 300);
+	snprintf(text + n + 300, sizeof text - (size_t)n - 300, "\nenv = BAD\n");
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	assert_int_equal(parse(text, &p, &errs), -EINVAL);
+	assert_int_equal(errs.n, 2); /* the long line, and the parser kept in step after it */
+	assert_int_equal(errs.e[0].line, 2);
+	assert_int_equal(errs.e[0].column, PLAN_MAX_LINE + 1);
+	assert_non_null(strstr(errs.e[0].message, "longer than"));
+	assert_int_equal(errs.e[1].line, 3);
+}
+
+static void test_plan_parse__load_names_the_file(void **state)
+{
+	(void)state;
+	struct plan *p = NULL;
+	struct plan_error e;
+	assert_int_equal(plan_load("/nonexistent/x.ini", NULL, &p, &e), -ENOENT);
+	assert_string_equal(e.message, "cannot open plan '/nonexistent/x.ini': No such file or directory");
+	assert_int_equal(e.line, 0);
+	assert_null(p);
+}
+
+static void test_plan_set__overrides(void **state)
+{
+	(void)state;
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	assert_int_equal(parse("[campaign]\nuntil = 07:00\n[arm A]\n[arm B]\n", &p, &errs), 0);
+	struct plan_error e;
+	assert_int_equal(plan_set(p, "--rounds", "rounds", "4", &e), 0);
+	assert_int_equal(plan_rounds(p), 4);
+	assert_null(p->until);
+	assert_int_equal(plan_set(p, "--until", "until", "2030-01-02 06:30", &e), 0);
+	assert_int_equal(p->rounds, 0);
+	assert_string_equal(p->until, "2030-01-02 06:30");
+	assert_int_equal(plan_set(p, "--route", "route", "routes/smoke.route", &e), 0);
+	assert_string_equal(p->route, "routes/smoke.route");
+	assert_int_equal(plan_set(p, "--rounds", "rounds", "0", &e), -EINVAL);
+	assert_string_equal(e.file, "--rounds");
+	assert_int_equal(e.line, 0);
+	assert_non_null(strstr(e.message, "rounds '0'"));
+	assert_string_equal(p->until, "2030-01-02 06:30"); /* unchanged */
+	assert_int_equal(plan_set(p, "--x", "bogus", "1", &e), -EINVAL);
+	assert_int_equal(plan_set(p, "--inherit", "inherit", "A B", &e), 0);
+	assert_int_equal(p->inherit.n, 2);
+	assert_int_equal(plan_set(p, "--inherit", "inherit", "C", &e), 0);
+	assert_int_equal(p->inherit.n, 1);
+	assert_int_equal(plan_set(p, "--inherit", "inherit", "1BAD", &e), -EINVAL);
+	assert_int_equal(p->inherit.n, 1);
+	assert_string_equal(p->inherit.v[0], "C");
+	plan_free(p);
+}
+
+static int64_t local_ms(int y, int mo, int d, int h, int mi)
+{
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+	                 .tm_min = mi, .tm_isdst = -1 };
+	return (int64_t)mktime(&tm) * 1000;
+}
+
+static void test_plan_until__forms(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	int64_t t;
+	int64_t morning = local_ms(2024, 6, 1, 6, 0);
+	assert_int_equal(plan_until_resolve("07:00", morning, &t), 0);
+	assert_int_equal(t, local_ms(2024, 6, 1, 7, 0));
+	int64_t evening = local_ms(2024, 6, 1, 22, 15);
+	assert_int_equal(plan_until_resolve("07:00", evening, &t), 0);
+	assert_int_equal(t, local_ms(2024, 6, 2, 7, 0));
+	assert_int_equal(plan_until_resolve("22:15", evening, &t), 0); /* now is not "until" */
+	assert_int_equal(t, local_ms(2024, 6, 2, 22, 15));
+	assert_int_equal(plan_until_resolve("2024-06-03 05:30", evening, &t), 0);
+	assert_int_equal(t, local_ms(2024, 6, 3, 5, 30));
+	assert_int_equal(plan_until_resolve("2024-06-03T05:30", evening, &t), 0);
+	assert_int_equal(t, local_ms(2024, 6, 3, 5, 30));
+	const char *bad[] = { "7:00", "07:60", "24:00", "07-00", "", "2024-02-30 07:00",
+	                      "2024-13-01 07:00", "2024-06-03  05:30", "tomorrow" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(plan_until_resolve(bad[i], evening, &t), -EINVAL);
+}
+
+static void test_plan_split_words__quotes(void **state)
+{
+	(void)state;
+	struct plan_strv w = { 0 };
+	size_t bad;
+	assert_int_equal(plan_split_words("  a 'b c' \"d \\\"e\\\\\" f\\ g '' $HOME *", &w, &bad), 0);
+	assert_int_equal(w.n, 7);
+	assert_string_equal(w.v[0], "a");
+	assert_string_equal(w.v[1], "b c");
+	assert_string_equal(w.v[2], "d \"e\\");
+	assert_string_equal(w.v[3], "f g");
+	assert_string_equal(w.v[4], "");
+	assert_string_equal(w.v[5], "$HOME"); /* no shell meaning */
+	assert_string_equal(w.v[6], "*");
+	assert_int_equal(plan_split_words("x 'open", &w, &bad), -EINVAL);
+	assert_int_equal(bad, 2);
+	assert_int_equal(w.n, 7); /* nothing appended on failure */
+	plan_strv_finish(&w);
+	assert_int_equal(w.n, 0);
+}
+
+static void test_plan_duration__units(void **state)
+{
+	(void)state;
+	double s;
+	assert_int_equal(plan_parse_duration_s("10", &s), 0);
+	assert_true(s == 10);
+	assert_int_equal(plan_parse_duration_s("250ms", &s), 0);
+	assert_true(s == 0.25);
+	assert_int_equal(plan_parse_duration_s("2min", &s), 0);
+	assert_true(s == 120);
+	assert_int_equal(plan_parse_duration_s("1.5h", &s), 0);
+	assert_true(s == 5400);
+	assert_int_equal(plan_parse_duration_s("-1s", &s), -EINVAL);
+	assert_int_equal(plan_parse_duration_s("1 s", &s), -EINVAL);
+	assert_int_equal(plan_parse_duration_s("nan", &s), -EINVAL);
+	assert_int_equal(plan_parse_duration_s("1e999", &s), -EINVAL);
+}
+
+static void test_plan_env__profile(void **state)
+{
+	(void)state;
+	const char *text = "# a profile\n"
+	                   "RX_VK_LOG_READBACK_WAITS=1\n"
+	                   "\n"
+	                   "  RX_VK_DEVICE=llvmpipe  \n"
+	                   "MESA_X=a b=c\n"
+	                   "RX_VK_DEVICE=radv\n";
+	struct plan_strv env = { 0 };
+	assert_int_equal(plan_env_parse("p.env", text, strlen(text), NULL, &env, NULL), 0);
+	assert_int_equal(env.n, 3);
+	assert_string_equal(plan_strv_getenv(&env, "RX_VK_DEVICE"), "radv"); /* the later line wins */
+	assert_string_equal(plan_strv_getenv(&env, "MESA_X"), "a b=c");
+	assert_null(plan_strv_getenv(&env, "RX_VK"));
+
+	struct errs errs = { 0 };
+	struct plan_parse_options opt = { .on_error = keep_error, .error_ctx = &errs };
+	const char *bad = "OK=1\n  no equals\nexport X=1\n=1\n";
+	struct plan_error first;
+	assert_int_equal(plan_env_parse("p.env", bad, strlen(bad), &opt, &env, &first), -EINVAL);
+	assert_int_equal(errs.n, 3);
+	assert_int_equal(errs.e[0].line, 2);
+	assert_int_equal(errs.e[0].column, 3);
+	assert_non_null(strstr(errs.e[0].message, "expected KEY=VALUE"));
+	assert_int_equal(errs.e[1].line, 3);
+	assert_int_equal(errs.e[2].line, 4);
+	assert_int_equal(first.line, 2);
+	assert_int_equal(env.n, 3); /* untouched */
+	plan_strv_finish(&env);
+
+	assert_int_equal(plan_env_load("/nonexistent.env", NULL, &env, &first), -ENOENT);
+	assert_non_null(strstr(first.message, "cannot open env profile '/nonexistent.env'"));
+}
+
+static void test_plan_strv__setenv(void **state)
+{
+	(void)state;
+	struct plan_strv l = { 0 };
+	assert_int_equal(plan_strv_setenv(&l, "A=1"), 0);
+	assert_int_equal(plan_strv_setenv(&l, "AB=2"), 0);
+	assert_int_equal(plan_strv_setenv(&l, "A=3"), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0], "A=3");
+	assert_string_equal(plan_strv_getenv(&l, "AB"), "2");
+	assert_int_equal(plan_strv_setenv(&l, "NOEQ"), -EINVAL);
+	assert_int_equal(plan_strv_setenv(&l, "1=x"), -EINVAL);
+	plan_strv_finish(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_parse__every_key),
+		cmocka_unit_test(test_plan_parse__default_plan),
+		cmocka_unit_test(test_plan_parse__defaults),
+		cmocka_unit_test(test_plan_parse__errors_have_positions),
+		cmocka_unit_test(test_plan_parse__all_errors_reported),
+		cmocka_unit_test(test_plan_parse__long_lines_refused),
+		cmocka_unit_test(test_plan_parse__load_names_the_file),
+		cmocka_unit_test(test_plan_set__overrides),
+		cmocka_unit_test(test_plan_until__forms),
+		cmocka_unit_test(test_plan_split_words__quotes),
+		cmocka_unit_test(test_plan_duration__units),
+		cmocka_unit_test(test_plan_env__profile),
+		cmocka_unit_test(test_plan_strv__setenv),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
