@@ -195,7 +195,7 @@ struct hold {
 	bool stalled;               /* the stall rule opened pages: carry them all out */
 	uint32_t stalls;            /* atomic: times the stall rule acted (the handler reads it) */
 	/* render thread: frame time for the shares */
-	uint64_t first_frame_ns, last_frame_ns, frames;
+	uint64_t first_frame_ns, frames;
 };
 
 /* ---- the signal handler's state (process-wide, see the top comment) ---- */
@@ -1126,7 +1126,6 @@ void rxvk_hold_frame_presented(struct rxvk *rx)
 		return;
 	if (!h->frames++)
 		h->first_frame_ns = now;
-	h->last_frame_ns = now;
 }
 
 /* ---- lifetime ---- */
@@ -1143,10 +1142,10 @@ static void log_exit_summary(struct hold *h)
 	rxvk_counters_get(rx, &c);
 	if (!c.frames_real && !c.frames_held && !c.frames_written_at_once)
 		return;
-	/* frame time: the mean interval between real flips, times the frames */
-	uint64_t span_ns = h->frames > 1 ? (uint64_t)((double)(h->last_frame_ns - h->first_frame_ns) *
-	                                              (double)h->frames / (double)(h->frames - 1))
-	                                 : 0;
+	/* frame time: from the first real flip's recording to now, when the
+	 * device is idle and every frame presented (flips are recorded ahead
+	 * of the device, so the span between their recordings is too short) */
+	uint64_t span_ns = h->frames ? rxvk_now_ns() - h->first_frame_ns : 0;
 	double n = c.frames_real ? (double)c.frames_real : 1.0;
 	rxvk_log(rx,
 	         "frames: %" PRIu64 " real, held %" PRIu64 ", superseded %" PRIu64 ", dropped %" PRIu64

@@ -448,8 +448,8 @@ int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64
  * for it.  Any thread but the carry-out thread. */
 void rxvk_hold_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B);
 
-/* A real frame was flipped (render thread): the span the shares of frame
- * time in the exit summary are taken over. */
+/* A real frame was flipped (render thread): the first one starts the span
+ * the exit summary's shares of frame time are taken over. */
 void rxvk_hold_frame_presented(struct rxvk *rx);
 
 /* Puts the guard handler back in front of whatever SIGSEGV handler is in
