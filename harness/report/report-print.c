@@ -107,11 +107,23 @@ static int decimals_of(int idx)
 	return idx >= 0 ? stats_metrics[idx].decimals : 2;
 }
 
-/* "268 × 23.30 ms", or the count alone when no wait was timed. */
+/* A run's value: counts (metrics without a unit) that are whole print
+ * without decimals ("268", not "268.0"). */
+static void fmt_run_value(char *buf, size_t size, double v, int idx)
+{
+	bool count = idx >= 0 && !(stats_metrics[idx].unit && stats_metrics[idx].unit[0]);
+	fmt_fixed(buf, size, v, count && isfinite(v) && v == floor(v) ? 0 : decimals_of(idx));
+}
+
+/* "268 × 23.30 ms", or the count alone when no wait was timed.  dc < 0:
+ * the count as a run's value of metric -dc - 1. */
 static void fmt_pair(char *buf, size_t size, double count, double each, int dc, int de)
 {
 	char a[48], b[48];
-	fmt_fixed(a, sizeof a, count, dc);
+	if (dc < 0)
+		fmt_run_value(a, sizeof a, count, -dc - 1);
+	else
+		fmt_fixed(a, sizeof a, count, dc);
 	if (!isfinite(each)) {
 		snprintf(buf, size, "%s", a);
 		return;
@@ -142,9 +154,9 @@ static void row_cell(FILE *out, const struct report_data *rd, const struct repor
 		const struct report_run *r = &rd->runs[a->runs[k]];
 		double v = r->v[i], e = j >= 0 ? r->v[j] : NAN;
 		if (j >= 0)
-			fmt_pair(buf, sizeof buf, v, e, decimals_of(i), decimals_of(j));
+			fmt_pair(buf, sizeof buf, v, e, -i - 1, decimals_of(j));
 		else
-			fmt_fixed(buf, sizeof buf, v, decimals_of(i));
+			fmt_run_value(buf, sizeof buf, v, i);
 		fputs(first ? "" : ", ", out);
 		first = false;
 		if (r->is_void)
@@ -337,7 +349,10 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 		fputs("---|", out);
 	bool any_more = false;
 	for (size_t m = 0; m < rd->n_metrics; m++) {
-		if (!rd->has_data[m])
+		bool any = false;
+		for (size_t i = 0; i < rd->n_arms; i++)
+			any |= rd->arms[i].has_cmp[m];
+		if (!any)
 			continue;
 		const struct stats_metric_def *d = &stats_metrics[m];
 		fputs("\n| ", out);

@@ -1,0 +1,355 @@
+/* Tests of `rxdeck report`'s numbers: the table against hand-computed
+ * values for a campaign built from known frames and metrics, each verdict
+ * case, void runs, rows without data, and CSV and JSON read back to the
+ * same numbers. */
+#include "test-report-util.h"
+
+#include <errno.h>
+#include <jansson.h>
+
+#include "report/report.h"
+
+static char *report_text(struct db *db, int64_t id, char baseline, enum report_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	char msg[256] = "";
+	FILE *mem = open_memstream(&buf, &len);
+	assert_non_null(mem);
+	struct report_options o = { .baseline = baseline, .format = f, .errmsg = msg,
+		                    .errmsg_size = sizeof msg };
+	int rc = report_print(db, id, &o, mem);
+	fclose(mem);
+	if (rc)
+		fprintf(stderr, "report_print: %d %s\n", rc, msg);
+	assert_int_equal(rc, 0);
+	return buf;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle)) {
+		fprintf(stderr, "--- text ---\n%s\n--- lacks ---\n%s\n", hay, needle);
+		fail();
+	}
+}
+
+static void assert_lacks(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle)) {
+		fprintf(stderr, "--- text ---\n%s\n--- has ---\n%s\n", hay, needle);
+		fail();
+	}
+}
+
+/* night-1: A off, B early.  Real fps: A 12.0 and 12.5 and 12.25 from frames
+ * (exact rates over the 80 s window), a void A run; B 13.0, 13.5, 13.25
+ * stored.  Hand-computed: means 12.25 / 13.25, Δ +1.00, Δ% +8.163,
+ * spreads 0.5 (4.08 % / 3.77 % of the medians), ranges apart and Δ beyond
+ * both spreads: faster; Mann-Whitney U = 9 of 9, exact p = 2/20 = 0.1. */
+static void build_night(struct trep *t)
+{
+	static const char *const labels[] = { "off", "early readback" };
+	static const char *const env[] = { NULL, "RX_VK_READBACK_EARLY=1\n" };
+	trep_open(t, "night-1", 2, labels, env);
+	int64_t r;
+	r = trep_run(t, 0, 1, NULL, "rb_waits", 268.0, "rb_wait_each_ms", 23.3, NULL);
+	trep_frames_at(t, r, INT64_C(5000000000000), 12.0);
+	trep_run(t, 1, 1, NULL, "real_fps", 13.0, "rb_waits", 1023.0, "rb_wait_each_ms", 1.55,
+	         NULL);
+	trep_run(t, 1, 1, NULL, "real_fps", 13.5, "rb_waits", 1029.0, "rb_wait_each_ms", 1.36,
+	         NULL);
+	r = trep_run(t, 0, 1, NULL, "rb_waits", 221.0, "rb_wait_each_ms", 23.6, NULL);
+	trep_frames_at(t, r, INT64_C(6000000000000), 12.5);
+	trep_run(t, 0, 2, "hung: no frame for 10 s", "real_fps", 3.0, NULL);
+	trep_run(t, 1, 2, NULL, "real_fps", 13.25, NULL);
+	r = trep_run(t, 0, 2, NULL, NULL);
+	trep_frames_at(t, r, INT64_C(7000000000000), 12.25);
+}
+
+static void test_report__md_hand_computed(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build_night(&t);
+	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	/* a run of exactly 12.0 fps is 12.0; the void run shows with its value */
+	assert_contains(md, "| real fps (runs) | 12.0, 12.5, void (3.0), 12.2 | 13.0, 13.5, 13.2 |");
+	assert_contains(md, "| mean, against A | 12.25 | 13.25 (+1.00, +8.2 %) |");
+	/* constant rate: every frame time is 1000/12 ms etc.; B has no frames */
+	assert_contains(md, "| frame time p50, ms | 83.33, 80.00, void (-), 81.63; mean 81.655 | -, -, - |");
+	assert_contains(md, "| readbacks that wait, of 3000 (count × ms each) | 268 × 23.30 ms, 221 × 23.60 ms, void (-), -; mean 244.50 × 23.450 ms | 1023 × 1.55 ms, 1029 × 1.36 ms, -; mean 1026.00 × 1.455 ms |");
+	assert_contains(md, "| frames over 100 ms | 0, 0, void (-), 0; mean 0.00 | -, -, - |");
+	assert_contains(md, "| usable runs | 3 (and 1 void) | 3 |");
+	assert_contains(md, "- run 5 (A, round 2): hung: no frame for 10 s");
+	assert_contains(md, "**faster**: Δ +1.00 fps (+8.2 %); spread 3.8 % vs 4.1 %; 3 vs 3 usable runs; p = 0.1 (exact)");
+	assert_contains(md, "`RX_VK_READBACK_EARLY=1`");
+	assert_contains(md, "| readback wait each, ms | **faster**: Δ -21.995 ms (-93.8 %); spread 13.1 % vs 1.3 %; 2 vs 2 usable runs |");
+	/* no verdict row where no arm but the baseline has data */
+	assert_lacks(md, "| frame time p95, ms | no usable runs");
+	/* rows without data are left out */
+	assert_lacks(md, "captures waiting");
+	assert_lacks(md, "swap-in");
+	free(md);
+	trep_cleanup(&t);
+}
+
+static void test_report__void_never_counted(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build_night(&t);
+	char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	json_error_t e;
+	json_t *doc = json_loads(js, 0, &e);
+	assert_non_null(doc);
+	json_t *a = json_array_get(json_object_get(doc, "arms"), 0);
+	assert_int_equal(json_integer_value(json_object_get(a, "usable_runs")), 3);
+	assert_int_equal(json_integer_value(json_object_get(a, "void_runs")), 1);
+	assert_true(json_number_value(json_object_get(json_object_get(a, "mean"), "real_fps")) ==
+	            12.25);
+	json_t *runs = json_object_get(a, "runs");
+	json_t *v = json_array_get(runs, 2);
+	assert_true(json_is_true(json_object_get(v, "void")));
+	assert_string_equal(json_string_value(json_object_get(v, "void_reason")),
+	                    "hung: no frame for 10 s");
+	assert_true(json_number_value(json_object_get(v, "real_fps")) == 3.0);
+	json_decref(doc);
+	free(js);
+	trep_cleanup(&t);
+}
+
+/* One arm per verdict case against A (10.0, 12.0: mean 11, spread 2, sd √2). */
+static void build_cases(struct trep *t)
+{
+	static const char *const labels[] = { "base", "overlap", "apart-small", "slower",
+		                              "too-few", "faster" };
+	trep_open(t, "verdicts", 6, labels, NULL);
+	trep_run(t, 0, 1, NULL, "real_fps", 10.0, "p50_ms", 50.0, NULL);
+	trep_run(t, 0, 2, NULL, "real_fps", 12.0, "p50_ms", 52.0, NULL);
+	/* B: 11, 13 overlap A: within; Δ 1 (9.1 %): more rounds, sd √2 pooled:
+	 * n = ceil(15.698 * 2 / 1) = 32 runs, 30 more, 2 a round in ABBA: 15 */
+	trep_run(t, 1, 1, NULL, "real_fps", 11.0, NULL);
+	trep_run(t, 1, 2, NULL, "real_fps", 13.0, NULL);
+	/* C: 12.1, 12.3 apart from A, but Δ 1.2 < A's spread 2: within */
+	trep_run(t, 2, 1, NULL, "real_fps", 12.1, NULL);
+	trep_run(t, 2, 2, NULL, "real_fps", 12.3, NULL);
+	/* D: 7.0, 7.5: apart, Δ -3.75 beyond both spreads: slower; p50 higher
+	 * and apart: slower too */
+	trep_run(t, 3, 1, NULL, "real_fps", 7.0, "p50_ms", 80.0, NULL);
+	trep_run(t, 3, 2, NULL, "real_fps", 7.5, "p50_ms", 81.0, NULL);
+	/* E: one usable run, one void: too few */
+	trep_run(t, 4, 1, NULL, "real_fps", 14.0, NULL);
+	trep_run(t, 4, 2, "swapped heavily: 78710 pages in", "real_fps", 14.5, NULL);
+	/* F: 14.5, 15.0: apart, Δ 3.75 > 2: faster; p50 lower: faster */
+	trep_run(t, 5, 1, NULL, "real_fps", 14.5, "p50_ms", 30.0, NULL);
+	trep_run(t, 5, 2, NULL, "real_fps", 15.0, "p50_ms", 31.0, NULL);
+}
+
+static const char *verdict(json_t *doc, size_t arm, const char *metric)
+{
+	json_t *a = json_array_get(json_object_get(doc, "arms"), arm);
+	return json_string_value(json_object_get(json_object_get(a, "verdict"), metric));
+}
+
+static void test_report__verdict_cases(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build_cases(&t);
+	char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	json_error_t e;
+	json_t *doc = json_loads(js, 0, &e);
+	assert_non_null(doc);
+	assert_string_equal(verdict(doc, 1, "real_fps"), "within the spread");
+	assert_string_equal(verdict(doc, 2, "real_fps"), "within the spread");
+	assert_string_equal(verdict(doc, 3, "real_fps"), "slower");
+	assert_string_equal(verdict(doc, 4, "real_fps"), "too few runs");
+	assert_string_equal(verdict(doc, 5, "real_fps"), "faster");
+	assert_string_equal(verdict(doc, 3, "p50_ms"), "slower");
+	assert_string_equal(verdict(doc, 5, "p50_ms"), "faster");
+	/* the baseline has no verdicts */
+	assert_int_equal(json_object_size(json_object_get(json_array_get(json_object_get(doc, "arms"), 0),
+	                                                  "verdict")), 0);
+	json_t *b = json_array_get(json_object_get(doc, "arms"), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "more_rounds"),
+	                                                    "real_fps")), 15);
+	/* two runs an arm: no p-value */
+	assert_true(json_is_null(json_object_get(json_object_get(b, "p_value"), "real_fps")));
+	json_decref(doc);
+	free(js);
+
+	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "- B, real fps: Δ +9.1 % is within the spread; about 15 more rounds would tell.");
+	assert_contains(md, "The rule: runs per arm n =");
+	assert_contains(md, "too few runs: Δ +3.00 fps (+27.3 %)");
+	assert_contains(md, "| usable runs | 2 | 2 | 2 | 2 | 1 (and 1 void) | 2 |");
+	assert_lacks(md, "p = ");
+	free(md);
+	trep_cleanup(&t);
+}
+
+static void test_report__baseline_option(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build_night(&t);
+	char *md = report_text(t.db, t.campaign, 'B', REPORT_FORMAT_MD);
+	assert_contains(md, "| mean, against B | 12.25 (-1.00, -7.5 %) | 13.25 |");
+	assert_contains(md, "Verdicts against B");
+	free(md);
+	char msg[256] = "";
+	struct report_options o = { .baseline = 'Q', .errmsg = msg, .errmsg_size = sizeof msg };
+	FILE *null = fopen("/dev/null", "w");
+	assert_int_equal(report_print(t.db, t.campaign, &o, null), -ENOENT);
+	fclose(null);
+	assert_string_equal(msg, "campaign 'night-1' has no arm 'Q' for a baseline");
+	trep_cleanup(&t);
+}
+
+/* Reads a CSV line into fields (quotes handled).  Returns the count. */
+static size_t csv_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *p = line, *w = line;
+	while (n < max) {
+		f[n++] = w;
+		bool q = false;
+		if (*p == '"') {
+			q = true;
+			p++;
+		}
+		for (;;) {
+			if (q && *p == '"' && p[1] == '"') {
+				*w++ = '"';
+				p += 2;
+			} else if (q && *p == '"') {
+				q = false;
+				p++;
+			} else if (!q && (*p == ',' || *p == '\n' || *p == 0)) {
+				break;
+			} else {
+				*w++ = *p++;
+			}
+		}
+		char end = *p;
+		*w++ = 0;
+		if (end != ',')
+			break;
+		p++;
+	}
+	return n;
+}
+
+static void test_report__csv_json_same_numbers(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	static const char *const labels[] = { "base, \"quoted\"", "b" };
+	static const char *const env[] = { "A=1\nB=two words\n", "RX_VK_READBACK_EARLY=1" };
+	trep_open(&t, "exact", 2, labels, env);
+	const double a_vals[] = { 12.345678901234567, 0.1 + 0.2, 1e-7 };
+	const double b_vals[] = { 13.000000000000002, 99.99, 1234567.891 };
+	for (int i = 0; i < 3; i++) {
+		trep_run(&t, 0, i + 1, NULL, "real_fps", a_vals[i], NULL);
+		trep_run(&t, 1, i + 1, NULL, "real_fps", b_vals[i], NULL);
+	}
+	char *csv = report_text(t.db, t.campaign, 0, REPORT_FORMAT_CSV);
+	char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	json_error_t e;
+	json_t *doc = json_loads(js, 0, &e);
+	assert_non_null(doc);
+	assert_string_equal(json_string_value(json_object_get(doc, "campaign")), "exact");
+	assert_string_equal(json_string_value(json_object_get(doc, "baseline")), "A");
+
+	size_t run_rows = 0, mean_rows = 0;
+	char *save = NULL;
+	char *line = strtok_r(csv, "\n", &save);
+	assert_string_equal(line, "campaign,arm,label,env,what,run,round,position,void,metric,value,text");
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *f[16];
+		size_t n = csv_split(line, f, 16);
+		assert_int_equal(n, 12);
+		assert_string_equal(f[0], "exact");
+		size_t arm = f[1][0] - 'A';
+		json_t *ja = json_array_get(json_object_get(doc, "arms"), arm);
+		if (arm == 0) {
+			assert_string_equal(f[2], "base, \"quoted\"");
+			assert_string_equal(f[3], "A=1 B=two words");
+		}
+		if (strcmp(f[4], "run") == 0 && strcmp(f[9], "real_fps") == 0) {
+			int round = atoi(f[6]);
+			double v = strtod(f[10], NULL);
+			const double *want = arm == 0 ? a_vals : b_vals;
+			assert_true(v == want[round - 1]);
+			json_t *jr = json_array_get(json_object_get(ja, "runs"), (size_t)round - 1);
+			assert_true(json_number_value(json_object_get(jr, "real_fps")) == v);
+			assert_int_equal(json_integer_value(json_object_get(jr, "run")), atoi(f[5]));
+			run_rows++;
+		}
+		if (strcmp(f[4], "mean") == 0 || strcmp(f[4], "median") == 0 ||
+		    strcmp(f[4], "spread_pct") == 0 || strcmp(f[4], "delta") == 0 ||
+		    strcmp(f[4], "delta_pct") == 0) {
+			double v = strtod(f[10], NULL);
+			double jv = json_number_value(json_object_get(json_object_get(ja, f[4]), f[9]));
+			assert_true(v == jv);
+			mean_rows++;
+		}
+		if (strcmp(f[4], "verdict") == 0)
+			assert_string_equal(f[11], json_string_value(json_object_get(
+			                                 json_object_get(ja, "verdict"), f[9])));
+	}
+	assert_int_equal(run_rows, 6);
+	assert_int_equal(mean_rows, 8); /* mean, median, spread_pct per arm; delta, delta_pct for B */
+	/* the JSON mean is the exact mean of the runs */
+	json_t *a0 = json_array_get(json_object_get(doc, "arms"), 0);
+	double mean = (a_vals[0] + a_vals[1] + a_vals[2]) / 3;
+	assert_true(json_number_value(json_object_get(json_object_get(a0, "mean"), "real_fps")) ==
+	            mean);
+	/* every metric key is in every run, null without data */
+	json_t *r0 = json_array_get(json_object_get(a0, "runs"), 0);
+	assert_true(json_is_null(json_object_get(r0, "rb_wait_each_ms")));
+	assert_non_null(json_object_get(r0, "rb_wait_ms"));
+	json_decref(doc);
+	free(js);
+	free(csv);
+	trep_cleanup(&t);
+}
+
+static void test_report__newest_campaign(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build_night(&t);
+	struct db_campaign c = { .name = "later", .created_unix_ms = TREP_CREATED_MS + 1000 };
+	int64_t later;
+	assert_int_equal(db_campaign_create(t.db, &c, &later), 0);
+	int64_t id = 0;
+	assert_int_equal(report_campaign_resolve(t.db, NULL, NULL, &id), 0);
+	assert_int_equal(id, later);
+	assert_int_equal(report_campaign_resolve(t.db, "night-1", NULL, &id), 0);
+	assert_int_equal(id, t.campaign);
+	char msg[256];
+	struct report_options o = { .errmsg = msg, .errmsg_size = sizeof msg };
+	assert_int_equal(report_campaign_resolve(t.db, "nope", &o, &id), -ENOENT);
+	assert_non_null(strstr(msg, "no campaign 'nope' in"));
+	/* a campaign without arms says so */
+	FILE *null = fopen("/dev/null", "w");
+	assert_int_equal(report_print(t.db, later, &o, null), -ENODATA);
+	fclose(null);
+	assert_string_equal(msg, "campaign 'later' has no arms");
+	trep_cleanup(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report__md_hand_computed),
+		cmocka_unit_test(test_report__void_never_counted),
+		cmocka_unit_test(test_report__verdict_cases),
+		cmocka_unit_test(test_report__baseline_option),
+		cmocka_unit_test(test_report__csv_json_same_numbers),
+		cmocka_unit_test(test_report__newest_campaign),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
