@@ -351,6 +351,43 @@ static void test_owner_killed__child_writes_neutral_and_goes(void **state)
 	unlink(path);
 }
 
+static void test_schedule__two_hours_in_without_drift(void **state)
+{
+	struct fixture *f = *state;
+	/* t0 two hours ago: the route's last instants fall due now, and land
+	 * at t0 + t exactly (each is computed from t0, never from the last) */
+	prepare(f, "route long\nduration 7201s\n"
+	           "0s press A 10ms\n3600s stick left 1 0\n"
+	           "7199.8s press B 50ms\n7200s stick left 0 0\n7200.2s trigger right 1\n");
+	connect_game(f);
+	int64_t t0 = tu_now_ns() - 7199500LL * 1000000LL;
+	assert_int_equal(route_player_arm(f->pl), 0);
+	assert_int_equal(route_player_start(f->pl, t0), 0);
+	struct input_event in[PAD_FRAME_MAX];
+	/* the instants already past come at once, in order */
+	int k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 2000, NULL);
+	assert_int_equal(tu_frame_value(in, k, EV_KEY, BTN_SOUTH), 1);
+	k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 2000, NULL);
+	assert_int_equal(tu_frame_value(in, k, EV_KEY, BTN_SOUTH), 0);
+	k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 2000, NULL);
+	assert_int_equal(tu_frame_value(in, k, EV_ABS, ABS_X), 32767);
+	static const struct {
+		int64_t t_ms;
+		uint16_t type, code;
+		int32_t value;
+	} due[] = {
+		{ 7199800, EV_KEY, BTN_EAST, 1 }, { 7199850, EV_KEY, BTN_EAST, 0 },
+		{ 7200000, EV_ABS, ABS_X, 0 }, { 7200200, EV_ABS, ABS_RZ, 255 },
+	};
+	for (size_t i = 0; i < sizeof due / sizeof *due; i++) {
+		k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 3000, NULL);
+		assert_int_equal(tu_frame_value(in, k, due[i].type, due[i].code), due[i].value);
+		int64_t late = tu_ev_ns(&in[k - 1]) - (t0 + due[i].t_ms * 1000000LL);
+		print_message("instant at %.3f s: %.3f ms late\n", due[i].t_ms / 1e3, late / 1e6);
+		assert_true(late >= 0 && late < 1000000);
+	}
+}
+
 static void test_player__checks_its_arguments(void **state)
 {
 	struct fixture *f = *state;
@@ -378,6 +415,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_late_game__sees_the_held_button, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arm__destroyed_before_start_plays_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_killed__child_writes_neutral_and_goes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_schedule__two_hours_in_without_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_player__checks_its_arguments, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -229,7 +229,8 @@ static int play_main(struct pad *pad, void *arg)
 				asleep = 0;
 				break;
 			}
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			while (target_ns > 0 &&
+			       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 				;
 			asleep = 0;
 			int64_t at_ns;

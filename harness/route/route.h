@@ -198,8 +198,10 @@ int route_player_create(const struct route *route, struct pad *pad, struct route
 int route_player_arm(struct route_player *player);
 
 /*
- * Starts playing, with route time 0 at t0_ns on CLOCK_MONOTONIC (0: now),
- * in the armed process or, when not armed, a new one.  Instants already past
+ * Starts playing, with route time 0 at t0_ns on CLOCK_MONOTONIC (0: now;
+ * any other value is taken as it is, even one long past), in the armed
+ * process or, when not armed, a new one.  Every instant is due at exactly
+ * t0_ns + t_ms * 1000000, however far into the route; instants already past
  * are written at once, counted late.  Returns 0; -EBUSY when it was started
  * before or the pad has another child; or a negative errno.
  */
