@@ -39,5 +39,6 @@ int cmd_route(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_tested(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_post(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ const struct rxdeck_command rxdeck_commands[] = {
 	{ "report", cmd_report, "a campaign's table and verdicts as Markdown, CSV or JSON" },
 	{ "tested", cmd_tested, "write a campaign's run file for docs/tested/" },
 	{ "plot", cmd_plot, "SVG plots of a campaign: frame time over the route, distribution, fps per run" },
+	{ "post", cmd_post, "post a campaign's summary to a Forgejo/Gitea pull request or issue" },
 	{ "deck", cmd_deck, "host facts and sensors (info), GPU performance level and clock (clock)" },
 	{ "db", cmd_db, "results database: migrate to this schema, export or import campaigns as JSON" },
 	{ NULL, NULL, NULL },

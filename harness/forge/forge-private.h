@@ -1,0 +1,33 @@
+/* forge-private: the HTTP exchange under forge.c.  Not for other modules. */
+#ifndef RXDECK_FORGE_PRIVATE_H
+#define RXDECK_FORGE_PRIVATE_H
+
+#include "forge.h"
+
+/* One answer from the forge. */
+struct forge_response {
+	long status;            /* HTTP status; 0 when no answer came */
+	char *body;             /* the answer's body, NUL-terminated (at most 4 MiB kept) */
+	size_t body_len;
+	long retry_after_s;     /* Retry-After in seconds; -1 when absent */
+	char error[256];        /* why no answer came (never holds the token) */
+};
+
+/*
+ * One request: method ("GET", "POST", "PATCH") to url with
+ * `Authorization: token <token>` and, when json is not NULL, that JSON
+ * body.  TLS peers and host names are verified; redirects are not
+ * followed; only http and https are spoken.  Returns 0 when an answer came
+ * (any status; see out->status), -ETIMEDOUT when none came within
+ * timeout_s, -EIO (or -ECONNREFUSED, -EHOSTUNREACH) for other network
+ * errors, with out->error saying what; -ENOMEM.  Release with
+ * forge_response_finish().
+ */
+int forge_http(const char *method, const char *url, const char *token, const char *json,
+               int timeout_s, struct forge_response *out);
+void forge_response_finish(struct forge_response *r);
+
+/* True for http://127.0.0.1, http://[::1] and http://localhost (any port). */
+bool forge_url_is_loopback_http(const char *url);
+
+#endif
