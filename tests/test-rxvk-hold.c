@@ -21,15 +21,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MB (1ull << 20)
-#define TEX (2 * MB)      /* texels, one a page */
-#define A_ADDR (4 * MB)   /* the target switched from */
-#define B_ADDR (6 * MB)   /* the target switched to */
-#define C_ADDR (8 * MB)   /* a copy's destination */
-#define D_ADDR (10 * MB)  /* a target sampling A */
+#define MB      (1ull << 20)
+#define TEX     (2 * MB)  /* texels, one a page */
+#define A_ADDR  (4 * MB)  /* the target switched from */
+#define B_ADDR  (6 * MB)  /* the target switched to */
+#define C_ADDR  (8 * MB)  /* a copy's destination */
+#define D_ADDR  (10 * MB) /* a target sampling A */
 #define SCRATCH (12 * MB)
-#define W 64u
-#define H 48u
+#define W       64u
+#define H       48u
 #define FRAME_B (W * H * 4u)
 
 static uint8_t *guest(struct rxvk *rx)
@@ -42,7 +42,7 @@ static uint8_t *guest(struct rxvk *rx)
 static bool guarded(struct rxvk *rx, uint64_t addr)
 {
 	char c;
-	struct iovec local = { &c, 1 }, remote = { guest(rx) + addr, 1 };
+	struct iovec local = {&c, 1}, remote = {guest(rx) + addr, 1};
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1;
 }
 
@@ -57,9 +57,11 @@ static void texel(struct rxvk *rx, unsigned slot, uint32_t rgba)
 /* A draw covering the whole current target with texel `slot`. */
 static struct rxvk_op paint(unsigned slot)
 {
-	return (struct rxvk_op){ .kind = RXVK_OP_DRAW, .count = 1, .program = RXVK_PROGRAM_TEXTURED,
-	                         .read = { { TEX + (uint64_t)slot * RXVK_PAGE_SIZE_B, 4 } },
-	                         .params = { 1, 1, 4, RXVK_FORMAT_RGBA8, 0, 0, 0 } };
+	return (struct rxvk_op){.kind = RXVK_OP_DRAW,
+	                        .count = 1,
+	                        .program = RXVK_PROGRAM_TEXTURED,
+	                        .read = {{TEX + (uint64_t)slot * RXVK_PAGE_SIZE_B, 4}},
+	                        .params = {1, 1, 4, RXVK_FORMAT_RGBA8, 0, 0, 0}};
 }
 
 static struct rxvk_op target(uint64_t addr, enum rxvk_format f)
@@ -81,7 +83,7 @@ static void frame_switch_to(struct rxvk *rx, enum rxvk_format f, uint32_t rgba, 
 {
 	texel(rx, slot, rgba);
 	texel(rx, 63, 0xff808080u);
-	struct rxvk_op ops[] = { target(A_ADDR, f), paint(slot), target(B_ADDR, to), paint(63) };
+	struct rxvk_op ops[] = {target(A_ADDR, f), paint(slot), target(B_ADDR, to), paint(63)};
 	submit(rx, ops, 4);
 }
 
@@ -94,14 +96,15 @@ static void frame_then_switch(struct rxvk *rx, enum rxvk_format f, uint32_t rgba
 static void expect_pixel(const uint8_t *px, enum rxvk_format f, uint32_t rgba, uint64_t where)
 {
 	uint8_t r = rgba & 0xff, g = (rgba >> 8) & 0xff, b = (rgba >> 16) & 0xff, a = rgba >> 24;
-	uint8_t want[4] = { r, g, b, a };
+	uint8_t want[4] = {r, g, b, a};
 	if (f == RXVK_FORMAT_BGRA8) {
 		want[0] = b;
 		want[2] = r;
 	}
 	if (memcmp(px, want, 4) != 0)
-		fail_msg("pixel at 0x%llx: %02x %02x %02x %02x, want %02x %02x %02x %02x", (unsigned long long)where,
-		         px[0], px[1], px[2], px[3], want[0], want[1], want[2], want[3]);
+		fail_msg("pixel at 0x%llx: %02x %02x %02x %02x, want %02x %02x %02x %02x",
+		         (unsigned long long)where, px[0], px[1], px[2], px[3], want[0], want[1],
+		         want[2], want[3]);
 }
 
 /* Reads every pixel of the W x H frame at addr straight from guest memory
@@ -128,24 +131,38 @@ static struct rxvk_counters counters(struct rxvk *rx)
 	return c;
 }
 
-/* A renderer whose A has had its first frame (written at once on a CPU
- * device: its load is in the same part). */
+/* A renderer whose A has had its first frame, and nothing held: on a CPU
+ * device that frame is written at once (its load is in the same part),
+ * elsewhere it is held, and a covering fill drops it. */
 static struct rxvk *warm(struct rxvk_config cfg, enum rxvk_format f)
 {
 	struct rxvk *rx = create(cfg);
 	frame_then_switch(rx, f, 0xff000000u, 0);
+	struct rxvk_op clear = rxt_fill(A_ADDR, FRAME_B, 0);
+	submit(rx, &clear, 1);
 	assert_int_equal(rxvk_finish(rx), 0);
+	assert_false(guarded(rx, A_ADDR));
 	return rx;
 }
 
-static void test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch(void **state)
+static bool cpu_device(struct rxvk *rx)
+{
+	struct rxvk_device_info info;
+	rxvk_device_info_get(rx, &info);
+	return info.cpu;
+}
+
+static void
+test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch(void **state)
 {
 	/* RGBA8 switching to a colour target, BGRA8 to depth alone */
 	for (int f = RXVK_FORMAT_RGBA8; f <= RXVK_FORMAT_BGRA8; f++) {
-		enum rxvk_format to = f == RXVK_FORMAT_RGBA8 ? RXVK_FORMAT_RGBA8 : RXVK_FORMAT_DEPTH;
+		enum rxvk_format to =
+		        f == RXVK_FORMAT_RGBA8 ? RXVK_FORMAT_RGBA8 : RXVK_FORMAT_DEPTH;
 		bool colour = to != RXVK_FORMAT_DEPTH;
-		struct rxvk *rx = create((struct rxvk_config){ 0 });
-		frame_switch_to(rx, (enum rxvk_format)f, 0xff000000u, 0, to); /* A's and B's first frames */
+		struct rxvk *rx = create((struct rxvk_config){0});
+		frame_switch_to(rx, (enum rxvk_format)f, 0xff000000u, 0,
+		                to); /* A's and B's first frames */
 		assert_int_equal(rxvk_finish(rx), 0);
 		struct rxvk_counters c0 = counters(rx);
 		frame_switch_to(rx, (enum rxvk_format)f, 0xff30a0f0u, 1, to);
@@ -170,7 +187,8 @@ static void test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_
 		frame_switch_to(rx, (enum rxvk_format)f, 0xff102030u, 2, to);
 		assert_int_equal(rxvk_finish(rx), 0);
 		struct rxvk_counters c3 = counters(rx);
-		assert_int_equal(c3.frames_held - c2.frames_held, colour ? 1 : 0); /* B's, superseding */
+		assert_int_equal(c3.frames_held - c2.frames_held,
+		                 colour ? 1 : 0); /* B's, superseding */
 		assert_int_equal(c3.frames_superseded - c2.frames_superseded, colour ? 1 : 0);
 		assert_int_equal(c3.frames_written_at_once - c2.frames_written_at_once, 1);
 		assert_int_equal(c3.target_writebacks - c2.target_writebacks, 1);
@@ -184,7 +202,7 @@ static void test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_
 
 static void test_hold__later_draw_supersedes_the_held_copy_unread(void **state)
 {
-	struct rxvk *rx = warm((struct rxvk_config){ 0 }, RXVK_FORMAT_RGBA8);
+	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
 	struct rxvk_counters c0 = counters(rx);
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff0000ffu, 1);
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff00ff00u, 2);
@@ -206,7 +224,7 @@ static void test_hold__later_draw_supersedes_the_held_copy_unread(void **state)
 
 static void test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out(void **state)
 {
-	struct rxvk *rx = warm((struct rxvk_config){ 0 }, RXVK_FORMAT_RGBA8);
+	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
 	/* a fill over the whole target, in a later submission: dropped */
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff0000ffu, 1);
 	assert_int_equal(rxvk_finish(rx), 0);
@@ -223,8 +241,9 @@ static void test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out(vo
 
 	/* in the submission that let it go: dropped too */
 	texel(rx, 2, 0xff00ff00u);
-	struct rxvk_op same[] = { target(A_ADDR, RXVK_FORMAT_RGBA8), paint(2), target(B_ADDR, RXVK_FORMAT_DEPTH),
-	                          paint(63), rxt_fill(A_ADDR, FRAME_B, 0x88776655u) };
+	struct rxvk_op same[] = {target(A_ADDR, RXVK_FORMAT_RGBA8), paint(2),
+	                         target(B_ADDR, RXVK_FORMAT_DEPTH), paint(63),
+	                         rxt_fill(A_ADDR, FRAME_B, 0x88776655u)};
 	submit(rx, same, 5);
 	assert_int_equal(rxvk_invalidate(rx, A_ADDR, FRAME_B, NULL), 0);
 	struct rxvk_counters c2 = counters(rx);
@@ -244,8 +263,8 @@ static void test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out(vo
 	assert_int_equal(c4.frames_carried_op - c3.frames_carried_op, 1);
 	assert_int_equal(c4.frames_dropped, c3.frames_dropped);
 	for (uint64_t i = 0; i < W * H; i++)
-		expect_pixel(guest(rx) + A_ADDR + i * 4, RXVK_FORMAT_RGBA8, i < W * H / 2 ? 0x01020304u : 0xffff0000u,
-		             A_ADDR + i * 4);
+		expect_pixel(guest(rx) + A_ADDR + i * 4, RXVK_FORMAT_RGBA8,
+		             i < W * H / 2 ? 0x01020304u : 0xffff0000u, A_ADDR + i * 4);
 	rxt_destroy(rx);
 	(void)state;
 }
@@ -255,9 +274,10 @@ static void test_hold__copy_reading_it_carries_it_out_before_the_copy(void **sta
 	for (int mirrored = 0; mirrored < 2; mirrored++) {
 		/* mirrored on a CPU device, a frame is held only in active blocks
 		 * and out of the part with its submission's capture: parts of 2 */
-		struct rxvk *rx = warm((struct rxvk_config){ .mirror = mirrored ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
-		                                             .part_ops = mirrored ? 2 : 0 },
-		                       RXVK_FORMAT_BGRA8);
+		struct rxvk *rx = warm(
+		        (struct rxvk_config){.mirror = mirrored ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
+		                             .part_ops = mirrored ? 2 : 0},
+		        RXVK_FORMAT_BGRA8);
 		/* mirrored: the first frames activate A's mirror blocks */
 		frame_then_switch(rx, RXVK_FORMAT_BGRA8, 0xff000001u, 4);
 		assert_int_equal(rxvk_finish(rx), 0);
@@ -278,7 +298,7 @@ static void test_hold__copy_reading_it_carries_it_out_before_the_copy(void **sta
 		expect_frame(rx, C_ADDR, RXVK_FORMAT_BGRA8, 0xff4080c0u);
 		expect_frame(rx, A_ADDR, RXVK_FORMAT_BGRA8, 0xff4080c0u);
 		if (mirrored)
-			assert_true(counters(rx).mirror_blocks > 0);
+			assert_true(counters(rx).mirror_blocks > 0 || !cpu_device(rx));
 		rxt_destroy(rx);
 	}
 	(void)state;
@@ -286,25 +306,30 @@ static void test_hold__copy_reading_it_carries_it_out_before_the_copy(void **sta
 
 static void test_hold__texture_and_invalidate_carry_it_out(void **state)
 {
-	struct rxvk *rx = warm((struct rxvk_config){ 0 }, RXVK_FORMAT_RGBA8);
+	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
 	/* a texture sourced from A's memory */
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff2080e0u, 1);
 	assert_int_equal(rxvk_finish(rx), 0);
 	struct rxvk_counters c0 = counters(rx);
 	struct rxvk_op sample[] = {
-		target(D_ADDR, RXVK_FORMAT_RGBA8),
-		{ .kind = RXVK_OP_DRAW, .count = 1, .program = RXVK_PROGRAM_TEXTURED, .read = { { A_ADDR, FRAME_B } },
-		  .params = { W, H, W * 4, RXVK_FORMAT_RGBA8, 0, 0, 0 } },
-		rxt_flip(),
+	        target(D_ADDR, RXVK_FORMAT_RGBA8),
+	        {.kind = RXVK_OP_DRAW,
+	         .count = 1,
+	         .program = RXVK_PROGRAM_TEXTURED,
+	         .read = {{A_ADDR, FRAME_B}},
+	         .params = {W, H, W * 4, RXVK_FORMAT_RGBA8, 0, 0, 0}},
+	        rxt_flip(),
 	};
 	submit(rx, sample, 3);
-	assert_int_equal(rxvk_invalidate(rx, D_ADDR, FRAME_B, NULL), 0);
 	struct rxvk_counters c1 = counters(rx);
 	assert_int_equal(c1.frames_carried_op - c0.frames_carried_op, 1);
+	assert_false(guarded(rx, A_ADDR));
+	/* D's own frame, let go of at its flip, may be held too */
+	assert_int_equal(rxvk_invalidate(rx, D_ADDR, FRAME_B, NULL), 0);
 	expect_frame(rx, D_ADDR, RXVK_FORMAT_RGBA8, 0xff2080e0u);
 
 	/* rxvk_invalidate of a range overlapping a held frame */
-	struct rxvk *rx2 = warm((struct rxvk_config){ 0 }, RXVK_FORMAT_RGBA8);
+	struct rxvk *rx2 = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
 	frame_then_switch(rx2, RXVK_FORMAT_RGBA8, 0xff5060a0u, 1);
 	assert_int_equal(rxvk_finish(rx2), 0);
 	struct rxvk_counters d0 = counters(rx2);
@@ -322,7 +347,7 @@ static void test_hold__texture_and_invalidate_carry_it_out(void **state)
 
 struct toucher {
 	struct rxvk *rx;
-	int go;          /* atomic: 1 once the render thread is replaying */
+	int go; /* atomic: 1 once the render thread is replaying */
 	uint8_t px[4];
 	uint64_t sum;
 };
@@ -332,7 +357,7 @@ static void *touch_main(void *arg)
 	struct toucher *t = arg;
 	while (!__atomic_load_n(&t->go, __ATOMIC_ACQUIRE))
 		sched_yield();
-	struct timespec ms = { 0, 2000000 };
+	struct timespec ms = {0, 2000000};
 	nanosleep(&ms, NULL);
 	const volatile uint8_t *a = guest(t->rx) + A_ADDR;
 	for (int i = 0; i < 4; i++)
@@ -345,10 +370,11 @@ static void *touch_main(void *arg)
 static void test_hold__touch_from_another_thread_while_the_render_thread_replays(void **state)
 {
 	for (unsigned parallel = 1; parallel <= 2; parallel++) {
-		struct rxvk *rx = warm((struct rxvk_config){ .part_ops = 8, .parallel = parallel }, RXVK_FORMAT_BGRA8);
+		struct rxvk *rx = warm((struct rxvk_config){.part_ops = 8, .parallel = parallel},
+		                       RXVK_FORMAT_BGRA8);
 		frame_then_switch(rx, RXVK_FORMAT_BGRA8, 0xff203040u, 1);
 		/* the let-go's part may still run: the toucher waits for it */
-		struct toucher t = { .rx = rx };
+		struct toucher t = {.rx = rx};
 		pthread_t th;
 		assert_int_equal(pthread_create(&th, NULL, touch_main, &t), 0);
 		struct rxvk_counters c0 = counters(rx);
@@ -376,7 +402,7 @@ static void test_hold__touch_from_another_thread_while_the_render_thread_replays
 
 static void test_hold__switch_off_writes_back_at_every_switch(void **state)
 {
-	struct rxvk *rx = create((struct rxvk_config){ .hold_switched = RXVK_SWITCH_OFF });
+	struct rxvk *rx = create((struct rxvk_config){.hold_switched = RXVK_SWITCH_OFF});
 	struct rxvk_config eff;
 	rxvk_config_get(rx, &eff);
 	assert_int_equal(eff.hold_switched, RXVK_SWITCH_OFF);
@@ -393,7 +419,7 @@ static void test_hold__switch_off_writes_back_at_every_switch(void **state)
 	}
 	/* a flip writes back at once too */
 	struct rxvk_counters c0 = counters(rx);
-	struct rxvk_op flip[] = { target(A_ADDR, RXVK_FORMAT_RGBA8), paint(1), rxt_flip() };
+	struct rxvk_op flip[] = {target(A_ADDR, RXVK_FORMAT_RGBA8), paint(1), rxt_flip()};
 	submit(rx, flip, 3);
 	assert_int_equal(rxvk_finish(rx), 0);
 	assert_int_equal(counters(rx).frames_written_at_once - c0.frames_written_at_once, 1);
@@ -403,12 +429,12 @@ static void test_hold__switch_off_writes_back_at_every_switch(void **state)
 
 static void test_hold__target_not_page_aligned_is_written_at_once(void **state)
 {
-	struct rxvk *rx = create((struct rxvk_config){ 0 });
+	struct rxvk *rx = create((struct rxvk_config){0});
 	uint64_t odd = A_ADDR + 256;
 	for (int k = 0; k < 3; k++) {
 		texel(rx, 1, 0xff00aa00u + (uint32_t)k);
-		struct rxvk_op ops[] = { target(odd, RXVK_FORMAT_RGBA8), paint(1), target(B_ADDR, RXVK_FORMAT_DEPTH),
-		                         paint(1) };
+		struct rxvk_op ops[] = {target(odd, RXVK_FORMAT_RGBA8), paint(1),
+		                        target(B_ADDR, RXVK_FORMAT_DEPTH), paint(1)};
 		submit(rx, ops, 4);
 		assert_int_equal(rxvk_finish(rx), 0);
 	}
@@ -425,7 +451,7 @@ static void test_hold__target_not_page_aligned_is_written_at_once(void **state)
  * was read is held again. */
 static void test_hold__carried_target_held_again_after_sixteen_others(void **state)
 {
-	struct rxvk *rx = warm((struct rxvk_config){ .guest_mb = 32 }, RXVK_FORMAT_RGBA8);
+	struct rxvk *rx = warm((struct rxvk_config){.guest_mb = 32}, RXVK_FORMAT_RGBA8);
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff0000aau, 1);
 	assert_int_equal(rxvk_finish(rx), 0);
 	expect_frame(rx, A_ADDR, RXVK_FORMAT_RGBA8, 0xff0000aau); /* carried out: remembered */
@@ -433,16 +459,21 @@ static void test_hold__carried_target_held_again_after_sixteen_others(void **sta
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff0000bbu, 2);
 	assert_int_equal(rxvk_finish(rx), 0);
 	assert_int_equal(counters(rx).frames_written_at_once - c0.frames_written_at_once, 1);
-	/* 16 other targets, each held once (a warm-up frame, then one held) */
-	for (int round = 0; round < 2; round++)
+	/* 16 other targets, each held (a first frame, written at once on a CPU
+	 * device, then one held) */
+	struct rxvk_counters c1 = c0;
+	for (int round = 0; round < 2; round++) {
+		c1 = counters(rx);
 		for (uint64_t k = 0; k < 16; k++) {
-			struct rxvk_op ops[] = { rxt_target(16 * MB + k * 64 * 1024, 16, 16, RXVK_FORMAT_RGBA8), paint(3),
-			                         target(B_ADDR, RXVK_FORMAT_DEPTH), paint(63) };
+			struct rxvk_op ops[] = {
+			        rxt_target(16 * MB + k * 64 * 1024, 16, 16, RXVK_FORMAT_RGBA8),
+			        paint(3), target(B_ADDR, RXVK_FORMAT_DEPTH), paint(63)};
 			submit(rx, ops, 4);
 			assert_int_equal(rxvk_finish(rx), 0);
 		}
-	struct rxvk_counters c1 = counters(rx);
-	assert_int_equal(c1.frames_held - c0.frames_held, 16);
+	}
+	assert_int_equal(counters(rx).frames_held - c1.frames_held, 16);
+	c1 = counters(rx);
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff0000ccu, 4);
 	assert_int_equal(rxvk_finish(rx), 0);
 	struct rxvk_counters c2 = counters(rx);
@@ -479,7 +510,7 @@ static void earlier_handler(int sig, siginfo_t *si, void *ctx)
 
 static void test_handler__other_faults_go_to_the_earlier_handler(void **state)
 {
-	struct rxvk *rx = warm((struct rxvk_config){ 0 }, RXVK_FORMAT_RGBA8);
+	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
 	struct sigaction sa, runner;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = earlier_handler;
@@ -510,7 +541,7 @@ static void test_handler__other_faults_go_to_the_earlier_handler(void **state)
 static int fault_child(void)
 {
 	struct rxvk *rx = NULL;
-	if (rxvk_create(&(struct rxvk_config){ .guest_mb = 16 }, &rx) != 0)
+	if (rxvk_create(&(struct rxvk_config){.guest_mb = 16}, &rx) != 0)
 		return 2;
 	frame_then_switch(rx, RXVK_FORMAT_RGBA8, 0xff000000u, 0);
 	rxvk_finish(rx);
@@ -518,7 +549,7 @@ static int fault_child(void)
 	rxvk_finish(rx);
 	struct rxvk_counters c;
 	rxvk_counters_get(rx, &c);
-	if (c.frames_held != 1)
+	if (c.frames_held < 1)
 		return 3;
 	volatile uint8_t *bad = forbidden_page();
 	(void)*bad;
@@ -536,7 +567,8 @@ static void test_handler__fault_outside_guarded_pages_kills_as_before(void **sta
 	int status = 0;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFSIGNALED(status))
-		fail_msg("the child exited with %d instead of dying of SIGSEGV", WEXITSTATUS(status));
+		fail_msg("the child exited with %d instead of dying of SIGSEGV",
+		         WEXITSTATUS(status));
 	assert_int_equal(WTERMSIG(status), SIGSEGV);
 	(void)state;
 }
@@ -547,17 +579,19 @@ int main(int argc, char **argv)
 		return fault_child();
 	rxt_require_vulkan();
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch),
-		cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
-		cmocka_unit_test(test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out),
-		cmocka_unit_test(test_hold__copy_reading_it_carries_it_out_before_the_copy),
-		cmocka_unit_test(test_hold__texture_and_invalidate_carry_it_out),
-		cmocka_unit_test(test_hold__touch_from_another_thread_while_the_render_thread_replays),
-		cmocka_unit_test(test_hold__switch_off_writes_back_at_every_switch),
-		cmocka_unit_test(test_hold__target_not_page_aligned_is_written_at_once),
-		cmocka_unit_test(test_hold__carried_target_held_again_after_sixteen_others),
-		cmocka_unit_test(test_handler__other_faults_go_to_the_earlier_handler),
-		cmocka_unit_test(test_handler__fault_outside_guarded_pages_kills_as_before),
+	        cmocka_unit_test(
+	                test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch),
+	        cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
+	        cmocka_unit_test(test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out),
+	        cmocka_unit_test(test_hold__copy_reading_it_carries_it_out_before_the_copy),
+	        cmocka_unit_test(test_hold__texture_and_invalidate_carry_it_out),
+	        cmocka_unit_test(
+	                test_hold__touch_from_another_thread_while_the_render_thread_replays),
+	        cmocka_unit_test(test_hold__switch_off_writes_back_at_every_switch),
+	        cmocka_unit_test(test_hold__target_not_page_aligned_is_written_at_once),
+	        cmocka_unit_test(test_hold__carried_target_held_again_after_sixteen_others),
+	        cmocka_unit_test(test_handler__other_faults_go_to_the_earlier_handler),
+	        cmocka_unit_test(test_handler__fault_outside_guarded_pages_kills_as_before),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

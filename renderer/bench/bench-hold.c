@@ -15,9 +15,12 @@
  * level once; M0 and M1 are read by the next level, M2 never.  Each round
  * runs the switch on, then off, on a fresh renderer (the device from
  * RX_VK_DEVICE, as the renderer picks it), after a few frames of warm-up.
- * Printed: frames per second, what happened to the frames let go of, and
- * the renderer's time writing targets back and reading back, per frame and
- * as a share of frame time; medians over the rounds, as a Markdown table. */
+ * Two more workloads split it: the never-read targets alone, and the mip
+ * chain alone.  Printed for each: frames per second, what happened to the
+ * frames let go of, and the renderer's time writing targets back (its own
+ * recording and the carry-outs, not the device's copies) and reading back,
+ * per frame and as a share of frame time; medians over the rounds, as
+ * Markdown tables. */
 #include "rxvk.h"
 
 #include <errno.h>
@@ -26,14 +29,14 @@
 #include <string.h>
 #include <time.h>
 
-#define MB (1ull << 20)
-#define INST (2 * MB)      /* quads: 16 B each */
-#define U_ADDR (8 * MB)
-#define M0_ADDR (16 * MB)
-#define M1_ADDR (17 * MB)
-#define M2_ADDR (17 * MB + 256 * 1024)
-#define N_QUADS 256u
-#define WARMUP 5
+#define MB         (1ull << 20)
+#define INST       (2 * MB) /* quads: 16 B each */
+#define U_ADDR     (8 * MB)
+#define M0_ADDR    (16 * MB)
+#define M1_ADDR    (17 * MB)
+#define M2_ADDR    (17 * MB + 256 * 1024)
+#define N_QUADS    256u
+#define WARMUP     5
 #define MAX_ROUNDS 64
 
 static double now_s(void)
@@ -57,27 +60,32 @@ static double median(double *v, int n)
 
 static struct rxvk_op target(uint64_t addr, uint32_t w, uint32_t h)
 {
-	return (struct rxvk_op){ .kind = RXVK_OP_SET_TARGET,
-	                         .write = { addr, (uint64_t)w * h * 4 },
-	                         .params = { w, h, w * 4, RXVK_FORMAT_RGBA8 } };
+	return (struct rxvk_op){.kind = RXVK_OP_SET_TARGET,
+	                        .write = {addr, (uint64_t)w * h * 4},
+	                        .params = {w, h, w * 4, RXVK_FORMAT_RGBA8}};
 }
 
 static struct rxvk_op quads(uint32_t first, uint32_t n)
 {
-	return (struct rxvk_op){ .kind = RXVK_OP_DRAW, .count = n, .program = RXVK_PROGRAM_INSTANCED,
-	                         .read = { { INST + (uint64_t)first * 16, (uint64_t)n * 16 } },
-	                         .params = { 2, 0 } };
+	return (struct rxvk_op){.kind = RXVK_OP_DRAW,
+	                        .count = n,
+	                        .program = RXVK_PROGRAM_INSTANCED,
+	                        .read = {{INST + (uint64_t)first * 16, (uint64_t)n * 16}},
+	                        .params = {2, 0}};
 }
 
 /* A draw covering the current target, sampling a w x h level at addr. */
 static struct rxvk_op sample(uint64_t addr, uint32_t w, uint32_t h)
 {
-	return (struct rxvk_op){ .kind = RXVK_OP_DRAW, .count = 1, .program = RXVK_PROGRAM_TEXTURED,
-	                         .read = { { addr, (uint64_t)w * h * 4 } },
-	                         .params = { w, h, w * 4, RXVK_FORMAT_RGBA8, 0, 0, 0 } };
+	return (struct rxvk_op){.kind = RXVK_OP_DRAW,
+	                        .count = 1,
+	                        .program = RXVK_PROGRAM_TEXTURED,
+	                        .read = {{addr, (uint64_t)w * h * 4}},
+	                        .params = {w, h, w * 4, RXVK_FORMAT_RGBA8, 0, 0, 0}};
 }
 
-static size_t frame_ops(struct rxvk_op *ops)
+/* Both kinds of target, as in the top comment. */
+static size_t frame_both(struct rxvk_op *ops)
 {
 	size_t n = 0;
 	ops[n++] = target(U_ADDR, 1280, 720);
@@ -94,9 +102,51 @@ static size_t frame_ops(struct rxvk_op *ops)
 	ops[n++] = sample(M1_ADDR, 256, 256);
 	ops[n++] = target(U_ADDR, 1280, 720);
 	ops[n++] = quads(0, N_QUADS);
-	ops[n++] = (struct rxvk_op){ .kind = RXVK_OP_FLIP };
+	ops[n++] = (struct rxvk_op){.kind = RXVK_OP_FLIP};
 	return n;
 }
+
+/* Only targets never read: U and a small one, alternating. */
+static size_t frame_unread(struct rxvk_op *ops)
+{
+	size_t n = 0;
+	for (int k = 0; k < 4; k++) {
+		ops[n++] = target(U_ADDR, 1280, 720);
+		ops[n++] = quads((uint32_t)k * 64, 64);
+		ops[n++] = target(M2_ADDR, 128, 128);
+		ops[n++] = quads((uint32_t)k * 64, 64);
+	}
+	ops[n++] = target(U_ADDR, 1280, 720);
+	ops[n++] = quads(0, N_QUADS);
+	ops[n++] = (struct rxvk_op){.kind = RXVK_OP_FLIP};
+	return n;
+}
+
+/* Only the mip chain: every level but the last is read by the next. */
+static size_t frame_sampled(struct rxvk_op *ops)
+{
+	size_t n = 0;
+	ops[n++] = target(M0_ADDR, 512, 512);
+	ops[n++] = quads(0, N_QUADS);
+	ops[n++] = target(M1_ADDR, 256, 256);
+	ops[n++] = sample(M0_ADDR, 512, 512);
+	ops[n++] = target(M2_ADDR, 128, 128);
+	ops[n++] = sample(M1_ADDR, 256, 256);
+	ops[n++] = (struct rxvk_op){.kind = RXVK_OP_FLIP};
+	return n;
+}
+
+struct workload {
+	const char *name;
+	size_t (*build)(struct rxvk_op *ops);
+};
+
+static const struct workload workloads[] = {
+        {"both: 1280x720 never read + mip chain sampled", frame_both},
+        {"never read: 1280x720 and 128x128 alternating", frame_unread},
+        {"sampled: mip chain 512, 256, 128", frame_sampled},
+};
+#define N_WORKLOADS (sizeof workloads / sizeof workloads[0])
 
 struct result {
 	double fps;
@@ -105,10 +155,12 @@ struct result {
 	double write_share, read_share;                              /* % of frame time */
 };
 
-static int run(bool hold, int frames, struct result *out, char *device, size_t device_size)
+static int run(const struct workload *wl, bool hold, int frames, struct result *out, char *device,
+               size_t device_size)
 {
 	struct rxvk *rx;
-	struct rxvk_config cfg = { .guest_mb = 64, .hold_switched = hold ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF };
+	struct rxvk_config cfg = {.guest_mb = 64,
+	                          .hold_switched = hold ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF};
 	int rc = rxvk_create(&cfg, &rx);
 	if (rc < 0) {
 		fprintf(stderr, "rxvk-bench-hold: %s\n", rxvk_last_error());
@@ -127,7 +179,7 @@ static int run(bool hold, int frames, struct result *out, char *device, size_t d
 	}
 	rxvk_cpu_wrote(rx, INST, N_QUADS * 16);
 	struct rxvk_op ops[32];
-	size_t n = frame_ops(ops);
+	size_t n = wl->build(ops);
 	for (int i = 0; i < WARMUP && rc == 0; i++)
 		rc = rxvk_submit(rx, ops, n, NULL);
 	if (rc == 0)
@@ -148,14 +200,14 @@ static int run(bool hold, int frames, struct result *out, char *device, size_t d
 	}
 	double f = frames, span_ms = (t1 - t0) * 1e3;
 	*out = (struct result){
-		.fps = f / (t1 - t0),
-		.held = (double)(c1.frames_held - c0.frames_held) / f,
-		.superseded = (double)(c1.frames_superseded - c0.frames_superseded) / f,
-		.carried_touch = (double)(c1.frames_carried_touch - c0.frames_carried_touch) / f,
-		.carried_op = (double)(c1.frames_carried_op - c0.frames_carried_op) / f,
-		.at_once = (double)(c1.frames_written_at_once - c0.frames_written_at_once) / f,
-		.write_ms = (double)(c1.target_write_ns - c0.target_write_ns) / 1e6 / f,
-		.read_ms = (double)(c1.read_wait_ns - c0.read_wait_ns) / 1e6 / f,
+	        .fps = f / (t1 - t0),
+	        .held = (double)(c1.frames_held - c0.frames_held) / f,
+	        .superseded = (double)(c1.frames_superseded - c0.frames_superseded) / f,
+	        .carried_touch = (double)(c1.frames_carried_touch - c0.frames_carried_touch) / f,
+	        .carried_op = (double)(c1.frames_carried_op - c0.frames_carried_op) / f,
+	        .at_once = (double)(c1.frames_written_at_once - c0.frames_written_at_once) / f,
+	        .write_ms = (double)(c1.target_write_ns - c0.target_write_ns) / 1e6 / f,
+	        .read_ms = (double)(c1.read_wait_ns - c0.read_wait_ns) / 1e6 / f,
 	};
 	out->write_share = 100.0 * out->write_ms * f / span_ms;
 	out->read_share = 100.0 * out->read_ms * f / span_ms;
@@ -169,7 +221,8 @@ static int positive(const char *what, const char *s, int max, int *out)
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || *end || v < 1 || v > max) {
-		fprintf(stderr, "rxvk-bench-hold: %s '%s' is not a number from 1 to %d\n", what, s, max);
+		fprintf(stderr, "rxvk-bench-hold: %s '%s' is not a number from 1 to %d\n", what, s,
+		        max);
 		return -EINVAL;
 	}
 	*out = (int)v;
@@ -186,40 +239,52 @@ int main(int argc, char **argv)
 	if ((argc > 1 && positive("frames", argv[1], 1000000, &frames) < 0) ||
 	    (argc > 2 && positive("rounds", argv[2], MAX_ROUNDS, &rounds) < 0))
 		return 2;
-	static struct result r[2][MAX_ROUNDS];
+	static struct result all[N_WORKLOADS][2][MAX_ROUNDS];
 	char device[600] = "";
+	/* rounds outermost, arms interleaved: drift hits both alike */
 	for (int k = 0; k < rounds; k++)
+		for (size_t w = 0; w < N_WORKLOADS; w++)
+			for (int arm = 0; arm < 2; arm++) {
+				int rc = run(&workloads[w], arm == 0, frames, &all[w][arm][k],
+				             device, sizeof device);
+				if (rc < 0)
+					return rc == -ENODEV ? 77 : 1;
+			}
+	printf("device: %s; %d frames a round after %d of warm-up, %d rounds, medians; counts are "
+	       "a frame\n",
+	       device, frames, WARMUP, rounds);
+	for (size_t w = 0; w < N_WORKLOADS; w++) {
+		struct result(*r)[MAX_ROUNDS] = all[w];
+		printf("\n%s\n\n", workloads[w].name);
+		printf("| RX_VK_HOLD_SWITCHED | fps | held | superseded | carried out (touch / op) "
+		       "| written at once "
+		       "| write target | read back |\n|---|---|---|---|---|---|---|---|\n");
 		for (int arm = 0; arm < 2; arm++) {
-			int rc = run(arm == 0, frames, &r[arm][k], device, sizeof device);
-			if (rc < 0)
-				return rc == -ENODEV ? 77 : 1;
-		}
-	printf("device: %s; %d frames a round after %d of warm-up, %d rounds, medians\n\n", device, frames, WARMUP,
-	       rounds);
-	printf("| RX_VK_HOLD_SWITCHED | fps | held | superseded | carried out (touch / op) | written at once "
-	       "| write target | read back |\n|---|---|---|---|---|---|---|---|\n");
-	for (int arm = 0; arm < 2; arm++) {
-		double v[10][MAX_ROUNDS];
-		for (int k = 0; k < rounds; k++) {
-			const struct result *x = &r[arm][k];
-			double row[10] = { x->fps, x->held, x->superseded, x->carried_touch, x->carried_op,
-			                   x->at_once, x->write_ms, x->write_share, x->read_ms, x->read_share };
+			double v[10][MAX_ROUNDS];
+			for (int k = 0; k < rounds; k++) {
+				const struct result *x = &r[arm][k];
+				double row[10] = {x->fps,           x->held,        x->superseded,
+				                  x->carried_touch, x->carried_op,  x->at_once,
+				                  x->write_ms,      x->write_share, x->read_ms,
+				                  x->read_share};
+				for (int j = 0; j < 10; j++)
+					v[j][k] = row[j];
+			}
+			double m[10];
 			for (int j = 0; j < 10; j++)
-				v[j][k] = row[j];
+				m[j] = median(v[j], rounds);
+			printf("| %d | %.1f | %.2f | %.2f | %.2f / %.2f | %.2f | %.2f ms (%.1f%%) "
+			       "| %.2f ms (%.1f%%) |\n",
+			       arm == 0 ? 1 : 0, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7],
+			       m[8], m[9]);
 		}
-		double m[10];
-		for (int j = 0; j < 10; j++)
-			m[j] = median(v[j], rounds);
-		printf("| %d | %.1f | %.2f a frame | %.2f | %.2f / %.2f | %.2f | %.2f ms a frame (%.1f%%) "
-		       "| %.2f ms a frame (%.1f%%) |\n",
-		       arm == 0 ? 1 : 0, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9]);
+		printf("\nfps per round, on: ");
+		for (int k = 0; k < rounds; k++)
+			printf("%s%.1f", k ? ", " : "", r[0][k].fps);
+		printf("; off: ");
+		for (int k = 0; k < rounds; k++)
+			printf("%s%.1f", k ? ", " : "", r[1][k].fps);
+		printf("\n");
 	}
-	printf("\nfps per round, on: ");
-	for (int k = 0; k < rounds; k++)
-		printf("%s%.1f", k ? ", " : "", r[0][k].fps);
-	printf("; off: ");
-	for (int k = 0; k < rounds; k++)
-		printf("%s%.1f", k ? ", " : "", r[1][k].fps);
-	printf("\n");
 	return 0;
 }

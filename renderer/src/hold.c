@@ -124,14 +124,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HOLD_SLOTS 32u
+#define HOLD_SLOTS    32u
 #define HOLD_REMEMBER 16u
 #define MAX_RENDERERS 16u
-#define WORDS 1024u
-#define SLICE_NS 50000000ull      /* a device wait's slice */
-#define STALL_NS 5000000000ull    /* no device progress for this long: a stall */
-#define REQ_STOP UINT32_MAX
-#define PAGE RXVK_PAGE_SIZE_B
+#define WORDS         1024u
+#define SLICE_NS      50000000ull   /* a device wait's slice */
+#define STALL_NS      5000000000ull /* no device progress for this long: a stall */
+#define REQ_STOP      UINT32_MAX
+#define PAGE          RXVK_PAGE_SIZE_B
 
 enum slot_state { SLOT_FREE = 0, SLOT_HELD, SLOT_CARRYING, SLOT_STREAM };
 enum req_why { WHY_TOUCH, WHY_OP };
@@ -139,19 +139,19 @@ enum word_state { W_FREE = 0, W_WAITING, W_DONE, W_ABANDONED };
 
 struct slot {
 	/* atomics the handler reads */
-	uint32_t state;             /* enum slot_state */
-	uint32_t gen;               /* + 1 each time the slot starts holding */
-	uint64_t first_pg, end_pg;  /* guarded pages [first_pg, end_pg) */
+	uint32_t state;            /* enum slot_state */
+	uint32_t gen;              /* + 1 each time the slot starts holding */
+	uint64_t first_pg, end_pg; /* guarded pages [first_pg, end_pg) */
 	/* under hold->lock */
 	struct hold_frame f;
-	uint64_t snap_value;        /* the part whose commands fill the snapshot */
-	uint64_t stream_value;      /* SLOT_STREAM: the part that resolved it */
-	bool opened;                /* its pages were opened by the stall rule */
+	uint64_t snap_value;   /* the part whose commands fill the snapshot */
+	uint64_t stream_value; /* SLOT_STREAM: the part that resolved it */
+	bool opened;           /* its pages were opened by the stall rule */
 	VkImage snap;
 	VkDeviceMemory snap_memory;
 	uint32_t snap_width, snap_height;
 	enum rxvk_format snap_format;
-	uint64_t snap_used;         /* newest part value that reads or writes the snapshot */
+	uint64_t snap_used; /* newest part value that reads or writes the snapshot */
 };
 
 struct remembered {
@@ -162,28 +162,28 @@ struct remembered {
 struct req {
 	uint32_t slot;
 	uint32_t gen;
-	uint32_t why;               /* enum req_why */
-	uint32_t word;              /* index in g_words, or UINT32_MAX: no one waits */
+	uint32_t why;  /* enum req_why */
+	uint32_t word; /* index in g_words, or UINT32_MAX: no one waits */
 };
 
 struct hold {
 	struct rxvk *rx;
-	bool on;                    /* RX_VK_HOLD_SWITCHED */
-	bool guards;                /* handler, thread and pipe in place */
-	bool cpu;                   /* the device reaches guest memory through our page tables */
-	uintptr_t guest;            /* the handler's copy of the guest range */
+	bool on;         /* RX_VK_HOLD_SWITCHED */
+	bool guards;     /* handler, thread and pipe in place */
+	bool cpu;        /* the device reaches guest memory through our page tables */
+	uintptr_t guest; /* the handler's copy of the guest range */
 	uint64_t guest_size_B;
-	uint64_t *guarded;          /* atomic bitmap: pages guarded now */
-	int req_r, req_w;           /* request pipe */
-	unsigned registry;          /* index in g_holds */
+	uint64_t *guarded; /* atomic bitmap: pages guarded now */
+	int req_r, req_w;  /* request pipe */
+	unsigned registry; /* index in g_holds */
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
 	struct slot slots[HOLD_SLOTS];
-	uint32_t n_busy;            /* atomic: slots not free (fast path) */
+	uint32_t n_busy;                           /* atomic: slots not free (fast path) */
 	struct remembered remember[HOLD_REMEMBER]; /* most recently held first */
 	unsigned n_remember;
-	unsigned logged;            /* bit per reason already logged */
+	unsigned logged; /* bit per reason already logged */
 	/* carry-out thread only */
 	VkCommandPool pool;
 	VkCommandBuffer cmd;
@@ -192,8 +192,8 @@ struct hold {
 	VkDeviceMemory staging_memory;
 	void *staging_map;
 	uint64_t staging_B;
-	bool stalled;               /* the stall rule opened pages: carry them all out */
-	uint32_t stalls;            /* atomic: times the stall rule acted (the handler reads it) */
+	bool stalled;    /* the stall rule opened pages: carry them all out */
+	uint32_t stalls; /* atomic: times the stall rule acted (the handler reads it) */
 	/* render thread: frame time for the shares */
 	uint64_t first_frame_ns, frames;
 };
@@ -219,11 +219,11 @@ static uint32_t word_claim(void)
 		unsigned start = __atomic_fetch_add(&g_word_next, 1, __ATOMIC_RELAXED);
 		for (unsigned k = 0; k < WORDS; k++) {
 			uint32_t i = (start + k) % WORDS, expect = W_FREE;
-			if (__atomic_compare_exchange_n(&g_words[i], &expect, W_WAITING, false, __ATOMIC_ACQ_REL,
-			                                __ATOMIC_RELAXED))
+			if (__atomic_compare_exchange_n(&g_words[i], &expect, W_WAITING, false,
+			                                __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 				return i;
 		}
-		struct timespec ms = { 0, 1000000 };
+		struct timespec ms = {0, 1000000};
 		nanosleep(&ms, NULL);
 	}
 }
@@ -252,7 +252,7 @@ static bool page_guarded(const struct hold *h, uint64_t pg)
 static bool readable(uintptr_t a)
 {
 	char c;
-	struct iovec local = { &c, 1 }, remote = { (void *)a, 1 };
+	struct iovec local = {&c, 1}, remote = {(void *)a, 1};
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
 }
 
@@ -282,13 +282,13 @@ static void word_wait(uint32_t i, const struct hold *h, uint64_t pg, uint32_t st
 			__atomic_store_n(&g_words[i], W_FREE, __ATOMIC_RELEASE);
 			return;
 		}
-		struct timespec slice = { 0, (long)SLICE_NS };
+		struct timespec slice = {0, (long)SLICE_NS};
 		futex(&g_words[i], FUTEX_WAIT_PRIVATE, W_WAITING, h ? &slice : NULL);
-		if (h && __atomic_load_n(&h->stalls, __ATOMIC_ACQUIRE) != stalls && !page_guarded(h, pg) &&
-		    readable(h->guest + pg * PAGE)) {
+		if (h && __atomic_load_n(&h->stalls, __ATOMIC_ACQUIRE) != stalls &&
+		    !page_guarded(h, pg) && readable(h->guest + pg * PAGE)) {
 			uint32_t expect = W_WAITING;
-			if (__atomic_compare_exchange_n(&g_words[i], &expect, W_ABANDONED, false, __ATOMIC_ACQ_REL,
-			                                __ATOMIC_ACQUIRE))
+			if (__atomic_compare_exchange_n(&g_words[i], &expect, W_ABANDONED, false,
+			                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 				return;
 		}
 	}
@@ -337,11 +337,12 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 			uint32_t gen = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
 			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
 			/* a STREAM slot's pages are open: another slot guards them now */
-			if (st == SLOT_FREE || st == SLOT_STREAM || pg < __atomic_load_n(&sl->first_pg, __ATOMIC_ACQUIRE) ||
+			if (st == SLOT_FREE || st == SLOT_STREAM ||
+			    pg < __atomic_load_n(&sl->first_pg, __ATOMIC_ACQUIRE) ||
 			    pg >= __atomic_load_n(&sl->end_pg, __ATOMIC_ACQUIRE))
 				continue;
 			uint32_t w = word_claim();
-			struct req r = { s, gen, WHY_TOUCH, w };
+			struct req r = {s, gen, WHY_TOUCH, w};
 			uint32_t stalls = __atomic_load_n(&h->stalls, __ATOMIC_ACQUIRE);
 			if (write_all(h->req_w, &r, sizeof r))
 				word_wait(w, h, pg, stalls);
@@ -432,9 +433,10 @@ static void open_pages(struct hold *h, struct slot *s)
 	uint64_t end = __atomic_load_n(&s->end_pg, __ATOMIC_ACQUIRE);
 	if (end <= first)
 		return;
-	if (mprotect((void *)(h->guest + first * PAGE), (end - first) * PAGE, PROT_READ | PROT_WRITE) != 0)
-		rxvk_log(h->rx, "hold: cannot open guest pages 0x%" PRIx64 "..0x%" PRIx64 ": %s", first * PAGE,
-		         end * PAGE, strerror(errno));
+	if (mprotect((void *)(h->guest + first * PAGE), (end - first) * PAGE,
+	             PROT_READ | PROT_WRITE) != 0)
+		rxvk_log(h->rx, "hold: cannot open guest pages 0x%" PRIx64 "..0x%" PRIx64 ": %s",
+		         first * PAGE, end * PAGE, strerror(errno));
 	for (uint64_t pg = first; pg < end; pg++)
 		__atomic_fetch_and(&h->guarded[pg / 64], ~(1ull << (pg % 64)), __ATOMIC_RELEASE);
 }
@@ -457,7 +459,7 @@ static struct remembered *remembered_locked(struct hold *h, uint64_t addr)
 /* A target held at a let-go: to the front of the last HOLD_REMEMBER. */
 static void remember_held_locked(struct hold *h, uint64_t addr)
 {
-	struct remembered r = { addr, false };
+	struct remembered r = {addr, false};
 	unsigned at = h->n_remember;
 	for (unsigned i = 0; i < h->n_remember; i++)
 		if (h->remember[i].addr == addr) {
@@ -509,10 +511,10 @@ static int staging_ensure(struct hold *h, uint64_t size_B)
 	h->staging_memory = VK_NULL_HANDLE;
 	h->staging_map = NULL;
 	h->staging_B = 0;
-	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-	                           .size = size_B,
-	                           .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-	                           .sharingMode = VK_SHARING_MODE_EXCLUSIVE };
+	VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+	                          .size = size_B,
+	                          .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	                          .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
 	int rc = vk_check(rx, vkCreateBuffer(rx->device, &bci, NULL, &h->staging));
 	if (rc < 0)
 		return rc;
@@ -520,15 +522,18 @@ static int staging_ensure(struct hold *h, uint64_t size_B)
 	vkGetBufferMemoryRequirements(rx->device, h->staging, &mr);
 	uint32_t type;
 	if (rxvk_find_memory_type(rx, mr.memoryTypeBits,
-	                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+	                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+	                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
 	                          &type) < 0)
 		return -ENODEV;
-	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-	                             .allocationSize = mr.size,
-	                             .memoryTypeIndex = type };
+	VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	                            .allocationSize = mr.size,
+	                            .memoryTypeIndex = type};
 	if ((rc = vk_check(rx, vkAllocateMemory(rx->device, &mai, NULL, &h->staging_memory))) < 0 ||
-	    (rc = vk_check(rx, vkBindBufferMemory(rx->device, h->staging, h->staging_memory, 0))) < 0 ||
-	    (rc = vk_check(rx, vkMapMemory(rx->device, h->staging_memory, 0, VK_WHOLE_SIZE, 0, &h->staging_map))) < 0)
+	    (rc = vk_check(rx, vkBindBufferMemory(rx->device, h->staging, h->staging_memory, 0))) <
+	            0 ||
+	    (rc = vk_check(rx, vkMapMemory(rx->device, h->staging_memory, 0, VK_WHOLE_SIZE, 0,
+	                                   &h->staging_map))) < 0)
 		return rc;
 	h->staging_B = size_B;
 	return 0;
@@ -550,9 +555,10 @@ static void stall_open_all(struct hold *h)
 	h->stalled = true;
 	__atomic_fetch_add(&h->stalls, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&h->lock);
-	rxvk_log(h->rx, "hold: error: the device made no progress for %llu s while a held frame was "
-	                "carried out; a device thread may have touched guarded guest memory: every held "
-	                "frame's pages are opened and written when the device moves",
+	rxvk_log(h->rx,
+	         "hold: error: the device made no progress for %llu s while a held frame was "
+	         "carried out; a device thread may have touched guarded guest memory: every held "
+	         "frame's pages are opened and written when the device moves",
 	         (unsigned long long)(STALL_NS / 1000000000ull));
 }
 
@@ -567,10 +573,10 @@ static int device_wait(struct hold *h, uint64_t value, VkFence fence)
 		if (fence) {
 			res = vkWaitForFences(rx->device, 1, &fence, VK_TRUE, SLICE_NS);
 		} else {
-			VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-			                           .semaphoreCount = 1,
-			                           .pSemaphores = &rx->timeline,
-			                           .pValues = &value };
+			VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+			                          .semaphoreCount = 1,
+			                          .pSemaphores = &rx->timeline,
+			                          .pValues = &value};
 			res = vkWaitSemaphores(rx->device, &wi, SLICE_NS);
 		}
 		if (res == VK_SUCCESS)
@@ -583,7 +589,8 @@ static int device_wait(struct hold *h, uint64_t value, VkFence fence)
 			since = now;
 			continue;
 		}
-		bool submitted = fence || value <= __atomic_load_n(&rx->counters.timeline_value, __ATOMIC_ACQUIRE);
+		bool submitted = fence || value <= __atomic_load_n(&rx->counters.timeline_value,
+		                                                   __ATOMIC_ACQUIRE);
 		if (submitted && !h->stalled && now - since >= STALL_NS)
 			stall_open_all(h);
 	}
@@ -600,34 +607,38 @@ static int copy_out(struct hold *h, const struct hold_frame *f, VkImage snap)
 		return rc;
 	if ((rc = vk_check(rx, vkResetCommandBuffer(h->cmd, 0))) < 0)
 		return rc;
-	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-	                                .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+	                               .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 	if ((rc = vk_check(rx, vkBeginCommandBuffer(h->cmd, &bi))) < 0)
 		return rc;
-	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-	                       .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-	                       .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT };
-	vkCmdPipelineBarrier(h->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
-	                     &mb, 0, NULL, 0, NULL);
+	VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	                      .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+	                      .dstAccessMask =
+	                              VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT};
+	vkCmdPipelineBarrier(h->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+	                     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 	VkBufferImageCopy region = {
-		.bufferOffset = h->cpu ? 0 : f->addr,
-		.bufferRowLength = f->pitch_B / 4,
-		.bufferImageHeight = f->height,
-		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-		.imageExtent = { f->width, f->height, 1 },
+	        .bufferOffset = h->cpu ? 0 : f->addr,
+	        .bufferRowLength = f->pitch_B / 4,
+	        .bufferImageHeight = f->height,
+	        .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+	        .imageExtent = {f->width, f->height, 1},
 	};
-	vkCmdCopyImageToBuffer(h->cmd, snap, VK_IMAGE_LAYOUT_GENERAL, h->cpu ? h->staging : rx->guest_buffer, 1,
-	                       &region);
+	vkCmdCopyImageToBuffer(h->cmd, snap, VK_IMAGE_LAYOUT_GENERAL,
+	                       h->cpu ? h->staging : rx->guest_buffer, 1, &region);
 	if (rx->mirrored) {
 		region.bufferOffset = f->addr;
-		vkCmdCopyImageToBuffer(h->cmd, snap, VK_IMAGE_LAYOUT_GENERAL, rx->mirror_buffer, 1, &region);
+		vkCmdCopyImageToBuffer(h->cmd, snap, VK_IMAGE_LAYOUT_GENERAL, rx->mirror_buffer, 1,
+		                       &region);
 	}
 	mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
-	vkCmdPipelineBarrier(h->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
-	                     NULL, 0, NULL);
+	vkCmdPipelineBarrier(h->cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+	                     0, 1, &mb, 0, NULL, 0, NULL);
 	if ((rc = vk_check(rx, vkEndCommandBuffer(h->cmd))) < 0)
 		return rc;
-	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &h->cmd };
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	                   .commandBufferCount = 1,
+	                   .pCommandBuffers = &h->cmd};
 	pthread_mutex_lock(&rx->queue_lock);
 	rc = vk_check(rx, vkQueueSubmit(rx->queue, 1, &si, h->fence));
 	pthread_mutex_unlock(&rx->queue_lock);
@@ -671,15 +682,18 @@ static void serve_slot(struct hold *h, uint32_t idx, uint32_t why)
 		uint8_t *dst = (uint8_t *)h->guest + f.addr;
 		const uint8_t *src = h->staging_map;
 		for (uint32_t y = 0; y < f.height; y++)
-			memcpy(dst + (uint64_t)y * f.pitch_B, src + (uint64_t)y * f.pitch_B, (size_t)f.width * 4);
+			memcpy(dst + (uint64_t)y * f.pitch_B, src + (uint64_t)y * f.pitch_B,
+			       (size_t)f.width * 4);
 	}
 	pthread_mutex_lock(&h->lock);
 	remember_carried_locked(h, f.addr);
 	release_locked(h, s);
 	pthread_mutex_unlock(&h->lock);
 	if (rc < 0) {
-		rxvk_log(rx, "hold: error: cannot carry out the frame at 0x%" PRIx64 ": %s; its pages are opened "
-		             "with the bytes from before it",
+		rxvk_log(rx,
+		         "hold: error: cannot carry out the frame at 0x%" PRIx64
+		         ": %s; its pages are opened "
+		         "with the bytes from before it",
 		         f.addr, rxvk_last_error());
 		return;
 	}
@@ -699,7 +713,8 @@ static void serve(struct hold *h, const struct req *r)
 		pthread_mutex_lock(&h->lock);
 		/* CARRYING and STREAM are this thread's and end before the next
 		 * request: here a slot is FREE or HELD */
-		take = s->gen == r->gen && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_HELD;
+		take = s->gen == r->gen &&
+		       __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_HELD;
 		pthread_mutex_unlock(&h->lock);
 		if (take)
 			serve_slot(h, r->slot, r->why);
@@ -709,7 +724,8 @@ static void serve(struct hold *h, const struct req *r)
 		/* frames whose pages the stall rule opened are written now */
 		for (uint32_t i = 0; i < HOLD_SLOTS; i++) {
 			pthread_mutex_lock(&h->lock);
-			bool held = __atomic_load_n(&h->slots[i].state, __ATOMIC_ACQUIRE) == SLOT_HELD &&
+			bool held = __atomic_load_n(&h->slots[i].state, __ATOMIC_ACQUIRE) ==
+			                    SLOT_HELD &&
 			            h->slots[i].opened;
 			pthread_mutex_unlock(&h->lock);
 			if (held)
@@ -744,7 +760,7 @@ static void *carry_main(void *arg)
 static void carry_wait(struct hold *h, uint32_t idx, uint32_t gen)
 {
 	uint32_t w = word_claim();
-	struct req r = { idx, gen, WHY_OP, w };
+	struct req r = {idx, gen, WHY_OP, w};
 	if (!write_all(h->req_w, &r, sizeof r)) {
 		__atomic_store_n(&g_words[w], W_FREE, __ATOMIC_RELEASE);
 		return;
@@ -795,7 +811,8 @@ static int pages_quiet(struct rxvk *rx, uint64_t first, uint64_t end, bool all_b
 
 static bool blocks_active(const struct rxvk *rx, const struct hold_frame *f)
 {
-	for (uint64_t b = f->addr / MIRROR_BLOCK_B; b <= (f->addr + f->size_B - 1) / MIRROR_BLOCK_B; b++)
+	for (uint64_t b = f->addr / MIRROR_BLOCK_B; b <= (f->addr + f->size_B - 1) / MIRROR_BLOCK_B;
+	     b++)
 		if (rx->block_state[b] != BLOCK_ACTIVE)
 			return false;
 	return true;
@@ -823,7 +840,8 @@ static int snap_ensure(struct hold *h, struct slot *s, const struct hold_frame *
 {
 	struct rxvk *rx = h->rx;
 	*fresh = false;
-	if (s->snap && s->snap_width == f->width && s->snap_height == f->height && s->snap_format == f->format)
+	if (s->snap && s->snap_width == f->width && s->snap_height == f->height &&
+	    s->snap_format == f->format)
 		return 0;
 	if (s->snap) {
 		/* parts may still read or write it */
@@ -835,16 +853,16 @@ static int snap_ensure(struct hold *h, struct slot *s, const struct hold_frame *
 		snap_free(rx, s);
 	}
 	VkImageCreateInfo ici = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-		.imageType = VK_IMAGE_TYPE_2D,
-		.format = snap_format(f->format),
-		.extent = { f->width, f->height, 1 },
-		.mipLevels = 1,
-		.arrayLayers = 1,
-		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.tiling = VK_IMAGE_TILING_OPTIMAL,
-		.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+	        .imageType = VK_IMAGE_TYPE_2D,
+	        .format = snap_format(f->format),
+	        .extent = {f->width, f->height, 1},
+	        .mipLevels = 1,
+	        .arrayLayers = 1,
+	        .samples = VK_SAMPLE_COUNT_1_BIT,
+	        .tiling = VK_IMAGE_TILING_OPTIMAL,
+	        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+	        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
 	};
 	if (vkCreateImage(rx->device, &ici, NULL, &s->snap) != VK_SUCCESS) {
 		s->snap = VK_NULL_HANDLE;
@@ -853,14 +871,15 @@ static int snap_ensure(struct hold *h, struct slot *s, const struct hold_frame *
 	VkMemoryRequirements mr;
 	vkGetImageMemoryRequirements(rx->device, s->snap, &mr);
 	uint32_t type;
-	if (rxvk_find_memory_type(rx, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &type) < 0 &&
+	if (rxvk_find_memory_type(rx, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+	                          &type) < 0 &&
 	    rxvk_find_memory_type(rx, mr.memoryTypeBits, 0, &type) < 0) {
 		snap_free(rx, s);
 		return -ENOMEM;
 	}
-	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-	                             .allocationSize = mr.size,
-	                             .memoryTypeIndex = type };
+	VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	                            .allocationSize = mr.size,
+	                            .memoryTypeIndex = type};
 	if (vkAllocateMemory(rx->device, &mai, NULL, &s->snap_memory) != VK_SUCCESS ||
 	    vkBindImageMemory(rx->device, s->snap, s->snap_memory, 0) != VK_SUCCESS) {
 		snap_free(rx, s);
@@ -877,9 +896,9 @@ static void record_snapshot(struct cmdlist *cl, VkImage image, struct slot *s, b
 {
 	if (fresh)
 		cl_image_init(cl, s->snap, VK_IMAGE_ASPECT_COLOR_BIT);
-	VkImageCopy region = { .srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-	                       .dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-	                       .extent = { s->f.width, s->f.height, 1 } };
+	VkImageCopy region = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+	                      .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+	                      .extent = {s->f.width, s->f.height, 1}};
 	/* the draws before it ended with a barrier (their rendering's end, or
 	 * the op's own) */
 	cl_copy_image(cl, image, s->snap, &region);
@@ -894,7 +913,8 @@ static struct slot *pick_locked(struct hold *h, const struct hold_frame *f)
 		struct slot *s = &h->slots[i];
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_FREE)
 			continue;
-		if (s->snap && s->snap_width == f->width && s->snap_height == f->height && s->snap_format == f->format)
+		if (s->snap && s->snap_width == f->width && s->snap_height == f->height &&
+		    s->snap_format == f->format)
 			return s;
 		if (!s->snap && !empty)
 			empty = s;
@@ -904,8 +924,8 @@ static struct slot *pick_locked(struct hold *h, const struct hold_frame *f)
 	return empty ? empty : any;
 }
 
-int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, const struct hold_frame *f,
-                     VkImage image, bool part_busy)
+int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
+                     const struct hold_frame *f, VkImage image, bool part_busy)
 {
 	struct hold *h = rx->hold;
 	if (!h->on)
@@ -916,7 +936,8 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 		struct slot *e = NULL;
 		for (unsigned i = 0; i < HOLD_SLOTS && !e; i++) {
 			uint32_t st = __atomic_load_n(&h->slots[i].state, __ATOMIC_ACQUIRE);
-			if ((st == SLOT_HELD || st == SLOT_CARRYING) && h->slots[i].f.addr == f->addr)
+			if ((st == SLOT_HELD || st == SLOT_CARRYING) &&
+			    h->slots[i].f.addr == f->addr)
 				e = &h->slots[i];
 		}
 		if (!e)
@@ -971,24 +992,33 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 	if (carried)
 		return at_once(h, 0, NULL);
 	if (!h->guards)
-		return at_once(h, 1, "frames are written back at once: guest pages cannot be guarded");
+		return at_once(h, 1,
+		               "frames are written back at once: guest pages cannot be guarded");
 	if (f->addr % PAGE)
 		return at_once(h, 2, "frames of targets not page-aligned are written back at once");
 	if (other)
-		return at_once(h, 3, "a frame over pages another held frame guards is written back at once");
+		return at_once(
+		        h, 3,
+		        "a frame over pages another held frame guards is written back at once");
 	if (h->cpu) {
 		if (part_busy)
-			return at_once(h, 4, "on a CPU device, a frame over pages its own part reads or writes is "
-			                     "written back at once");
+			return at_once(h, 4,
+			               "on a CPU device, a frame over pages its own part reads or "
+			               "writes is "
+			               "written back at once");
 		/* mirrored, a capture copies whole blocks as it activates them,
 		 * and the pages it copies are in no page table: a frame is held
 		 * only in active blocks, after the captures submitted so far */
 		if (rx->mirrored && !blocks_active(rx, f))
-			return at_once(h, 5, "on a CPU device, a frame in mirror blocks not yet active is written "
-			                     "back at once");
+			return at_once(h, 5,
+			               "on a CPU device, a frame in mirror blocks not yet active "
+			               "is written "
+			               "back at once");
 		if (rx->mirrored && rx->subs[rx->sub_count % SUB_RING].first_value == part_value)
-			return at_once(h, 9, "on a CPU device, mirrored, a frame let go of in the part that holds "
-			                     "its submission's capture is written back at once");
+			return at_once(h, 9,
+			               "on a CPU device, mirrored, a frame let go of in the part "
+			               "that holds "
+			               "its submission's capture is written back at once");
 		int rc = pages_quiet(rx, first, end, rx->mirrored);
 		if (rc < 0)
 			return rc;
@@ -1002,7 +1032,8 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 	bool fresh;
 	int rc = snap_ensure(h, s, f, &fresh);
 	if (rc == -ENOMEM)
-		return at_once(h, 7, "no device memory for a snapshot: frames written back at once");
+		return at_once(h, 7,
+		               "no device memory for a snapshot: frames written back at once");
 	if (rc < 0)
 		return rc;
 	pthread_mutex_lock(&h->lock);
@@ -1020,7 +1051,9 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 		__atomic_fetch_or(&h->guarded[pg / 64], 1ull << (pg % 64), __ATOMIC_RELEASE);
 	if (mprotect((void *)(h->guest + first * PAGE), (end - first) * PAGE, PROT_NONE) != 0) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "cannot guard guest pages (%s): frames written back at once", strerror(errno));
+		snprintf(msg, sizeof msg,
+		         "cannot guard guest pages (%s): frames written back at once",
+		         strerror(errno));
 		open_pages(h, s);
 		release_locked(h, s);
 		h->guards = false;
@@ -1033,8 +1066,8 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 	return 1;
 }
 
-int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64_t size_B, bool drop_covered,
-                     struct hold_frame *out, VkImage *out_snapshot)
+int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64_t size_B,
+                     bool drop_covered, struct hold_frame *out, VkImage *out_snapshot)
 {
 	struct hold *h = rx->hold;
 	if (!h || !size_B || !__atomic_load_n(&h->n_busy, __ATOMIC_ACQUIRE))
@@ -1044,7 +1077,8 @@ int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64
 		struct slot *s = NULL;
 		for (unsigned i = 0; i < HOLD_SLOTS && !s; i++) {
 			uint32_t st = __atomic_load_n(&h->slots[i].state, __ATOMIC_ACQUIRE);
-			if ((st == SLOT_HELD || st == SLOT_CARRYING) && reaches(h, &h->slots[i], addr, size_B))
+			if ((st == SLOT_HELD || st == SLOT_CARRYING) &&
+			    reaches(h, &h->slots[i], addr, size_B))
 				s = &h->slots[i];
 		}
 		if (!s) {
@@ -1052,7 +1086,8 @@ int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64
 			return 0;
 		}
 		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-		bool covers = drop_covered && addr <= s->f.addr && addr + size_B >= s->f.addr + s->f.size_B;
+		bool covers = drop_covered && addr <= s->f.addr &&
+		              addr + size_B >= s->f.addr + s->f.size_B;
 		if (s->snap_value == part_value) {
 			/* let go of in the part being recorded: resolved in the
 			 * stream, nothing waits for a part not yet submitted */
@@ -1105,8 +1140,8 @@ void rxvk_hold_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B)
 		for (unsigned i = 0; i < HOLD_SLOTS && found < 0; i++) {
 			const struct slot *s = &h->slots[i];
 			uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-			if ((st == SLOT_HELD || st == SLOT_CARRYING) && addr < s->f.addr + s->f.size_B &&
-			    s->f.addr < addr + size_B) {
+			if ((st == SLOT_HELD || st == SLOT_CARRYING) &&
+			    addr < s->f.addr + s->f.size_B && s->f.addr < addr + size_B) {
 				found = (int)i;
 				gen = s->gen;
 			}
@@ -1148,14 +1183,16 @@ static void log_exit_summary(struct hold *h)
 	uint64_t span_ns = h->frames ? rxvk_now_ns() - h->first_frame_ns : 0;
 	double n = c.frames_real ? (double)c.frames_real : 1.0;
 	rxvk_log(rx,
-	         "frames: %" PRIu64 " real, held %" PRIu64 ", superseded %" PRIu64 ", dropped %" PRIu64
-	         ", carried out %" PRIu64 " by touch %" PRIu64 " by op, written at once %" PRIu64
-	         "; write target %.2f ms a frame, read back %.2f ms a frame (whole run: write target %.1f%%, "
+	         "frames: %" PRIu64 " real, held %" PRIu64 ", superseded %" PRIu64
+	         ", dropped %" PRIu64 ", carried out %" PRIu64 " by touch %" PRIu64
+	         " by op, written at once %" PRIu64
+	         "; write target %.2f ms a frame, read back %.2f ms a frame (whole run: write "
+	         "target %.1f%%, "
 	         "read back %.1f%% of frame time)",
-	         c.frames_real, c.frames_held, c.frames_superseded, c.frames_dropped, c.frames_carried_touch,
-	         c.frames_carried_op, c.frames_written_at_once, (double)c.target_write_ns / 1e6 / n,
-	         (double)c.read_wait_ns / 1e6 / n, share(c.target_write_ns, span_ns),
-	         share(c.read_wait_ns, span_ns));
+	         c.frames_real, c.frames_held, c.frames_superseded, c.frames_dropped,
+	         c.frames_carried_touch, c.frames_carried_op, c.frames_written_at_once,
+	         (double)c.target_write_ns / 1e6 / n, (double)c.read_wait_ns / 1e6 / n,
+	         share(c.target_write_ns, span_ns), share(c.read_wait_ns, span_ns));
 }
 
 int rxvk_hold_init(struct rxvk *rx)
@@ -1187,16 +1224,18 @@ int rxvk_hold_init(struct rxvk *rx)
 	} else {
 		h->req_r = fds[0];
 		h->req_w = fds[1];
-		VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		                                .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-		                                .queueFamilyIndex = rx->queue_family };
-		VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+		VkCommandPoolCreateInfo pci = {
+		        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		        .queueFamilyIndex = rx->queue_family};
+		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
 		int rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &h->pool));
 		if (rc == 0) {
-			VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-			                                   .commandPool = h->pool,
-			                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-			                                   .commandBufferCount = 1 };
+			VkCommandBufferAllocateInfo ai = {
+			        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+			        .commandPool = h->pool,
+			        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+			        .commandBufferCount = 1};
 			rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, &h->cmd));
 		}
 		if (rc == 0)
@@ -1207,10 +1246,11 @@ int rxvk_hold_init(struct rxvk *rx)
 			why = "no carry-out thread";
 		} else {
 			h->thread_started = true;
-			for (unsigned i = 0; i < MAX_RENDERERS && h->registry == MAX_RENDERERS; i++) {
+			for (unsigned i = 0; i < MAX_RENDERERS && h->registry == MAX_RENDERERS;
+			     i++) {
 				struct hold *none = NULL;
-				if (__atomic_compare_exchange_n(&g_holds[i], &none, h, false, __ATOMIC_SEQ_CST,
-				                                __ATOMIC_SEQ_CST))
+				if (__atomic_compare_exchange_n(&g_holds[i], &none, h, false,
+				                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 					h->registry = i;
 			}
 			if (h->registry == MAX_RENDERERS)
@@ -1223,8 +1263,11 @@ int rxvk_hold_init(struct rxvk *rx)
 	if (why)
 		rxvk_log(rx, "hold: frames are written back at once: %s", why);
 	else
-		rxvk_log(rx, "hold: frames switched from are kept on the device until read (guarded pages%s)",
-		         h->cpu ? "; a CPU device: guarded only once no submitted part touches them" : "");
+		rxvk_log(rx,
+		         "hold: frames switched from are kept on the device until read (guarded "
+		         "pages%s)",
+		         h->cpu ? "; a CPU device: guarded only once no submitted part touches them"
+		                : "");
 	return 0;
 }
 
@@ -1248,11 +1291,11 @@ void rxvk_hold_finish(struct rxvk *rx)
 	/* a handler that found this renderer before it left g_holds may still
 	 * send a request: the thread serves until none runs */
 	while (__atomic_load_n(&g_in_handler, __ATOMIC_SEQ_CST)) {
-		struct timespec ms = { 0, 1000000 };
+		struct timespec ms = {0, 1000000};
 		nanosleep(&ms, NULL);
 	}
 	if (h->thread_started) {
-		struct req stop = { REQ_STOP, 0, 0, UINT32_MAX };
+		struct req stop = {REQ_STOP, 0, 0, UINT32_MAX};
 		write_all(h->req_w, &stop, sizeof stop);
 		pthread_join(h->thread, NULL);
 	}
