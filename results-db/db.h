@@ -430,6 +430,22 @@ int db_post_mark_sent(struct db *db, int64_t post_id, int64_t remote_comment_id,
 int db_post_mark_failed(struct db *db, int64_t post_id, const char *error,
                         int64_t next_attempt_unix_ms);
 
+/* last_error of a post a sender has claimed for an attempt in progress. */
+#define DB_POST_SENDING "sending"
+
+/*
+ * Claims a post for one attempt before its request goes out: last_error
+ * becomes DB_POST_SENDING and next_attempt_unix_ms until_unix_ms; state and
+ * attempts stay (db_post_mark_sent() or db_post_mark_failed() count the
+ * attempt).  Another sender finds it claimed and leaves it alone until
+ * then; a sender that dies mid-request leaves it due again at until, with
+ * DB_POST_SENDING saying the forge may have received it.  Returns 0;
+ * -EALREADY when the post is sent; -EBUSY when another claim on it holds at
+ * now_unix_ms (last_error is DB_POST_SENDING and next_attempt_unix_ms is
+ * later than now_unix_ms); -ENOENT when there is no such post.
+ */
+int db_post_claim(struct db *db, int64_t post_id, int64_t now_unix_ms, int64_t until_unix_ms);
+
 /* The comment id of the newest SENT post of this campaign to the same
  * forge, repo and issue, to update it in place.  -ENOENT when there is none
  * (or it has no comment id). */

@@ -177,7 +177,9 @@ int db_post_mark_sent(struct db *db, int64_t post_id, int64_t remote_comment_id,
 	sqlite3_stmt *st;
 	if (!err)
 		err = db_prepare(db, "UPDATE post SET state = 'sent', remote_comment_id = ?, "
-		                     "sent_unix_ms = ?, attempts = attempts + 1 WHERE id = ?", &st);
+		                     "sent_unix_ms = ?, attempts = attempts + 1, "
+		                     "last_error = nullif(last_error, '" DB_POST_SENDING "') "
+		                     "WHERE id = ?", &st);
 	if (!err) {
 		db_bind_nonzero(st, 1, remote_comment_id);
 		sqlite3_bind_int64(st, 2, sent_unix_ms ? sent_unix_ms : db_now_unix_ms());
@@ -215,6 +217,50 @@ int db_post_mark_failed(struct db *db, int64_t post_id, const char *error,
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
 			err = db_fail_sql(db, rc, "cannot mark the post failed");
+	}
+	return db_write_end(db, err);
+}
+
+int db_post_claim(struct db *db, int64_t post_id, int64_t now_unix_ms, int64_t until_unix_ms)
+{
+	int err = db_write_begin(db);
+	if (err)
+		return err;
+	sqlite3_stmt *st;
+	err = db_prepare(db, "SELECT state, last_error, next_attempt_unix_ms FROM post WHERE id = ?",
+	                 &st);
+	if (!err) {
+		sqlite3_bind_int64(st, 1, post_id);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE) {
+			err = db_fail(db, -ENOENT, "no post with id %lld", (long long)post_id);
+		} else if (rc != SQLITE_ROW) {
+			err = db_fail_sql(db, rc, "cannot read the post");
+		} else {
+			enum db_post_state s = DB_POST_QUEUED;
+			db_post_state_parse((const char *)sqlite3_column_text(st, 0), &s);
+			const char *e = (const char *)sqlite3_column_text(st, 1);
+			int64_t next = sqlite3_column_int64(st, 2);
+			if (s == DB_POST_SENT)
+				err = db_fail(db, -EALREADY, "post %lld is already sent",
+				              (long long)post_id);
+			else if (e && strcmp(e, DB_POST_SENDING) == 0 && next > now_unix_ms)
+				err = db_fail(db, -EBUSY, "post %lld is being sent by another rxdeck",
+				              (long long)post_id);
+		}
+		sqlite3_finalize(st);
+	}
+	if (!err)
+		err = db_prepare(db, "UPDATE post SET last_error = ?, next_attempt_unix_ms = ? "
+		                     "WHERE id = ?", &st);
+	if (!err) {
+		sqlite3_bind_text(st, 1, DB_POST_SENDING, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, until_unix_ms);
+		sqlite3_bind_int64(st, 3, post_id);
+		int rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			err = db_fail_sql(db, rc, "cannot claim the post");
 	}
 	return db_write_end(db, err);
 }

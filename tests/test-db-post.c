@@ -109,6 +109,43 @@ static void test_post__remote_comment_is_the_newest_sent_one(void **state)
 	tdb_cleanup(&t);
 }
 
+static void test_post__claim_holds_off_other_senders(void **state)
+{
+	struct tdb t = { 0 };
+	tdb_open_campaign(&t);
+	int64_t id = enqueue(&t, 12, "body");
+	int64_t now = 4102444800000;
+	assert_int_equal(db_post_claim(t.db, id, now, now + 90000), 0);
+	struct db_post *p;
+	size_t n;
+	assert_int_equal(db_post_list(t.db, t.campaign, &p, &n), 0);
+	/* the claim counts no attempt and keeps the state */
+	assert_int_equal(p[0].state, DB_POST_QUEUED);
+	assert_int_equal(p[0].attempts, 0);
+	assert_string_equal(p[0].last_error, DB_POST_SENDING);
+	assert_int_equal(p[0].next_attempt_unix_ms, now + 90000);
+	free(p);
+	/* not due while claimed, and a second claim is refused until then */
+	assert_int_equal(db_post_list_due(t.db, now + 89999, &p, &n), 0);
+	assert_int_equal(n, 0);
+	free(p);
+	assert_int_equal(db_post_claim(t.db, id, now + 89999, now + 200000), -EBUSY);
+	/* a sender that died leaves it claimable once the claim runs out */
+	assert_int_equal(db_post_claim(t.db, id, now + 90000, now + 200000), 0);
+	/* a failed attempt ends the claim */
+	assert_int_equal(db_post_mark_failed(t.db, id, "timeout", now + 100), 0);
+	assert_int_equal(db_post_claim(t.db, id, now, now + 300000), 0);
+	assert_int_equal(db_post_mark_sent(t.db, id, 77, now), 0);
+	assert_int_equal(db_post_claim(t.db, id, now, now), -EALREADY);
+	assert_int_equal(db_post_claim(t.db, 999, now, now), -ENOENT);
+	assert_int_equal(db_post_list(t.db, t.campaign, &p, &n), 0);
+	assert_int_equal(p[0].attempts, 2);
+	assert_int_equal(p[0].remote_comment_id, 77);
+	assert_null(p[0].last_error); /* the claim's mark is gone once sent */
+	free(p);
+	tdb_cleanup(&t);
+}
+
 static void test_post__bad_input_is_refused(void **state)
 {
 	struct tdb t = { 0 };
@@ -140,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_post__enqueue_is_due_at_once),
 		cmocka_unit_test(test_post__failure_backs_off_then_sends),
 		cmocka_unit_test(test_post__remote_comment_is_the_newest_sent_one),
+		cmocka_unit_test(test_post__claim_holds_off_other_senders),
 		cmocka_unit_test(test_post__bad_input_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
