@@ -33,7 +33,7 @@
 
 #define MARKER_START "<!-- rxdeck-summary "
 #define TOKEN_ENV "RXDECK_FORGE_TOKEN"
-#define NEVER INT64_MAX            /* next try of a refused post: only --retry */
+#define NEVER INT64_MAX /* next try of a refused post: only --retry */
 #define OUTBOX_DELAY_MS (5 * 60 * 1000) /* first later try; doubled each time */
 #define OUTBOX_DELAY_MAX_MS (6 * 3600 * 1000)
 #define RETRY_AFTER_MAX_S 60       /* wait longer than this in the outbox, not in the call */
@@ -610,12 +610,19 @@ static int send_one(struct ctx *x, const struct db_post *p)
 		return err;
 	}
 	int attempts = p->attempts;
+	/* an attempt that died mid-request may have reached the forge */
+	bool maybe_sent = attempts > 0 || (p->last_error && strcmp(p->last_error, DB_POST_SENDING) == 0);
 	for (int t = 0;; t++) {
-		/* claim it: a crash from here on leaves it due again soon, and
-		 * the next try looks for it on the forge before posting */
-		bool maybe_sent = attempts > 0;
-		int64_t claim_until = now_ms() + 2 * 1000 * (int64_t)x->o.timeout_s + 60 * 1000;
-		if (db_post_mark_failed(x->db, p->id, "interrupted while sending", claim_until) != 0) {
+		/* claim it: another sender leaves it alone, and a crash from here
+		 * on leaves it due again soon, marked as maybe sent */
+		int64_t now = now_ms();
+		int64_t claim_until = now + 2 * 1000 * (int64_t)x->o.timeout_s + 60 * 1000;
+		int rc = db_post_claim(x->db, p->id, now, claim_until);
+		if (rc == -EBUSY || rc == -EALREADY) {
+			say(x, "%s: %s; left to it", where, db_errmsg(x->db));
+			return 0;
+		}
+		if (rc != 0) {
 			say(x, "%s: cannot update the outbox: %s", where, db_errmsg(x->db));
 			worsen(x, -EIO);
 			x->out.queued++;
@@ -624,6 +631,7 @@ static int send_one(struct ctx *x, const struct db_post *p)
 		attempts++;
 		struct attempt a;
 		try_post(x, p, maybe_sent, &a);
+		maybe_sent = true;
 		if (a.kind == SENT) {
 			if (db_post_mark_sent(x->db, p->id, a.comment_id, 0) != 0) {
 				/* sent but not recorded: the key check keeps the next try
