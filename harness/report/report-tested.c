@@ -216,13 +216,14 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 	fputc('\n', out);
 	report_format_time(t0, sizeof t0, c->created_unix_ms, false);
 	report_format_time(t1, sizeof t1, c->finished_unix_ms, false);
-	fprintf(out, "Campaign %s from %s to %s", db_campaign_status_name(c->status), t0,
-	        c->finished_unix_ms ? t1 : "(not finished)");
+	fprintf(out, "Ran from %s to %s", t0, c->finished_unix_ms ? t1 : "(not finished)");
 	if (c->host && c->host[0]) {
 		fputs(" on ", out);
 		report_md_text(out, c->host);
 	}
-	fputs(".\n", out);
+	fprintf(out, "; %s.\n", c->status == DB_CAMPAIGN_DONE      ? "every planned run finished"
+	                        : c->status == DB_CAMPAIGN_STOPPED ? "stopped before every planned run finished"
+	                                                            : "still open");
 	if (c->notes && c->notes[0]) {
 		fputc('\n', out);
 		report_md_text(out, c->notes);
@@ -308,10 +309,11 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 	if (rd->n_marks) {
 		fputs("- Marks:", out);
 		for (size_t i = 0; i < rd->n_marks; i++) {
-			fprintf(out, "%s %g s ", i ? "," : "", rd->marks[i].t_s);
-			report_md_text(out, rd->marks[i].kind);
-			fputc(' ', out);
+			fputs(i ? ", " : " ", out);
 			report_md_text(out, rd->marks[i].name);
+			fprintf(out, " at %g s (", rd->marks[i].t_s);
+			report_md_text(out, rd->marks[i].kind);
+			fputc(')', out);
 		}
 		fputc('\n', out);
 	}
