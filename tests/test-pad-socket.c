@@ -244,6 +244,10 @@ static void test_spawn__owner_writes_neutral_when_the_child_is_killed(void **sta
 
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(pad_wait_child(f->pad, 5000), 0);
+	/* with SIGCHLD ignored nobody could say how a child ended */
+	signal(SIGCHLD, SIG_IGN);
+	assert_int_equal(pad_spawn(f->pad, hold_then_wait, go, &go[1], 1, NULL, NULL, &pid2), -EINVAL);
+	signal(SIGCHLD, SIG_DFL);
 	n = tu_read_frame(f->fd, ev, PAD_FRAME_MAX, 2000, NULL);
 	assert_true(tu_frame_is_neutral(ev, n));
 	n = tu_read_frame(fd2, ev, PAD_FRAME_MAX, 2000, NULL);

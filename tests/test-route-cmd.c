@@ -236,6 +236,10 @@ static void test_record__refuses_bad_input(void **state)
 	char *notpad[] = { "rxdeck", "route", "record", "new.route", "--device", "/dev/null", NULL };
 	assert_int_equal(run(notpad, out, sizeof out, err, sizeof err), 1);
 	assert_non_null(strstr(err, "cannot read device '/dev/null'"));
+	char *badname[] = { "rxdeck", "route", "record", "/tmp/my route.route", NULL };
+	assert_int_equal(run(badname, out, sizeof out, err, sizeof err), 1);
+	assert_non_null(strstr(err, "route name 'my route' may hold only"));
+	assert_non_null(strstr(err, "give one with --name"));
 	char *stop[] = { "rxdeck", "route", "record", "new.route", "--stop", "BACK+JUMP", NULL };
 	assert_int_equal(run(stop, out, sizeof out, err, sizeof err), 2);
 	assert_non_null(strstr(err, "unknown button 'JUMP'"));

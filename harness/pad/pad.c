@@ -409,8 +409,16 @@ static void *watcher_main(void *arg)
 	pthread_mutex_unlock(&pad->spawn_lock);
 
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	int r;
+	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	if (r < 0) {
+		/* someone else reaped it (SIGCHLD ignored since, or a waitpid(-1)
+		 * elsewhere): wait until it is gone, its end unknown */
+		while (kill(pid, 0) == 0 || errno == EPERM)
+			usleep(10000);
+		status = W_EXITCODE(255, 0);
+	}
 
 	pad_lock(pad);
 	if (pad->ctl_fd >= 0) {
@@ -434,6 +442,11 @@ int pad_spawn(struct pad *pad, int (*fn)(struct pad *pad, void *arg), void *arg,
               void (*on_exit)(void *ctx, int wstatus), void *ctx, pid_t *pid)
 {
 	if (!pad || !fn || !pid || pad->in_child || n_keep > 16)
+		return -EINVAL;
+	/* with SIGCHLD ignored the child would be reaped by the kernel, and
+	 * the pad could not tell how it ended */
+	struct sigaction chld;
+	if (sigaction(SIGCHLD, NULL, &chld) == 0 && chld.sa_handler == SIG_IGN)
 		return -EINVAL;
 	pthread_mutex_lock(&pad->spawn_lock);
 	if (pad->child_running) {

@@ -207,7 +207,8 @@ int pad_state(struct pad *pad, uint16_t type, uint16_t code, int32_t *value);
  *     the owner's other threads (async-signal-safe calls, plus pad_frame()).
  * When the child ends, however it ends, the pad's thread writes the neutral
  * frame and then calls on_exit(ctx, wstatus) (wstatus as from waitpid()),
- * on that thread.  One child at a time: -EBUSY while one runs.  Returns 0
+ * on that thread.  One child at a time: -EBUSY while one runs; -EINVAL
+ * while SIGCHLD is ignored (the pad must reap the child itself).  Returns 0
  * and the child's pid in *pid.
  */
 int pad_spawn(struct pad *pad, int (*fn)(struct pad *pad, void *arg), void *arg,

@@ -557,6 +557,13 @@ static int route_record(int argc, char **argv)
 			*dot = 0;
 	}
 
+	if (!route_name_is_valid(name)) {
+		cli_error(cmd, "route name '%s' may hold only letters, digits, '.', '_' and '-' "
+		               "(not first), at most %d of them; give one with --name", name,
+		          ROUTE_MAX_NAME);
+		return o.name ? RXDECK_EXIT_USAGE : RXDECK_EXIT_FAILURE;
+	}
+
 	int fd = -1;
 	struct libevdev *dev = NULL;
 	char used[300];
@@ -651,13 +658,21 @@ static int route_record(int argc, char **argv)
 	         libevdev_get_name(dev));
 	r = route_recorder_write(rec, f, name, o.window ? o.window_ms[0] : 0,
 	                         o.window ? o.window_ms[1] : 0, comment);
+	if (r == -EINVAL && o.window) {
+		/* keep the recording: the whole route is the window instead */
+		char a[32], b[32];
+		route_format_time(o.window_ms[0], a, sizeof a);
+		route_format_time(o.window_ms[1], b, sizeof b);
+		cli_error(cmd, "the window %s %s does not fit the recorded route; the whole route "
+		               "is its window instead", a, b);
+		rewind(f);
+		if (ftruncate(fileno(f), 0) != 0)
+			r = -errno;
+		else
+			r = route_recorder_write(rec, f, name, 0, 0, comment);
+	}
 	if (fclose(f) != 0 && r == 0)
 		r = -EIO;
-	if (r == -EINVAL) {
-		cli_error(cmd, "the window does not fit the recorded route; nothing written");
-		unlink(tmp);
-		goto out;
-	}
 	if (r < 0) {
 		cli_error(cmd, "cannot write '%s': %s", tmp, strerror(-r));
 		unlink(tmp);

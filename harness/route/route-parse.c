@@ -458,6 +458,12 @@ int route_parse_time(const char *s, int64_t *t_ms)
 	return 0;
 }
 
+bool route_name_is_valid(const char *name)
+{
+	struct tok t = { name, strlen(name), 1 };
+	return valid_name(&t);
+}
+
 int route_button_from_name(const char *name)
 {
 	struct tok t = { name, strlen(name), 1 };
@@ -1343,7 +1349,8 @@ static void check_unique(struct ctx *c, struct route_point *pts, size_t n, const
 static void build(struct ctx *c, struct block *top, struct route *r)
 {
 	struct tbuf tb = { 0 };
-	qsort(top->steps, top->n, sizeof *top->steps, cmp_step);
+	if (top->n > 1)
+		qsort(top->steps, top->n, sizeof *top->steps, cmp_step);
 
 	/* an error is said once per action, not once per repetition */
 	uint8_t *said = calloc(c->n_srcs + 1, 1);
@@ -1632,7 +1639,8 @@ int route_parse(const char *name, const char *text, size_t len,
 	else if (c.n_errors > 0)
 		rc = -EINVAL;
 	if (c.n_errors > 0) {
-		qsort(c.errors, c.n_errors, sizeof *c.errors, cmp_error);
+		if (c.n_errors > 1)
+			qsort(c.errors, c.n_errors, sizeof *c.errors, cmp_error);
 		if (err)
 			*err = c.errors[0].e;
 		if (opt && opt->on_error) {

@@ -401,7 +401,8 @@ int route_recorder_write(struct route_recorder *r, FILE *f, const char *name,
 		return -ENOMEM;
 	if (!r->ended)
 		end_at(r, r->last_ms);
-	qsort(r->acts, r->n, sizeof *r->acts, cmp_act);
+	if (r->n > 1)
+		qsort(r->acts, r->n, sizeof *r->acts, cmp_act);
 	/* the route lasts until its last action has ended */
 	int64_t duration = r->end_ms;
 	for (size_t i = 0; i < r->n; i++) {

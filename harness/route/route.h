@@ -143,6 +143,10 @@ void route_format_time(int64_t t_ms, char *buf, size_t size);
 /* Reads a time written that way into *t_ms: 0, or -EINVAL. */
 int route_parse_time(const char *s, int64_t *t_ms);
 
+/* Whether name may name a route, a shot or a mark: letters, digits, '.',
+ * '_' and '-', not starting with '.' or '-', at most ROUTE_MAX_NAME. */
+bool route_name_is_valid(const char *name);
+
 /* The enum pad_button of a route file's button name ("A", "lb", "SELECT"),
  * or -1. */
 int route_button_from_name(const char *name);

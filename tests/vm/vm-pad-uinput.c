@@ -2,7 +2,7 @@
  * VM's initramfs, it runs the uinput checks against the stock kernel's
  * uinput and evdev modules and exits with their result; run-vm.py prints
  * what it says and passes the exit code on.  Argument: the p99 lateness
- * allowed, in ms (an emulated machine keeps time more coarsely). */
+ * allowed, in ms (default 1). */
 #include <stdio.h>
 #include <stdlib.h>
 
