@@ -310,7 +310,7 @@ static void step_sims(struct forest *f)
 		pthread_cond_broadcast(&f->cond);
 		pthread_mutex_unlock(&f->lock);
 		if (f->opt.log_every && ready % f->opt.log_every == 0)
-			forest_log(f->log, "frame %" PRIu64 " position x %.3f z %.3f y %.3f yaw %.2f pitch %.2f jumps %u talks %u",
+			forest_log(f->log, "frame %" PRIu64 " position x %.3f z %.3f y %.3f yaw %.3f pitch %.3f jumps %u talks %u",
 			           ready, (double)f->sim.x_mm / 1000.0, (double)f->sim.z_mm / 1000.0, (double)cam.y,
 			           (double)f->sim.yaw * 360.0 / 65536.0, (double)f->sim.pitch * 360.0 / 65536.0,
 			           f->sim.jumps, f->sim.talks);

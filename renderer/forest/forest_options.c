@@ -274,7 +274,7 @@ int forest_options_parse(int argc, char **argv, struct forest_options *o, char *
 		longs[i] = (struct option){ table[i].name, table[i].arg ? required_argument : no_argument, NULL,
 		                            table[i].id + 256 };
 	longs[N_OPTS] = (struct option){ 0 };
-	optind = 1;
+	optind = 0; /* glibc: start over, so the parser can run more than once */
 	opterr = 0;
 	for (;;) {
 		int idx = -1;

@@ -80,6 +80,9 @@ int forest_control_parse(const char *line, size_t len, unsigned lineno, struct f
 		n0++;
 	if (n0 == len)
 		return set_err(err, err_size, -EINVAL, "%u:%zu: 'shot' needs a NAME", lineno, n0 + 1);
+	if (line[n0] == '.')
+		return set_err(err, err_size, -EINVAL, "%u:%zu: a shot name must not start with '.'", lineno,
+		               n0 + 1);
 	size_t n1 = n0;
 	while (n1 < len && line[n1] != ' ' && line[n1] != '\t') {
 		if (!name_char(line[n1]))
@@ -88,9 +91,6 @@ int forest_control_parse(const char *line, size_t len, unsigned lineno, struct f
 			               n1 + 1);
 		n1++;
 	}
-	if (line[n0] == '.')
-		return set_err(err, err_size, -EINVAL, "%u:%zu: a shot name must not start with '.'", lineno,
-		               n0 + 1);
 	if (n1 - n0 > FOREST_SHOT_NAME_MAX)
 		return set_err(err, err_size, -EINVAL, "%u:%zu: a shot name is at most %d characters", lineno,
 		               n0 + 1, FOREST_SHOT_NAME_MAX);
