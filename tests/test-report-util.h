@@ -69,7 +69,8 @@ static inline void trep_open(struct trep *t, const char *name, int n_arms,
 	struct db_campaign c = {
 		.name = name,
 		.plan_text = "[campaign]\nname = night-1\nroute = routes/kokiri-moving.route\n"
-		             "profile = deck\norder = ABBA\nrounds = 2\n\n[build forest]\n"
+		             "profile = deck\norder = ABBA\nrounds = 2\n\n"
+		             "[profile]\nenv = RX_VK_LOG_READBACK_WAITS=1\n\n[build forest]\n"
 		             "binary = forest\n\n[arm A]\nlabel = off\n\n[arm B]\n"
 		             "label = early readback\nenv = RX_VK_READBACK_EARLY=1\n",
 		.host = "steamdeck",

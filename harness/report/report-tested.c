@@ -10,6 +10,7 @@
  * from the database.
  */
 #include "report-private.h"
+#include "plan/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,7 +114,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* GPU shader clock of an arm's usable runs, from the gpu_sclk_mhz samples
- * (inside the window when the run knows its route start). */
+ * inside the window when the run knows its route start, else the window's
+ * median the run stored as the metric gpu_sclk_mhz, else every sample. */
 static int arm_clock(struct db *db, const struct report_data *rd, const struct report_arm *a,
                      FILE *out)
 {
@@ -131,7 +133,11 @@ static int arm_clock(struct db *db, const struct report_data *rd, const struct r
 			free(all);
 			return err;
 		}
-		for (size_t i = 0; i < n; i++) {
+		double stored;
+		bool use_stored = !r->has_t0 &&
+		                  db_metric_get(db, r->run->id, REPORT_SAMPLE_SCLK, &stored) == 0 &&
+		                  isfinite(stored);
+		for (size_t i = 0; i < n && !use_stored; i++) {
 			if (s[i].absent || !isfinite(s[i].value))
 				continue;
 			if (r->has_t0 && c->window_start_s < c->window_end_s) {
@@ -152,6 +158,17 @@ static int arm_clock(struct db *db, const struct report_data *rd, const struct r
 			all[n_all++] = s[i].value;
 		}
 		free(s);
+		if (use_stored) {
+			/* the run's own median in the window, as it stored it */
+			double *g = realloc(all, (n_all + 1) * sizeof *g);
+			if (!g) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = g;
+			all[n_all++] = stored;
+			cap = n_all;
+		}
 	}
 	fprintf(out, "%c ", a->arm->letter);
 	if (n_all == 0) {
@@ -166,6 +183,24 @@ static int arm_clock(struct db *db, const struct report_data *rd, const struct r
 	}
 	free(all);
 	return 0;
+}
+
+/* KEY=VALUE lines of a list joined by spaces, malloc'd. */
+static char *join_env(const struct plan_strv *v)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < v->n; i++)
+		len += strlen(v->v[i]) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, v->v[i]);
+	}
+	return s;
 }
 
 static void fenced(FILE *out, const char *lang, const char *text)
@@ -292,6 +327,23 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		else
 			fputs("(nothing set)", out);
 		fputs(" |\n", out);
+	}
+	struct plan *plan = NULL;
+	if (c->plan_text && c->plan_text[0] &&
+	    plan_parse("plan", c->plan_text, strlen(c->plan_text), NULL, &plan, NULL) == 0) {
+		fputs("\n- Env profile: ", out);
+		report_md_text(out, plan->profile ? plan->profile : "auto");
+		if (plan->has_profile_env) {
+			fputs(", as frozen into the plan: ", out);
+			char *joined = join_env(&plan->profile_env);
+			if (joined && joined[0])
+				report_md_code(out, joined);
+			else
+				fputs("(nothing set)", out);
+			free(joined);
+		}
+		fputc('\n', out);
+		plan_free(plan);
 	}
 	fputs("\nThe plan as the campaign ran it (profile, builds, arms and void rules):\n\n", out);
 	if (c->plan_text && c->plan_text[0])
