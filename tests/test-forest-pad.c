@@ -233,5 +233,5 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pad_socket__scripted_walk_moves_camera_by_route),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ft_finish(cmocka_run_group_tests(tests, NULL, NULL));
 }

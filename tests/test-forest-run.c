@@ -289,5 +289,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_framegen__doubles_and_triples_shown_frames),
 		cmocka_unit_test(test_usage__bad_values_and_window_exit_2_with_reason),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ft_finish(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -71,6 +72,25 @@ static inline void ft_init(int argc, char **argv, const char *name)
 		perror("mkdtemp");
 		exit(1);
 	}
+}
+
+static inline int ft_remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The test's exit status: on success the scratch folder is removed, on
+ * failure it is kept and named, for the logs in it. */
+static inline int ft_finish(int failed)
+{
+	if (failed)
+		fprintf(stderr, "the games' logs are in %s\n", ft_dir);
+	else
+		nftw(ft_dir, ft_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	return failed;
 }
 
 static inline void ft_path(char *out, size_t size, const char *fmt, ...)

@@ -55,5 +55,5 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_waits__default_whole_early_fraction_late_least),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return ft_finish(cmocka_run_group_tests(tests, NULL, NULL));
 }
