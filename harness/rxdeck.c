@@ -16,6 +16,7 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 
 const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, "summary" }, kept in this order of use */
+	{ "run", cmd_run, "run a campaign: arms of env switches, interleaved, measured, then the table" },
 	{ "route", cmd_route, "check, play (into a virtual pad) or record route files" },
 	{ "frames", cmd_frames, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
 	{ "report", cmd_report, "a campaign's table and verdicts as Markdown, CSV or JSON" },

@@ -11,8 +11,6 @@ void plan_error_set(struct plan_error *e, const char *file, int line, int column
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* The parser's defaults (before any key). */
 void plan_defaults(struct plan *p);
-/* [A-Za-z0-9._-], 1..max bytes, not starting with '.' or '-'. */
-bool plan_name_valid(const char *s, size_t max);
 bool plan_strv_contains(const struct plan_strv *l, const char *s);
 /* Replaces dst with a copy of src.  0 or -ENOMEM (dst unchanged). */
 int plan_strv_copy(struct plan_strv *dst, const struct plan_strv *src);

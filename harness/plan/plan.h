@@ -250,6 +250,10 @@ int plan_parse_duration_s(const char *text, double *out_s);
 
 /* ---- env lists and profiles ------------------------------------------- */
 
+/* True for a campaign or build name: [A-Za-z0-9._-], 1..max bytes, not
+ * starting with '.' or '-'. */
+bool plan_name_valid(const char *name, size_t max);
+
 /* True for an env key: [A-Za-z_][A-Za-z0-9_]*. */
 bool plan_env_key_valid(const char *key, size_t len);
 

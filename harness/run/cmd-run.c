@@ -1,0 +1,212 @@
+/* cmd-run: `rxdeck run [PLAN.ini]`, a campaign from a plan (or the embedded
+ * default) played to its end, then the comparison table.  It owns the
+ * command line and the overrides it makes to the plan; the campaign is
+ * run.h's, the table report.h's, the post forge.h's. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "plan/plan.h"
+#include "run/run-private.h"
+#include "run/run.h"
+
+#define COMMAND "rxdeck run"
+
+enum { OPT_ROUTE = 1, OPT_ROUNDS, OPT_UNTIL, OPT_NAME, OPT_PROFILE, OPT_DB, OPT_NO_WARMUP,
+       OPT_WATCHDOG, OPT_PRINT_PLAN, OPT_QUIET, OPT_BASELINE };
+
+static const struct cli_option options[] = {
+	{ "route", 'r', 1, "FILE", "play this route instead of the plan's", OPT_ROUTE },
+	{ "rounds", 'n', 1, "N", "rounds of the order (instead of the plan's)", OPT_ROUNDS },
+	{ "until", 'u', 1, "HH:MM", "keep adding rounds while one still ends before then (overnight)", OPT_UNTIL },
+	{ "name", 0, 1, "NAME", "the campaign's name (default: the plan's name and the date)", OPT_NAME },
+	{ "profile", 'p', 1, "NAME", "env profile: deck, pc, lavapipe or a file (default: the plan's)", OPT_PROFILE },
+	{ "watchdog", 0, 1, "DURATION", "no new frame for this long = hung (default: the plan's, 10s)", OPT_WATCHDOG },
+	{ "no-warmup", 0, 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP },
+	{ "baseline", 'b', 1, "ARM", "the table compares against this arm (default: the first)", OPT_BASELINE },
+	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
+	{ "print-plan", 0, 0, NULL, "print the plan with every key written out and run nothing", OPT_PRINT_PLAN },
+	{ "quiet", 'q', 0, NULL, "no progress lines, only the table and errors", OPT_QUIET },
+	RUN_CMD_POST_OPTIONS,
+	{ NULL, 0, 0, NULL, NULL, 0 },
+};
+
+struct override {
+	const char *flag, *key, *value;
+};
+
+struct opts {
+	struct override ov[8];
+	int n_ov;
+	const char *name;
+	const char *db;
+	bool print_plan;
+	bool quiet;
+	char baseline;
+	struct run_cmd_post post;
+};
+
+static int on_option(void *ctx, int id, char **args)
+{
+	struct opts *o = ctx;
+	static const struct { int id; const char *flag, *key; } keys[] = {
+		{ OPT_ROUTE, "--route", "route" }, { OPT_ROUNDS, "--rounds", "rounds" },
+		{ OPT_UNTIL, "--until", "until" }, { OPT_PROFILE, "--profile", "profile" },
+		{ OPT_WATCHDOG, "--watchdog", "watchdog" },
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (keys[i].id == id && o->n_ov < 8) {
+			o->ov[o->n_ov++] = (struct override){ keys[i].flag, keys[i].key, args[0] };
+			return 0;
+		}
+	}
+	switch (id) {
+	case OPT_NO_WARMUP:
+		if (o->n_ov < 8)
+			o->ov[o->n_ov++] = (struct override){ "--no-warmup", "warmup", "no" };
+		return 0;
+	case OPT_NAME:
+		if (!plan_name_valid(args[0], PLAN_MAX_NAME + 32)) {
+			cli_error(COMMAND, "bad campaign name '%s': use letters, digits, '.', '_' and '-'",
+			          args[0]);
+			return -EINVAL;
+		}
+		o->name = args[0];
+		return 0;
+	case OPT_DB:
+		o->db = args[0];
+		return 0;
+	case OPT_PRINT_PLAN:
+		o->print_plan = true;
+		return 0;
+	case OPT_QUIET:
+		o->quiet = true;
+		return 0;
+	case OPT_BASELINE:
+		return run_cmd_baseline(COMMAND, args[0], &o->baseline);
+	default:
+		return run_cmd_post_option(COMMAND, &o->post, id, args);
+	}
+}
+
+static void print_error(void *ctx, const struct plan_error *e)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: ", COMMAND);
+	plan_error_print(e, stderr);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const struct cli cli = {
+		.command = COMMAND,
+		.synopsis = "[PLAN.ini] [--route FILE] [--rounds N | --until HH:MM] [--post ...]",
+		.summary =
+			"Runs a campaign: the plan's arms in its order (ABCDDCBA: each round the arms\n"
+			"forward then backward), one cold warm-up run first, every run the game in its\n"
+			"own process group with the route played into a virtual pad from its first\n"
+			"frame, measured and stored in the results database; at the end the void rules\n"
+			"across the campaign and the comparison table.  With no plan, the embedded\n"
+			"default: the demo game, routes/kokiri-moving.route, arms A (no switch),\n"
+			"B (RX_VK_READBACK_LATE=newest), C (RX_VK_READBACK_EARLY=1), D (both).\n"
+			"Ctrl-C stops after killing the game; 'rxdeck resume' goes on.  Exit 3: some\n"
+			"runs are void (the table marks them).  See docs/running.md.",
+		.options = options,
+		.on_option = on_option,
+		.ctx = &o,
+	};
+	int npos = 0;
+	int r = cli_parse(&cli, argc, argv, &npos);
+	if (r == 1)
+		return RXDECK_EXIT_OK;
+	if (r < 0)
+		return RXDECK_EXIT_USAGE;
+	if (npos > 1) {
+		cli_error(COMMAND, "unexpected argument '%s': one plan at a time", argv[2]);
+		return RXDECK_EXIT_USAGE;
+	}
+	if (run_cmd_post_check(COMMAND, &o.post) < 0)
+		return RXDECK_EXIT_USAGE;
+
+	struct plan *plan = NULL;
+	struct plan_error pe;
+	struct plan_parse_options po = { .on_error = print_error };
+	int rc;
+	if (npos == 1) {
+		rc = plan_load(argv[1], &po, &plan, &pe);
+		if (rc < 0 && rc != -EINVAL)
+			cli_error(COMMAND, "%s", pe.message);
+	} else {
+		po.dir = ".";
+		const char *t = plan_default_text();
+		rc = plan_parse("embedded default plan", t, strlen(t), &po, &plan, &pe);
+	}
+	if (rc < 0)
+		return RXDECK_EXIT_FAILURE;
+	for (int i = 0; i < o.n_ov; i++) {
+		if (plan_set(plan, o.ov[i].flag, o.ov[i].key, o.ov[i].value, &pe) < 0) {
+			cli_error(COMMAND, "%s: %s", o.ov[i].flag, pe.message);
+			plan_free(plan);
+			return RXDECK_EXIT_USAGE;
+		}
+	}
+	if (o.print_plan) {
+		rc = plan_write(plan, stdout);
+		plan_free(plan);
+		if (rc < 0) {
+			cli_error(COMMAND, "cannot write the plan: %s", strerror(-rc));
+			return RXDECK_EXIT_FAILURE;
+		}
+		return RXDECK_EXIT_OK;
+	}
+	if (o.baseline && !plan_arm_find(plan, o.baseline)) {
+		cli_error(COMMAND, "bad baseline '%c': the plan has no arm %c", o.baseline, o.baseline);
+		plan_free(plan);
+		return RXDECK_EXIT_USAGE;
+	}
+
+	struct db *db;
+	if (run_cmd_open_db(COMMAND, o.db, true, &db) < 0) {
+		plan_free(plan);
+		return RXDECK_EXIT_FAILURE;
+	}
+	volatile sig_atomic_t *stop = run_cmd_signals();
+	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop };
+	struct run_campaign *c;
+	char msg[2048] = "";
+	rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
+	plan_free(plan);
+	if (rc < 0) {
+		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
+		db_close(db);
+		return RXDECK_EXIT_FAILURE;
+	}
+	if (!o.quiet) {
+		const struct plan *p = run_campaign_plan(c);
+		char rounds[64];
+		if (p->until)
+			snprintf(rounds, sizeof rounds, "rounds until %s", p->until);
+		else
+			snprintf(rounds, sizeof rounds, "%d round%s", plan_rounds(p), plan_rounds(p) == 1 ? "" : "s");
+		fprintf(stderr, "campaign %s: order %s, %s%s, route %s\n", run_campaign_name(c),
+		        plan_order(p), rounds, p->warmup ? " after a warm-up run" : "", p->route);
+		fprintf(stderr, "results in %s, run files in %s\n", db_path(db), run_campaign_dir(c));
+	}
+	struct run_outcome out;
+	rc = run_campaign_play(c, &out, msg, sizeof msg);
+	if (rc < 0) {
+		cli_error(COMMAND, "%s; 'rxdeck resume %s' goes on once it is fixed", msg,
+		          run_campaign_name(c));
+		run_campaign_destroy(c);
+		db_close(db);
+		return RXDECK_EXIT_FAILURE;
+	}
+	int code = run_cmd_finish(COMMAND, db, c, &out, &o.post, o.baseline, o.quiet);
+	run_campaign_destroy(c);
+	db_close(db);
+	return code;
+}

@@ -1,0 +1,1275 @@
+/* run-campaign: a plan made into a campaign and played (see run.h).
+ *
+ * It owns freezing a plan (paths made absolute, the profile and inherited
+ * environment copied in, the deadline made a date) into the campaign's
+ * folder (runs/<campaign>/plan.ini) so a resume runs exactly what the start
+ * planned; creating the campaign's rows in one transaction; the loop over
+ * the runs not finished (folder, env, argv, run_game(), run_collect(), one
+ * store per run), added rounds while a deadline allows, the campaign-wide
+ * void rules at the end, and the progress lines.  What a run does inside is
+ * run-game.c's; what its files mean is run-collect.c's.
+ */
+#include "run.h"
+#include "run-private.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "deck/deck.h"
+#include "route/route.h"
+
+extern char **environ;
+
+struct run_campaign {
+	struct db *db;
+	struct plan *plan;           /* frozen */
+	struct route *route;
+	int64_t id;
+	char *name;
+	char *dir;
+	int64_t *build_ids;          /* per plan build */
+	struct db_arm *arms;         /* from the database, letter order */
+	size_t n_arms;
+	struct run_options opt;
+	FILE *progress;
+	bool tty, color;
+	double window_s[2];
+	int64_t until_ms;
+	int64_t play_start_ns;
+	double run_s_sum;            /* measured durations of the runs played in this call */
+	size_t run_s_n;
+	size_t total_runs;
+	/* the run playing now, for the progress line */
+	const struct db_run *cur;
+	double cur_route_s;
+};
+
+/* ---- progress ----------------------------------------------------------------- */
+
+void run_format_duration(double s, char *buf, size_t size)
+{
+	if (!isfinite(s) || s < 0)
+		s = 0;
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, size, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, size, "%lds", t);
+}
+
+static double route_s(const struct run_campaign *c)
+{
+	return (double)route_duration_ms(c->route) / 1e3;
+}
+
+static double mean_run_s(const struct run_campaign *c)
+{
+	if (c->run_s_n)
+		return c->run_s_sum / (double)c->run_s_n;
+	return route_s(c) + 5.0; /* a guess until a run has been timed */
+}
+
+static void progress_line(struct run_campaign *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress_line(struct run_campaign *c, const char *fmt, ...)
+{
+	if (c->opt.quiet)
+		return;
+	if (c->tty)
+		fputs("\r\033[K", c->progress);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(c->progress, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->progress);
+	fflush(c->progress);
+}
+
+static const char *run_label(const struct db_run *run, char *buf, size_t size)
+{
+	if (run->is_warmup)
+		snprintf(buf, size, "warm-up");
+	else
+		snprintf(buf, size, "round %d", run->round);
+	return buf;
+}
+
+static void status_line(struct run_campaign *c)
+{
+	if (c->opt.quiet || !c->tty || !c->cur)
+		return;
+	const struct db_run *r = c->cur;
+	char el[32], eta[32], in[32];
+	double elapsed = (double)(run_now_ns() - c->play_start_ns) / 1e9;
+	size_t left = c->total_runs >= (size_t)r->position ? c->total_runs - (size_t)r->position : 0;
+	double this_left = route_s(c) - (c->cur_route_s > 0 ? c->cur_route_s : 0);
+	run_format_duration(elapsed, el, sizeof el);
+	run_format_duration((double)left * mean_run_s(c) + (this_left > 0 ? this_left : 0), eta, sizeof eta);
+	if (c->cur_route_s >= 0)
+		snprintf(in, sizeof in, "%.0f/%.0f s", c->cur_route_s, route_s(c));
+	else
+		snprintf(in, sizeof in, "starting");
+	char label[32];
+	fprintf(c->progress, "\r\033[Krun %d of %zu  arm %c  %s  %s  elapsed %s  ETA %s",
+	        r->position, c->total_runs, r->arm_letter, run_label(r, label, sizeof label), in, el, eta);
+	fflush(c->progress);
+}
+
+static void on_tick(void *ctx, double route_now_s)
+{
+	struct run_campaign *c = ctx;
+	c->cur_route_s = route_now_s;
+	status_line(c);
+}
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int write_file_atomic(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		return -ENAMETOOLONG;
+	FILE *f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	bool ok = fputs(text, f) >= 0;
+	ok = fflush(f) == 0 && ok;
+	ok = fsync(fileno(f)) == 0 && ok;
+	if (fclose(f) != 0)
+		ok = false;
+	if (!ok || rename(tmp, path) < 0) {
+		int e = errno ? -errno : -EIO;
+		unlink(tmp);
+		return e;
+	}
+	return 0;
+}
+
+static char *plan_text(const struct plan *p, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	*rc = plan_write(p, f);
+	fclose(f);
+	if (*rc < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void local_date(int64_t unix_ms, const char *fmt, char *buf, size_t size)
+{
+	time_t t = (time_t)(unix_ms / 1000);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(buf, size, fmt, &tm);
+}
+
+static void print_route_error(const struct route_error *e, char *buf, size_t size)
+{
+	if (e->line > 0)
+		snprintf(buf, size, "%s:%d:%d: %s", e->file, e->line, e->column, e->message);
+	else
+		snprintf(buf, size, "%s", e->message);
+}
+
+/* ---- freezing a plan ------------------------------------------------------------- */
+
+/* Finds everything the plan names and writes the found form into p. */
+static int freeze(struct plan *p, const struct run_options *opt, struct deck *deck, char *errmsg,
+                  size_t size)
+{
+	char *path = NULL;
+	int rc;
+	char where[600];
+	/* route */
+	const char *route = p->route ? p->route : "routes/kokiri-moving.route";
+	rc = run_find_data("routes", route, ".route", p->dir, &path);
+	if (rc < 0) {
+		if (p->route_pos.line)
+			snprintf(where, sizeof where, "%s:%d:%d: ", p->path, p->route_pos.line, p->route_pos.column);
+		else
+			where[0] = 0;
+		return run_errf(errmsg, size, rc, "%scannot find route '%s': %s", where, route, strerror(-rc));
+	}
+	free(p->route);
+	p->route = path;
+
+	/* env profile, frozen unless it was already */
+	if (!p->has_profile_env) {
+		const char *name = p->profile ? p->profile : "auto";
+		char chosen[64];
+		if (strcmp(name, "auto") == 0) {
+			struct deck_facts facts = { 0 };
+			bool is_deck = deck && deck_facts_read(deck, &facts) == 0 && facts.device_model &&
+			               strncmp(facts.device_model, "Steam Deck", 10) == 0;
+			deck_facts_finish(&facts);
+			snprintf(chosen, sizeof chosen, "%s", is_deck ? "deck" : "pc");
+			name = chosen;
+		}
+		rc = run_find_data("profiles", name, ".env", p->dir, &path);
+		if (rc < 0) {
+			if (p->profile_pos.line)
+				snprintf(where, sizeof where, "%s:%d:%d: ", p->path, p->profile_pos.line,
+				         p->profile_pos.column);
+			else
+				where[0] = 0;
+			return run_errf(errmsg, size, rc, "%scannot find env profile '%s': %s", where, name,
+			                strerror(-rc));
+		}
+		struct plan_error pe;
+		rc = plan_env_load(path, NULL, &p->profile_env, &pe);
+		free(path);
+		if (rc < 0) {
+			if (pe.line)
+				return run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
+			return run_errf(errmsg, size, rc, "%s", pe.message);
+		}
+		p->has_profile_env = true;
+		char *copy = strdup(name);
+		if (!copy)
+			return -ENOMEM;
+		free(p->profile);
+		p->profile = copy;
+	}
+
+	/* inherited values, frozen unless they were already */
+	if (!p->has_inherited) {
+		char *const *env = opt->environ ? opt->environ : environ;
+		for (size_t i = 0; i < p->inherit.n; i++) {
+			size_t k = strlen(p->inherit.v[i]);
+			for (char *const *e = env; e && *e; e++) {
+				if (strncmp(*e, p->inherit.v[i], k) == 0 && (*e)[k] == '=') {
+					if ((rc = plan_strv_setenv(&p->inherited_env, *e)) < 0)
+						return rc;
+				}
+			}
+		}
+		p->has_inherited = true;
+	}
+
+	/* collector profile */
+	const char *collect = p->collect ? p->collect : "rxvk";
+	if (strcmp(collect, "none") != 0) {
+		rc = run_find_data("profiles", collect, ".collect", p->dir, &path);
+		if (rc < 0)
+			return run_errf(errmsg, size, rc, "cannot find collector profile '%s': %s", collect,
+			                strerror(-rc));
+		struct collect_profile *cp;
+		struct collect_error ce;
+		rc = collect_profile_load(path, &cp, &ce);
+		if (rc < 0) {
+			free(path);
+			return run_errf(errmsg, size, rc, "%s", ce.msg);
+		}
+		collect_profile_destroy(cp);
+		free(p->collect);
+		p->collect = path;
+	}
+
+	/* programs and working folders */
+	for (size_t i = 0; i < p->n_builds; i++) {
+		struct plan_build *b = &p->builds[i];
+		char msg[512];
+		rc = run_find_program(b->argv.v[0], p->dir, &path, msg, sizeof msg);
+		if (rc < 0) {
+			if (b->argv_pos.line)
+				return run_errf(errmsg, size, rc, "%s:%d:%d: build '%s': %s", p->path,
+				                b->argv_pos.line, b->argv_pos.column, b->name, msg);
+			return run_errf(errmsg, size, rc, "build '%s': %s", b->name, msg);
+		}
+		free(b->argv.v[0]);
+		b->argv.v[0] = path;
+		if (b->workdir) {
+			char *wd = run_path_join(p->dir, b->workdir);
+			char *abs = wd ? run_path_absolute(wd) : NULL;
+			free(wd);
+			if (!abs)
+				return -ENOMEM;
+			struct stat st;
+			if (stat(abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				rc = run_errf(errmsg, size, -ENOTDIR, "build '%s': working folder '%s' is not a folder",
+				              b->name, abs);
+				free(abs);
+				return rc;
+			}
+			free(b->workdir);
+			b->workdir = abs;
+		}
+	}
+
+	/* the deadline as a date */
+	if (p->until) {
+		int64_t t;
+		if (plan_until_resolve(p->until, run_unix_ms(), &t) < 0)
+			return run_errf(errmsg, size, -EINVAL, "bad deadline '%s'", p->until);
+		char when[32];
+		local_date(t, "%Y-%m-%d %H:%M", when, sizeof when);
+		char *copy = strdup(when);
+		if (!copy)
+			return -ENOMEM;
+		free(p->until);
+		p->until = copy;
+	}
+	return 0;
+}
+
+/* A deep copy of a plan through its canonical form. */
+static int clone_plan(const struct plan *p, struct plan **out, char *errmsg, size_t size)
+{
+	int rc;
+	char *text = plan_text(p, &rc);
+	if (!text)
+		return rc == -EINVAL ? run_errf(errmsg, size, rc,
+		                                "the plan holds a value that cannot be written back "
+		                                "(a ';' after a space, or space at an end)")
+		                     : rc;
+	struct plan_parse_options o = { .dir = p->dir };
+	struct plan_error e;
+	rc = plan_parse(p->path, text, strlen(text), &o, out, &e);
+	free(text);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "cannot copy the plan: %s", e.message);
+	/* keep the text as given, not the canonical form */
+	char *given = strdup(p->text);
+	if (!given) {
+		plan_free(*out);
+		return -ENOMEM;
+	}
+	free((*out)->text);
+	(*out)->text = given;
+	return 0;
+}
+
+/* ---- planning runs ---------------------------------------------------------------- */
+
+static int64_t arm_id(const struct run_campaign *c, char letter)
+{
+	for (size_t i = 0; i < c->n_arms; i++)
+		if (c->arms[i].letter == letter)
+			return c->arms[i].id;
+	return 0;
+}
+
+/* Plans rounds first_round..last_round (and the warm-up when asked) after
+ * the last position. */
+static int plan_rounds_db(struct run_campaign *c, int first_round, int last_round, bool warmup,
+                          int next_position)
+{
+	const char *order = plan_order(c->plan);
+	size_t per = strlen(order);
+	size_t n = (size_t)(last_round - first_round + 1) * per + (warmup ? 1 : 0);
+	struct db_run *runs = calloc(n, sizeof *runs);
+	if (!runs)
+		return -ENOMEM;
+	size_t k = 0;
+	int pos = next_position;
+	if (warmup)
+		runs[k++] = (struct db_run){ .arm_id = arm_id(c, order[0]), .round = 0, .position = pos++,
+		                             .is_warmup = true };
+	for (int r = first_round; r <= last_round; r++)
+		for (size_t i = 0; i < per; i++)
+			runs[k++] = (struct db_run){ .arm_id = arm_id(c, order[i]), .round = r, .position = pos++ };
+	int rc = db_run_plan(c->db, c->id, runs, k);
+	free(runs);
+	return rc;
+}
+
+/* ---- creating and opening ---------------------------------------------------------- */
+
+void run_campaign_destroy(struct run_campaign *c)
+{
+	if (!c)
+		return;
+	plan_free(c->plan);
+	route_free(c->route);
+	free(c->name);
+	free(c->dir);
+	free(c->build_ids);
+	free(c->arms);
+	free(c);
+}
+
+int64_t run_campaign_id(const struct run_campaign *c)
+{
+	return c->id;
+}
+
+const char *run_campaign_name(const struct run_campaign *c)
+{
+	return c->name;
+}
+
+const char *run_campaign_dir(const struct run_campaign *c)
+{
+	return c->dir;
+}
+
+const struct plan *run_campaign_plan(const struct run_campaign *c)
+{
+	return c->plan;
+}
+
+static int campaign_new(struct db *db, const struct run_options *opt, struct run_campaign **out)
+{
+	struct run_campaign *c = calloc(1, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	c->db = db;
+	if (opt)
+		c->opt = *opt;
+	c->progress = c->opt.progress ? c->opt.progress : stderr;
+	c->tty = isatty(fileno(c->progress));
+	const char *nc = getenv("NO_COLOR");
+	c->color = c->tty && !(nc && *nc);
+	*out = c;
+	return 0;
+}
+
+static int load_route(struct run_campaign *c, char *errmsg, size_t size)
+{
+	struct route_error re;
+	int rc = route_load(c->plan->route, &c->route, &re);
+	if (rc < 0) {
+		char msg[800];
+		print_route_error(&re, msg, sizeof msg);
+		return run_errf(errmsg, size, rc, "%s", msg);
+	}
+	int64_t a, b;
+	route_window_ms(c->route, &a, &b);
+	c->window_s[0] = (double)a / 1e3;
+	c->window_s[1] = (double)b / 1e3;
+	return 0;
+}
+
+static char *data_dir(const struct run_options *opt, int *rc)
+{
+	char *d = NULL;
+	if (opt && opt->data_dir) {
+		d = strdup(opt->data_dir);
+		*rc = d ? 0 : -ENOMEM;
+	} else {
+		*rc = run_data_dir(&d);
+	}
+	return d;
+}
+
+static int campaign_name(struct db *db, const struct plan *p, const struct run_options *opt,
+                         char **out, char *errmsg, size_t size)
+{
+	struct db_campaign *found = NULL;
+	if (opt && opt->name) {
+		if (!plan_name_valid(opt->name, PLAN_MAX_NAME))
+			return run_errf(errmsg, size, -EINVAL,
+			                "bad campaign name '%s': use letters, digits, '.', '_' and '-'", opt->name);
+		if (db_campaign_find(db, opt->name, &found) == 0) {
+			free(found);
+			return run_errf(errmsg, size, -EEXIST, "campaign '%s' already exists in '%s'", opt->name,
+			                db_path(db));
+		}
+		*out = strdup(opt->name);
+		return *out ? 0 : -ENOMEM;
+	}
+	char base[PLAN_MAX_NAME + 1];
+	if (p->name) {
+		snprintf(base, sizeof base, "%s", p->name);
+	} else {
+		const char *slash = strrchr(p->path, '/');
+		snprintf(base, sizeof base, "%s", slash ? slash + 1 : p->path);
+		char *dot = strrchr(base, '.');
+		if (dot && dot != base)
+			*dot = 0;
+		if (!plan_name_valid(base, PLAN_MAX_NAME))
+			snprintf(base, sizeof base, "campaign");
+	}
+	char date[32];
+	local_date(run_unix_ms(), "%Y%m%d-%H%M", date, sizeof date);
+	char name[PLAN_MAX_NAME + 64];
+	for (int k = 1; k < 1000; k++) {
+		if (k == 1)
+			snprintf(name, sizeof name, "%s-%s", base, date);
+		else
+			snprintf(name, sizeof name, "%s-%s-%d", base, date, k);
+		if (db_campaign_find(db, name, &found) < 0) {
+			*out = strdup(name);
+			return *out ? 0 : -ENOMEM;
+		}
+		free(found);
+		found = NULL;
+	}
+	return run_errf(errmsg, size, -EEXIST, "no free campaign name for '%s'", base);
+}
+
+static char *join_lines(const struct plan_strv *l)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < l->n; i++)
+		n += strlen(l->v[i]) + 1;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		strcat(s, l->v[i]);
+		if (i + 1 < l->n)
+			strcat(s, "\n");
+	}
+	return s;
+}
+
+static int create_rows(struct run_campaign *c, const char *route_text, char *errmsg, size_t size)
+{
+	struct plan *p = c->plan;
+	struct deck *deck = NULL;
+	struct deck_facts facts = { 0 };
+	char msg[256];
+	if (deck_create(NULL, msg, sizeof msg, &deck) == 0)
+		deck_facts_read(deck, &facts);
+	char os[256] = "";
+	if (facts.os)
+		snprintf(os, sizeof os, "%s%s%s%s", facts.os, facts.os_build ? " (" : "",
+		         facts.os_build ? facts.os_build : "", facts.os_build ? ")" : "");
+	struct db_campaign dc = {
+		.name = c->name,
+		.plan_text = p->text,
+		.host = facts.host,
+		.device_model = facts.device_model,
+		.os = os[0] ? os : NULL,
+		.kernel = facts.kernel,
+		.cpu = facts.cpu,
+		.memory_B = facts.memory_B > 0 ? facts.memory_B : 0,
+		.mesa = facts.mesa,
+		.notes = p->notes,
+		.route_name = route_name(c->route),
+		.route_text = route_text,
+		.window_start_s = c->window_s[0],
+		.window_end_s = c->window_s[1],
+		.order = plan_order(p),
+		.rounds = plan_rounds(p),
+		.warmup = p->warmup,
+	};
+	int rc = db_begin(c->db);
+	if (rc < 0)
+		goto out;
+	if ((rc = db_campaign_create(c->db, &dc, &c->id)) < 0)
+		goto rollback;
+	c->build_ids = calloc(p->n_builds, sizeof *c->build_ids);
+	if (!c->build_ids) {
+		rc = -ENOMEM;
+		goto rollback;
+	}
+	for (size_t i = 0; i < p->n_builds; i++) {
+		char sha[65];
+		bool have_sha = run_sha256_file(p->builds[i].argv.v[0], sha) == 0;
+		struct db_build b = {
+			.campaign_id = c->id,
+			.label = p->builds[i].name,
+			.commit = p->builds[i].commit,
+			.path = p->builds[i].argv.v[0],
+			.sha256 = have_sha ? sha : NULL,
+		};
+		if ((rc = db_build_add(c->db, &b, &c->build_ids[i])) < 0)
+			goto rollback;
+	}
+	for (size_t i = 0; i < p->n_arms; i++) {
+		const struct plan_arm *a = &p->arms[i];
+		const struct plan_build *b = plan_arm_build(p, a);
+		char *env = join_lines(&a->env);
+		if (!env) {
+			rc = -ENOMEM;
+			goto rollback;
+		}
+		struct db_arm da = {
+			.campaign_id = c->id,
+			.letter = a->letter,
+			.label = a->label,
+			.env = env,
+			.build_id = c->build_ids[b - p->builds],
+		};
+		int64_t id;
+		rc = db_arm_add(c->db, &da, &id);
+		free(env);
+		if (rc < 0)
+			goto rollback;
+	}
+	size_t n_arms;
+	if ((rc = db_arm_list(c->db, c->id, &c->arms, &n_arms)) < 0)
+		goto rollback;
+	c->n_arms = n_arms;
+	/* route marks: shots, marks and the window's edges */
+	size_t n_shots, n_marks;
+	const struct route_point *shots = route_shots(c->route, &n_shots);
+	const struct route_point *marks = route_marks(c->route, &n_marks);
+	struct db_route_mark *rm = calloc(n_shots + n_marks + 2, sizeof *rm);
+	if (!rm) {
+		rc = -ENOMEM;
+		goto rollback;
+	}
+	size_t k = 0;
+	rm[k++] = (struct db_route_mark){ c->window_s[0], "window-start", "window" };
+	for (size_t i = 0; i < n_shots; i++)
+		rm[k++] = (struct db_route_mark){ (double)shots[i].t_ms / 1e3, shots[i].name, "shot" };
+	for (size_t i = 0; i < n_marks; i++)
+		rm[k++] = (struct db_route_mark){ (double)marks[i].t_ms / 1e3, marks[i].name, "mark" };
+	rm[k++] = (struct db_route_mark){ c->window_s[1], "window-end", "window" };
+	rc = db_route_marks_store(c->db, c->id, rm, k);
+	free(rm);
+	if (rc < 0)
+		goto rollback;
+	if ((rc = plan_rounds_db(c, 1, plan_rounds(p), p->warmup, 1)) < 0)
+		goto rollback;
+	rc = db_commit(c->db);
+	if (rc == 0)
+		goto out;
+rollback:
+	run_errf(errmsg, size, rc, "cannot create campaign '%s': %s", c->name,
+	         rc == -ENOMEM ? "out of memory" : db_errmsg(c->db));
+	db_rollback(c->db);
+out:
+	deck_facts_finish(&facts);
+	deck_destroy(deck);
+	return rc;
+}
+
+int run_campaign_create(struct db *db, const struct plan *plan, const struct run_options *opt,
+                        struct run_campaign **out, char *errmsg, size_t size)
+{
+	struct run_campaign *c;
+	int rc = campaign_new(db, opt, &c);
+	if (rc < 0)
+		return rc;
+	char *route_text = NULL, *frozen = NULL, *ddir = NULL, *plan_path = NULL;
+	bool made_dir = false;
+	struct deck *deck = NULL;
+	char msg[256];
+	deck_create(NULL, msg, sizeof msg, &deck);
+	if ((rc = clone_plan(plan, &c->plan, errmsg, size)) < 0)
+		goto fail;
+	if ((rc = freeze(c->plan, &c->opt, deck, errmsg, size)) < 0)
+		goto fail;
+	if ((rc = load_route(c, errmsg, size)) < 0)
+		goto fail;
+	size_t len;
+	struct collect_error ce;
+	if ((rc = collect_read_file("route", c->plan->route, &route_text, &len, &ce)) < 0) {
+		run_errf(errmsg, size, rc, "%s", ce.msg);
+		goto fail;
+	}
+	if ((rc = run_pad_choose(c->plan, NULL, 0, errmsg, size)) < 0)
+		goto fail;
+	if (!(frozen = plan_text(c->plan, &rc))) {
+		if (rc == -EINVAL)
+			run_errf(errmsg, size, rc, "an inherited or profile value cannot be kept in the plan "
+			                           "(a ';' after a space, or space at an end)");
+		goto fail;
+	}
+	if ((rc = campaign_name(db, c->plan, opt, &c->name, errmsg, size)) < 0)
+		goto fail;
+	if (!(ddir = data_dir(opt, &rc))) {
+		run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
+		goto fail;
+	}
+	char sub[PATH_MAX];
+	snprintf(sub, sizeof sub, "runs/%s", c->name);
+	if (!(c->dir = run_path_join(ddir, sub)) || !(plan_path = run_path_join(c->dir, "plan.ini"))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	struct stat st;
+	if (stat(c->dir, &st) == 0) {
+		rc = run_errf(errmsg, size, -EEXIST, "folder '%s' already exists: a campaign of that name "
+		              "ran with another database", c->dir);
+		goto fail;
+	}
+	if ((rc = run_mkdirs(c->dir)) < 0) {
+		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", c->dir, strerror(-rc));
+		goto fail;
+	}
+	made_dir = true;
+	if ((rc = write_file_atomic(plan_path, frozen)) < 0) {
+		run_errf(errmsg, size, rc, "cannot write '%s': %s", plan_path, strerror(-rc));
+		goto fail;
+	}
+	if ((rc = create_rows(c, route_text, errmsg, size)) < 0)
+		goto fail;
+	free(route_text);
+	free(frozen);
+	free(ddir);
+	free(plan_path);
+	deck_destroy(deck);
+	*out = c;
+	return 0;
+fail:
+	if (made_dir)
+		nftw(c->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(route_text);
+	free(frozen);
+	free(ddir);
+	free(plan_path);
+	deck_destroy(deck);
+	run_campaign_destroy(c);
+	return rc;
+}
+
+int run_campaign_open(struct db *db, const char *name_or_id, const struct run_options *opt,
+                      struct run_campaign **out, char *errmsg, size_t size)
+{
+	struct db_campaign *dc = NULL;
+	int rc;
+	if (!name_or_id || !*name_or_id) {
+		struct db_campaign *list;
+		size_t n;
+		if ((rc = db_campaign_list(db, &list, &n)) < 0)
+			return run_errf(errmsg, size, rc, "%s", db_errmsg(db));
+		int64_t id = 0;
+		for (size_t i = 0; i < n && !id; i++)
+			if (list[i].status == DB_CAMPAIGN_OPEN)
+				id = list[i].id;
+		free(list);
+		if (!id)
+			return run_errf(errmsg, size, -ENOENT, "no campaign in '%s' is waiting to be resumed",
+			                db_path(db));
+		rc = db_campaign_get(db, id, &dc);
+	} else {
+		rc = db_campaign_find(db, name_or_id, &dc);
+		char *end;
+		long long id = strtoll(name_or_id, &end, 10);
+		if (rc == -ENOENT && *end == 0 && id > 0)
+			rc = db_campaign_get(db, id, &dc);
+		if (rc == -ENOENT)
+			return run_errf(errmsg, size, rc, "no campaign '%s' in '%s'", name_or_id, db_path(db));
+	}
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(db));
+
+	struct run_campaign *c;
+	if ((rc = campaign_new(db, opt, &c)) < 0) {
+		free(dc);
+		return rc;
+	}
+	c->id = dc->id;
+	c->name = strdup(dc->name);
+	char *ddir = NULL, *plan_path = NULL;
+	char sub[PATH_MAX];
+	if (!c->name) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (!(ddir = data_dir(opt, &rc))) {
+		run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
+		goto fail;
+	}
+	snprintf(sub, sizeof sub, "runs/%s", c->name);
+	if (!(c->dir = run_path_join(ddir, sub)) || !(plan_path = run_path_join(c->dir, "plan.ini"))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	struct plan_error pe;
+	rc = plan_load(plan_path, NULL, &c->plan, &pe);
+	if (rc < 0) {
+		if (pe.line)
+			run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
+		else
+			run_errf(errmsg, size, rc, "campaign '%s': %s (the campaign's folder keeps the plan "
+			         "it runs)", c->name, pe.message);
+		goto fail;
+	}
+	if ((rc = load_route(c, errmsg, size)) < 0)
+		goto fail;
+	struct db_build *builds;
+	size_t n_builds;
+	if ((rc = db_build_list(db, c->id, &builds, &n_builds)) < 0) {
+		run_errf(errmsg, size, rc, "%s", db_errmsg(db));
+		goto fail;
+	}
+	c->build_ids = calloc(c->plan->n_builds ? c->plan->n_builds : 1, sizeof *c->build_ids);
+	for (size_t i = 0; c->build_ids && i < c->plan->n_builds; i++)
+		for (size_t k = 0; k < n_builds; k++)
+			if (strcmp(builds[k].label, c->plan->builds[i].name) == 0)
+				c->build_ids[i] = builds[k].id;
+	free(builds);
+	if (!c->build_ids) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if ((rc = db_arm_list(db, c->id, &c->arms, &c->n_arms)) < 0) {
+		run_errf(errmsg, size, rc, "%s", db_errmsg(db));
+		goto fail;
+	}
+	for (size_t i = 0; i < c->n_arms; i++) {
+		if (!plan_arm_find(c->plan, c->arms[i].letter)) {
+			rc = run_errf(errmsg, size, -EINVAL, "campaign '%s': arm %c is in the database but not "
+			              "in '%s'", c->name, c->arms[i].letter, plan_path);
+			goto fail;
+		}
+	}
+	struct db_run *next;
+	if (db_run_next(db, c->id, &next) == 0) {
+		free(next);
+	} else if (!c->plan->until) {
+		rc = run_errf(errmsg, size, -EALREADY, "campaign '%s' has no run left to play", c->name);
+		goto fail;
+	}
+	free(dc);
+	free(ddir);
+	free(plan_path);
+	*out = c;
+	return 0;
+fail:
+	free(dc);
+	free(ddir);
+	free(plan_path);
+	run_campaign_destroy(c);
+	return rc;
+}
+
+/* ---- the pad ------------------------------------------------------------------------ */
+
+int run_pad_choose(const struct plan *p, char *spec, size_t spec_size, char *errmsg, size_t size)
+{
+	char why[256] = "";
+	bool uinput = false;
+	if (p->pad != PLAN_PAD_SOCKET)
+		uinput = run_uinput_usable(why, sizeof why);
+	if (p->pad == PLAN_PAD_UINPUT && !uinput)
+		return run_errf(errmsg, size, -EACCES,
+		                "the plan asks for a uinput pad and %s (the udev rule in deck/ lets "
+		                "the user open /dev/uinput)", why);
+	if (!uinput) {
+		for (size_t i = 0; i < p->n_builds; i++) {
+			if (!p->builds[i].pad_option)
+				return run_errf(errmsg, size, -EACCES,
+				                "build '%s' is a game that finds its pad itself (no pad_option), "
+				                "and this host has no usable uinput: %s; give the user access to "
+				                "/dev/uinput (the udev rule in deck/) or run on a host that has it",
+				                p->builds[i].name, p->pad == PLAN_PAD_SOCKET ? "the plan asks for the socket pad" : why);
+		}
+	}
+	if (!spec)
+		return 0;
+	if (uinput) {
+		snprintf(spec, spec_size, "uinput");
+		return 0;
+	}
+	/* a socket path must fit a socket address (108 bytes) */
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	const char *tmp = getenv("TMPDIR");
+	int n;
+	if (rt && rt[0] == '/')
+		n = snprintf(spec, spec_size, "socket:%s/rxdeck-pad-%d.sock", rt, (int)getpid());
+	else
+		n = snprintf(spec, spec_size, "socket:%s/rxdeck-pad-%d-%d.sock",
+		             tmp && tmp[0] == '/' ? tmp : "/tmp", (int)getuid(), (int)getpid());
+	if (n < 0 || (size_t)n >= spec_size || n - 7 >= 100)
+		n = snprintf(spec, spec_size, "socket:/tmp/rxdeck-pad-%d-%d.sock", (int)getuid(), (int)getpid());
+	return 0;
+}
+
+/* ---- playing ----------------------------------------------------------------------- */
+
+static const struct db_arm *db_arm_of(const struct run_campaign *c, int64_t id)
+{
+	for (size_t i = 0; i < c->n_arms; i++)
+		if (c->arms[i].id == id)
+			return &c->arms[i];
+	return NULL;
+}
+
+/* The Vulkan device line of the first run, for the campaign's gpu and
+ * driver fields: "vk: device 0: NAME (DRIVER INFO), Vulkan 1.3, ...". */
+static void note_device(struct run_campaign *c, const char *config)
+{
+	if (!config)
+		return;
+	const char *d = strstr(config, "vk: device ");
+	if (!d)
+		return;
+	const char *colon = strstr(d + 11, ": ");
+	if (!colon)
+		return;
+	const char *name = colon + 2;
+	const char *open = strstr(name, " (");
+	const char *close = open ? strstr(open, "), ") : NULL;
+	if (!open || !close)
+		return;
+	struct db_campaign *dc;
+	if (db_campaign_get(c->db, c->id, &dc) < 0)
+		return;
+	if (!dc->gpu) {
+		char *gpu = strndup(name, (size_t)(open - name));
+		char *drv = strndup(open + 2, (size_t)(close - open - 2));
+		char *mesa = NULL;
+		if (drv)
+			deck_mesa_from_driver_info(drv, &mesa);
+		struct db_campaign u = *dc;
+		u.gpu = gpu;
+		u.driver = drv;
+		if (mesa)
+			u.mesa = mesa;
+		db_campaign_update(c->db, &u);
+		free(gpu);
+		free(drv);
+		free(mesa);
+	}
+	free(dc);
+}
+
+static int count_runs(struct run_campaign *c, int *max_position, int *max_round)
+{
+	struct db_run *runs;
+	size_t n;
+	int rc = db_run_list(c->db, c->id, &runs, &n);
+	if (rc < 0)
+		return rc;
+	*max_position = 0;
+	*max_round = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].position > *max_position)
+			*max_position = runs[i].position;
+		if (runs[i].round > *max_round)
+			*max_round = runs[i].round;
+	}
+	c->total_runs = n;
+	free(runs);
+	return 0;
+}
+
+/* With a deadline: one more round when it still fits before it. */
+static int maybe_add_round(struct run_campaign *c, bool *added)
+{
+	*added = false;
+	if (!c->plan->until)
+		return 0;
+	int64_t until;
+	if (plan_until_resolve(c->plan->until, 0, &until) < 0)
+		return 0;
+	int max_pos, max_round;
+	int rc = count_runs(c, &max_pos, &max_round);
+	if (rc < 0)
+		return rc;
+	double round_s = mean_run_s(c) * (double)strlen(plan_order(c->plan));
+	if (run_unix_ms() + (int64_t)(round_s * 1000) > until)
+		return 0;
+	if ((rc = plan_rounds_db(c, max_round + 1, max_round + 1, false, max_pos + 1)) < 0)
+		return rc;
+	struct db_campaign *dc;
+	if (db_campaign_get(c->db, c->id, &dc) == 0) {
+		dc->rounds = max_round + 1;
+		db_campaign_update(c->db, dc);
+		free(dc);
+	}
+	*added = true;
+	return 0;
+}
+
+/* Moves a folder left by a cut run aside: "<dir>.cut-<n>". */
+static void move_aside(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return;
+	char to[PATH_MAX];
+	for (int k = 1; k < 1000; k++) {
+		snprintf(to, sizeof to, "%s.cut-%d", dir, k);
+		if (stat(to, &st) < 0 && rename(dir, to) == 0)
+			return;
+	}
+}
+
+static int play_one(struct run_campaign *c, const struct db_run *run, struct deck *deck,
+                    const char *pad_spec, bool *interrupted, char *errmsg, size_t size)
+{
+	struct plan *p = c->plan;
+	char label[32];
+	const struct db_arm *da = db_arm_of(c, run->arm_id);
+	const struct plan_arm *arm = da ? plan_arm_find(p, da->letter) : NULL;
+	if (!arm)
+		return run_errf(errmsg, size, -EINVAL, "run %d: its arm is not in the plan", run->position);
+	const struct plan_build *b = plan_arm_build(p, arm);
+	char sub[64];
+	snprintf(sub, sizeof sub, "%03d-%c%s", run->position, arm->letter, run->is_warmup ? "-warmup" : "");
+	char *dir = run_path_join(c->dir, sub);
+	if (!dir)
+		return -ENOMEM;
+	move_aside(dir);
+	int rc = run_mkdirs(dir);
+	if (rc < 0) {
+		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", dir, strerror(-rc));
+		free(dir);
+		return rc;
+	}
+	if ((rc = db_run_mark_running(c->db, run->id, 0, dir)) < 0) {
+		run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+		free(dir);
+		return rc;
+	}
+
+	struct plan_strv env = { 0 }, argv = { 0 };
+	char *const *base = c->opt.environ ? c->opt.environ : environ;
+	rc = run_env_compose(base, &p->profile_env, &arm->env, &p->inherited_env, &env);
+	for (size_t i = 0; rc == 0 && i < b->argv.n; i++)
+		rc = plan_strv_push(&argv, b->argv.v[i]);
+	for (size_t i = 0; rc == 0 && i < arm->args.n; i++)
+		rc = plan_strv_push(&argv, arm->args.v[i]);
+	if (rc < 0) {
+		plan_strv_finish(&env);
+		plan_strv_finish(&argv);
+		free(dir);
+		return rc;
+	}
+	double hard = p->hard_limit_s > 0 ? p->hard_limit_s
+	                                  : route_s(c) + p->start_timeout_s + p->start_delay_s + 60;
+	struct run_game_spec spec = {
+		.argv = (const char *const *)argv.v,
+		.envp = (const char *const *)env.v,
+		.workdir = b->workdir,
+		.run_dir = dir,
+		.route = c->route,
+		.pad_spec = pad_spec,
+		.pad_option = b->pad_option,
+		.mangohud = p->frames == PLAN_FRAMES_MANGOHUD,
+		.watchdog_s = p->watchdog_s,
+		.start_timeout_s = p->start_timeout_s,
+		.start_delay_s = p->start_delay_s,
+		.hard_limit_s = hard,
+		.stop_timeout_s = p->stop_timeout_s,
+		.deck = deck,
+		.stop = c->opt.stop,
+		.on_tick = on_tick,
+		.tick_ctx = c,
+	};
+	c->cur = run;
+	c->cur_route_s = -1;
+	if (!c->opt.quiet && !c->tty)
+		progress_line(c, "run %d of %zu: arm %c, %s, started", run->position, c->total_runs,
+		              arm->letter, run_label(run, label, sizeof label));
+	status_line(c);
+	struct run_game_result gr;
+	rc = run_game(&spec, &gr, errmsg, size);
+	plan_strv_finish(&env);
+	plan_strv_finish(&argv);
+	c->cur = NULL;
+	if (rc < 0) {
+		/* nothing could be tried: the run is void, the campaign goes on */
+		char reason[600];
+		snprintf(reason, sizeof reason, "failed: %s", errmsg);
+		db_run_mark_void(c->db, run->id, reason, 0, -1);
+		progress_line(c, "run %d of %zu: arm %c, %s: void (%s)", run->position, c->total_runs,
+		              arm->letter, run_label(run, label, sizeof label), reason);
+		free(dir);
+		errmsg[0] = 0;
+		return 0;
+	}
+	if (gr.end == RUN_END_INTERRUPTED) {
+		*interrupted = true;
+		run_game_result_finish(&gr);
+		free(dir);
+		return 0;
+	}
+
+	struct run_collect_spec cs = {
+		.run_dir = dir,
+		.window_s = { c->window_s[0], c->window_s[1] },
+		.t0_ns = gr.t0_ns,
+		.t0_log_ns = gr.t0_log_ns,
+		.mangohud = spec.mangohud,
+		.collect_profile = p->collect,
+		.shot_names = (const char *const *)gr.shot_names,
+		.n_shots = gr.shots_asked,
+		.samples = gr.samples,
+		.n_samples = gr.n_samples,
+	};
+	struct run_collected col;
+	rc = run_collect(&cs, &col, errmsg, size);
+	if (rc < 0) {
+		char reason[600];
+		snprintf(reason, sizeof reason, "failed: %s", errmsg);
+		db_run_mark_void(c->db, run->id, reason, gr.end_unix_ms, gr.exit_status);
+		run_game_result_finish(&gr);
+		free(dir);
+		errmsg[0] = 0;
+		return 0;
+	}
+	if (gr.t0_ns) {
+		run_collected_add_metric(&col, "route_late_p99_ms", (double)gr.late_p99_ns / 1e6);
+		run_collected_add_metric(&col, "route_late_max_ms", (double)gr.late_max_ns / 1e6);
+	}
+	run_collected_add_metric(&col, "run_s", (double)(gr.end_ns - gr.spawn_ns) / 1e9);
+
+	char reason[300] = "";
+	if (gr.end != RUN_END_OK)
+		snprintf(reason, sizeof reason, "%s", gr.reason);
+	else if (col.no_frames)
+		snprintf(reason, sizeof reason, "no frames: the game showed no real frame in the route's "
+		                                "window");
+	col.r.status = reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
+	col.r.void_reason = reason[0] ? reason : NULL;
+	col.r.end_unix_ms = gr.end_unix_ms;
+	col.r.exit_status = gr.exit_status;
+	rc = db_run_store_results(c->db, run->id, &col.r);
+	if (rc < 0) {
+		run_errf(errmsg, size, rc, "cannot store run %d: %s", run->position, db_errmsg(c->db));
+		run_collected_finish(&col);
+		run_game_result_finish(&gr);
+		free(dir);
+		return rc;
+	}
+	note_device(c, col.r.config);
+
+	double dur = (double)(gr.end_ns - gr.spawn_ns) / 1e9;
+	c->run_s_sum += dur;
+	c->run_s_n++;
+	if (!c->opt.quiet) {
+		char d[32];
+		run_format_duration(dur, d, sizeof d);
+		const char *on = c->color ? (reason[0] ? "\033[33m" : "\033[32m") : "";
+		const char *off = c->color ? "\033[0m" : "";
+		double fps = NAN, rb = NAN;
+		for (size_t i = 0; i < col.r.n_metrics; i++) {
+			if (strcmp(col.r.metrics[i].name, "real_fps") == 0)
+				fps = col.r.metrics[i].value;
+			if (strcmp(col.r.metrics[i].name, "rb_wait_ms") == 0)
+				rb = col.r.metrics[i].value;
+		}
+		char figures[128] = "";
+		if (isfinite(fps))
+			snprintf(figures, sizeof figures, ", %.1f real fps", fps);
+		if (isfinite(rb))
+			snprintf(figures + strlen(figures), sizeof figures - strlen(figures),
+			         ", readback wait %.2f ms a frame", rb);
+		if (reason[0])
+			progress_line(c, "run %d of %zu: arm %c, %s: %svoid%s (%s), %s", run->position,
+			              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
+			              reason, d);
+		else
+			progress_line(c, "run %d of %zu: arm %c, %s: %sdone%s in %s%s", run->position,
+			              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
+			              d, figures);
+		if (gr.log_tail[0] && !c->opt.quiet) {
+			char *t = gr.log_tail;
+			while (t && *t) {
+				char *nl = strchr(t, '\n');
+				if (nl)
+					*nl = 0;
+				progress_line(c, "    | %s", t);
+				t = nl ? nl + 1 : NULL;
+			}
+		}
+	}
+	run_collected_finish(&col);
+	run_game_result_finish(&gr);
+	free(dir);
+	return 0;
+}
+
+int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *errmsg, size_t size)
+{
+	struct run_outcome o = { 0 };
+	char pad_spec[512];
+	int rc = run_pad_choose(c->plan, pad_spec, sizeof pad_spec, errmsg, size);
+	if (rc < 0)
+		return rc;
+	struct deck *deck = NULL;
+	char msg[256];
+	if (deck_create(NULL, msg, sizeof msg, &deck) < 0) {
+		deck = NULL;
+		if (!c->opt.quiet)
+			progress_line(c, "no samplers: %s", msg);
+	}
+	if (db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_OPEN, 0) < 0) {
+		rc = run_errf(errmsg, size, -EIO, "%s", db_errmsg(c->db));
+		goto out;
+	}
+	c->play_start_ns = run_now_ns();
+	for (;;) {
+		if (c->opt.stop && *c->opt.stop) {
+			o.interrupted = true;
+			break;
+		}
+		int max_pos, max_round;
+		if ((rc = count_runs(c, &max_pos, &max_round)) < 0) {
+			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			goto out;
+		}
+		struct db_run *next;
+		rc = db_run_next(c->db, c->id, &next);
+		if (rc == -ENOENT) {
+			bool added;
+			if ((rc = maybe_add_round(c, &added)) < 0) {
+				run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+				goto out;
+			}
+			if (added)
+				continue;
+			o.complete = true;
+			rc = 0;
+			break;
+		}
+		if (rc < 0) {
+			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			goto out;
+		}
+		bool interrupted = false;
+		rc = play_one(c, next, deck, pad_spec, &interrupted, errmsg, size);
+		free(next);
+		if (rc < 0)
+			goto out;
+		if (interrupted) {
+			o.interrupted = true;
+			break;
+		}
+		o.runs_done++;
+	}
+	if (o.complete) {
+		size_t voided = 0;
+		if ((rc = run_void_apply(c->db, c->id, &c->plan->void_rules, &voided, errmsg, size)) < 0)
+			goto out;
+		if ((rc = db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_DONE, 0)) < 0) {
+			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			goto out;
+		}
+	}
+	struct db_run *runs;
+	size_t n;
+	if (db_run_list(c->db, c->id, &runs, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			o.runs_void += runs[i].status == DB_RUN_VOID;
+		free(runs);
+	}
+	if (c->tty && !c->opt.quiet) {
+		fputs("\r\033[K", c->progress);
+		fflush(c->progress);
+	}
+	*out = o;
+	rc = 0;
+out:
+	deck_destroy(deck);
+	return rc;
+}

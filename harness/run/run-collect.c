@@ -1,0 +1,625 @@
+/* run-collect: what a finished run left behind, turned into the rows of
+ * db_run_results.  It owns the choice of files (the frame log or MangoHud's
+ * CSV, the renderer log or the game's stderr), the run's metrics over the
+ * route's window (frame metrics from stats, log metrics through the
+ * collector profile, sampler metrics: GPU busy, swap, clock, temperature,
+ * power), the shots (the demo game's log line, else the PNG through
+ * libpng) and the renderer's effective configuration lines.  Parsing is
+ * collect's, statistics are stats'; deciding a run's status is the
+ * caller's. */
+#include "run.h"
+#include "run-private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <png.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "collect/collect.h"
+#include "deck/deck.h"
+#include "stats/stats.h"
+
+#define MAX_METRICS 128
+
+struct priv {
+	struct collect_frames *frames;
+	struct collect_profile *profile;
+	struct collect_log *log;
+	struct db_frame *frames_db;
+	struct db_sample *samples;
+	struct db_metric metrics[MAX_METRICS];
+	size_t n_metrics;
+	struct db_log_line *lines;
+	const char **captures;       /* every line's captures, one array */
+	struct db_shot *shots;
+	size_t n_shots;
+	char **strings;              /* owned strings the rows point to */
+	size_t n_strings, cap_strings;
+	char *config;
+};
+
+static const char *keep(struct priv *p, char *s)
+{
+	if (!s)
+		return NULL;
+	if (p->n_strings == p->cap_strings) {
+		size_t cap = p->cap_strings ? p->cap_strings * 2 : 32;
+		char **v = realloc(p->strings, cap * sizeof *v);
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		p->strings = v;
+		p->cap_strings = cap;
+	}
+	p->strings[p->n_strings++] = s;
+	return s;
+}
+
+static void warn(struct run_collected *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(struct run_collected *c, const char *fmt, ...)
+{
+	size_t n = strlen(c->warnings);
+	if (n + 2 >= sizeof c->warnings)
+		return;
+	if (n)
+		c->warnings[n++] = '\n';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->warnings + n, sizeof c->warnings - n, fmt, ap);
+	va_end(ap);
+}
+
+static bool has_metric(const struct priv *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_metrics; i++)
+		if (strcmp(p->metrics[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void add_metric(struct run_collected *c, const char *name, double v)
+{
+	struct priv *p = c->priv;
+	if (!isfinite(v) || p->n_metrics >= MAX_METRICS)
+		return;
+	if (has_metric(p, name)) {
+		warn(c, "metric '%s' given twice; the first value is kept", name);
+		return;
+	}
+	const char *n = keep(p, strdup(name));
+	if (!n)
+		return;
+	p->metrics[p->n_metrics++] = (struct db_metric){ .name = n, .value = v };
+	c->r.metrics = p->metrics;
+	c->r.n_metrics = p->n_metrics;
+}
+
+int run_collected_add_metric(struct run_collected *c, const char *name, double value)
+{
+	if (!c->priv || !isfinite(value))
+		return -EINVAL;
+	add_metric(c, name, value);
+	return 0;
+}
+
+void run_collected_finish(struct run_collected *c)
+{
+	if (!c || !c->priv)
+		return;
+	struct priv *p = c->priv;
+	collect_log_destroy(p->log);
+	collect_profile_destroy(p->profile);
+	collect_frames_destroy(p->frames);
+	free(p->frames_db);
+	free(p->samples);
+	free(p->lines);
+	free(p->captures);
+	free(p->shots);
+	for (size_t i = 0; i < p->n_strings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->config);
+	free(p);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- PNG and checksums ------------------------------------------------------- */
+
+static uint64_t fnv1a64(const uint8_t *d, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ d[i]) * 0x100000001b3ull;
+	return h;
+}
+
+int run_png_stats(const char *path, double *luma_out, char checksum_out[17], char *errmsg,
+                  size_t errmsg_size)
+{
+	png_image img;
+	memset(&img, 0, sizeof img);
+	img.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_file(&img, path))
+		return run_errf(errmsg, errmsg_size, -EINVAL, "cannot read shot '%s': %s", path, img.message);
+	img.format = PNG_FORMAT_RGBA;
+	size_t size = PNG_IMAGE_SIZE(img);
+	if (img.width == 0 || img.height == 0 || size / 4 / img.width != img.height) {
+		png_image_free(&img);
+		return run_errf(errmsg, errmsg_size, -EINVAL, "cannot read shot '%s': empty or too large", path);
+	}
+	uint8_t *px = malloc(size);
+	if (!px) {
+		png_image_free(&img);
+		return -ENOMEM;
+	}
+	if (!png_image_finish_read(&img, NULL, px, 0, NULL)) {
+		int rc = run_errf(errmsg, errmsg_size, -EINVAL, "cannot read shot '%s': %s", path, img.message);
+		free(px);
+		return rc;
+	}
+	uint64_t n = (uint64_t)img.width * img.height, sum = 0;
+	for (uint64_t i = 0; i < n; i++)
+		sum += (uint64_t)(54 * px[i * 4] + 183 * px[i * 4 + 1] + 19 * px[i * 4 + 2]);
+	*luma_out = (double)sum / 256.0 / (double)n;
+	snprintf(checksum_out, 17, "%016" PRIx64, fnv1a64(px, size));
+	free(px);
+	return 0;
+}
+
+/* ---- logs ----------------------------------------------------------------------- */
+
+static bool file_nonempty(const char *path)
+{
+	struct stat st;
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+/* A line without its "[s.us] " timestamp prefix. */
+static const char *strip_stamp(const char *line)
+{
+	if (line[0] != '[')
+		return line;
+	const char *close = strchr(line, ']');
+	if (!close || close[1] != ' ')
+		return line;
+	return close + 2;
+}
+
+/* The demo game's "forest: shot NAME frame N luma L checksum C" line for
+ * name, from a log held in memory. */
+static bool shot_from_log(const char *text, const char *name, double *luma, char *checksum,
+                          size_t checksum_size)
+{
+	bool found = false;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[512];
+		if (n < sizeof buf) {
+			memcpy(buf, line, n);
+			buf[n] = 0;
+			const char *s = strip_stamp(buf);
+			char got[128], sum[64];
+			unsigned long long frame;
+			double l;
+			if (sscanf(s, "forest: shot %127s frame %llu luma %lf checksum %63s", got, &frame, &l,
+			           sum) == 4 &&
+			    strcmp(got, name) == 0) {
+				*luma = l;
+				snprintf(checksum, checksum_size, "%s", sum);
+				found = true; /* the last one wins: a shot asked for twice */
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+/* "vk: device ..." and "vk: switches: ..." lines, the first of each. */
+static char *config_from_log(const char *text)
+{
+	const char *want[] = { "vk: device ", "vk: switches: " };
+	char *out = NULL;
+	size_t len = 0;
+	for (size_t w = 0; w < 2; w++) {
+		for (const char *line = text; line && *line;) {
+			const char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			const char *s = line;
+			if (s[0] == '[') {
+				const char *close = memchr(s, ']', n);
+				if (close && close + 1 < line + n && close[1] == ' ')
+					s = close + 2;
+			}
+			size_t k = strlen(want[w]);
+			size_t rest = n - (size_t)(s - line);
+			if (rest >= k && strncmp(s, want[w], k) == 0 &&
+			    !(w == 0 && strstr(s, "not usable"))) {
+				char *o = realloc(out, len + rest + 2);
+				if (!o)
+					return out;
+				out = o;
+				memcpy(out + len, s, rest);
+				len += rest;
+				out[len++] = '\n';
+				out[len] = 0;
+				break;
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	if (out && len)
+		out[len - 1] = 0;
+	return out;
+}
+
+/* ---- samples ---------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void sampler_metrics(struct run_collected *c, const struct run_collect_spec *s)
+{
+	if (s->n_samples == 0)
+		return;
+	const struct deck_sample *v = s->samples;
+	size_t n = s->n_samples;
+	/* swap: counters over the whole run, first and last present */
+	enum deck_reading_id swaps[2] = { DECK_SWAP_IN_PAGES, DECK_SWAP_OUT_PAGES };
+	const char *swap_names[2] = { "swap_in", "swap_out" };
+	for (int k = 0; k < 2; k++) {
+		size_t a = n, b = n;
+		for (size_t i = 0; i < n; i++)
+			if (deck_reading_present(&v[i], swaps[k])) {
+				if (a == n)
+					a = i;
+				b = i;
+			}
+		if (a < n && b > a)
+			add_metric(c, swap_names[k], v[b].r[swaps[k]].value - v[a].r[swaps[k]].value);
+		else if (a < n)
+			add_metric(c, swap_names[k], 0);
+	}
+	/* the window's samples */
+	double *vals = malloc(n * sizeof *vals);
+	if (!vals)
+		return;
+	size_t m;
+	double sum;
+	struct { enum deck_reading_id id; const char *name; int how; } means[] = {
+		{ DECK_GPU_BUSY_PCT, "gpu_busy_percent", 0 },
+		{ DECK_GPU_POWER_W, "gpu_power_w", 0 },
+		{ DECK_GPU_SCLK_MHZ, "gpu_sclk_mhz", 1 },
+		{ DECK_GPU_TEMP_MAX_C, "gpu_temp_max_c", 2 },
+	};
+	for (size_t k = 0; k < sizeof means / sizeof means[0]; k++) {
+		m = 0;
+		sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!deck_reading_present(&v[i], means[k].id))
+				continue;
+			double t_s = (double)(v[i].t_ns - s->t0_ns) / 1e9;
+			bool in = s->t0_ns && t_s > s->window_s[0] && t_s <= s->window_s[1];
+			if (means[k].how != 2 && !in)
+				continue;
+			vals[m++] = v[i].r[means[k].id].value;
+			sum += v[i].r[means[k].id].value;
+		}
+		if (m == 0)
+			continue;
+		if (means[k].how == 0) {
+			add_metric(c, means[k].name, sum / (double)m);
+		} else if (means[k].how == 1) {
+			qsort(vals, m, sizeof *vals, cmp_double);
+			add_metric(c, means[k].name, m % 2 ? vals[m / 2] : (vals[m / 2 - 1] + vals[m / 2]) / 2);
+		} else {
+			double mx = vals[0];
+			for (size_t i = 1; i < m; i++)
+				mx = vals[i] > mx ? vals[i] : mx;
+			add_metric(c, means[k].name, mx);
+		}
+	}
+	free(vals);
+}
+
+static int store_samples(struct run_collected *c, const struct run_collect_spec *s)
+{
+	struct priv *p = c->priv;
+	if (s->n_samples == 0)
+		return 0;
+	size_t n = s->n_samples * DECK_N_READINGS;
+	p->samples = calloc(n, sizeof *p->samples);
+	if (!p->samples)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < s->n_samples; i++) {
+		for (int id = 0; id < DECK_N_READINGS; id++) {
+			const struct deck_reading *rd = &s->samples[i].r[id];
+			p->samples[k++] = (struct db_sample){
+				.t_ns = s->samples[i].t_ns,
+				.name = deck_reading_name((enum deck_reading_id)id),
+				.value = rd->err == 0 ? rd->value : 0,
+				.absent = rd->err != 0 || !isfinite(rd->value),
+			};
+		}
+	}
+	c->r.samples = p->samples;
+	c->r.n_samples = k;
+	return 0;
+}
+
+/* ---- the whole run ---------------------------------------------------------------- */
+
+static char *newest_csv(const char *dir);
+
+int run_collect(const struct run_collect_spec *s, struct run_collected *c, char *errmsg,
+                size_t errmsg_size)
+{
+	memset(c, 0, sizeof *c);
+	struct priv *p = calloc(1, sizeof *p);
+	if (!p)
+		return -ENOMEM;
+	c->priv = p;
+	c->r.exit_status = -1;
+	int rc = 0;
+	char *frames_path = NULL, *renderer_log = NULL, *stderr_log = NULL, *log_text = NULL;
+	char *err_text = NULL;
+	const double *window = s->window_s;
+
+	/* frames */
+	if (s->frame_log)
+		frames_path = strdup(s->frame_log);
+	else if (s->mangohud) {
+		char *dir = run_path_join(s->run_dir, "mangohud");
+		frames_path = dir ? newest_csv(dir) : NULL;
+		free(dir);
+	} else
+		frames_path = run_path_join(s->run_dir, "frames.csv");
+	struct collect_error cerr;
+	if (frames_path && file_nonempty(frames_path)) {
+		rc = collect_frames_load(frames_path, COLLECT_SOURCE_AUTO, &p->frames, &cerr);
+		if (rc == -ENOMEM)
+			goto fail;
+		if (rc < 0) {
+			warn(c, "%s", cerr.msg);
+			p->frames = NULL;
+		}
+		rc = 0;
+	} else {
+		warn(c, "no frame log%s%s", frames_path ? " at " : "", frames_path ? frames_path : "");
+	}
+	c->no_frames = true;
+	if (p->frames) {
+		struct collect_frames *f = p->frames;
+		bool complete = f->source == COLLECT_SOURCE_RXVK;
+		if (complete && f->n) {
+			p->frames_db = calloc(f->n, sizeof *p->frames_db);
+			if (!p->frames_db) {
+				rc = -ENOMEM;
+				goto fail;
+			}
+			size_t k = 0;
+			for (size_t i = 0; i < f->n; i++) {
+				const struct collect_frame *x = &f->frames[i];
+				if (!isfinite(x->frame_ms) || !isfinite(x->rb_wait_ms) || !isfinite(x->memsync_ms))
+					continue;
+				p->frames_db[k++] = (struct db_frame){
+					.frame = (int64_t)i,
+					.present_ns = x->present_ns,
+					.frame_ms = x->frame_ms,
+					.rb_wait_ms = x->rb_wait_ms,
+					.memsync_ms = x->memsync_ms,
+					.draws = isfinite(x->draws) && x->draws >= 0 ? (uint32_t)x->draws : 0,
+					.kind = x->kind == COLLECT_FRAME_SHOWN ? DB_FRAME_SHOWN : DB_FRAME_REAL,
+				};
+			}
+			c->r.frames = p->frames_db;
+			c->r.n_frames = k;
+		} else if (!complete) {
+			warn(c, "MangoHud frames are kept as metrics only (the database keeps renderer frame rows)");
+		}
+		int64_t t0 = f->clock == COLLECT_CLOCK_MONOTONIC ? s->t0_ns : s->t0_log_ns;
+		if (s->t0_ns) {
+			struct stats_run_metrics m;
+			rc = stats_run_metrics_compute(f, t0, window, &m);
+			if (rc == -ENOMEM)
+				goto fail;
+			if (rc == 0) {
+				add_metric(c, "real_fps", m.real_fps);
+				add_metric(c, "shown_fps", m.shown_fps);
+				add_metric(c, "p50_ms", m.p50_ms);
+				add_metric(c, "p95_ms", m.p95_ms);
+				add_metric(c, "p99_ms", m.p99_ms);
+				add_metric(c, "over_100ms", (double)m.over_100ms);
+				add_metric(c, "rb_wait_ms", m.rb_wait_ms);
+				add_metric(c, "memsync_ms", m.memsync_ms);
+				add_metric(c, "draws", m.draws);
+				add_metric(c, "frames", (double)m.frames);
+				add_metric(c, "real_frames", (double)m.real_frames);
+				c->no_frames = m.real_frames == 0;
+				for (size_t i = 0; i < m.warnings.n && i < 3; i++)
+					warn(c, "%s", m.warnings.v[i]);
+				stats_run_metrics_finish(&m);
+			}
+			rc = 0;
+		}
+	}
+
+	/* the game's log through the collector profile */
+	renderer_log = s->game_log ? strdup(s->game_log) : run_path_join(s->run_dir, "renderer.log");
+	stderr_log = run_path_join(s->run_dir, "stderr.log");
+	const char *log_path = file_nonempty(renderer_log) ? renderer_log
+	                       : (!s->game_log && file_nonempty(stderr_log)) ? stderr_log : NULL;
+	if (s->collect_profile) {
+		rc = collect_profile_load(s->collect_profile, &p->profile, &cerr);
+		if (rc < 0) {
+			run_errf(errmsg, errmsg_size, rc, "%s", cerr.msg);
+			goto fail;
+		}
+	}
+	if (p->profile && log_path) {
+		rc = collect_log_load(p->profile, log_path, &p->log, &cerr);
+		if (rc == -ENOMEM)
+			goto fail;
+		if (rc < 0) {
+			warn(c, "%s", cerr.msg);
+			p->log = NULL;
+		}
+		rc = 0;
+	}
+	if (p->log) {
+		size_t n_caps = 0;
+		for (size_t i = 0; i < p->log->n; i++)
+			n_caps += p->log->matches[i].n_values;
+		p->lines = calloc(p->log->n ? p->log->n : 1, sizeof *p->lines);
+		p->captures = calloc(n_caps ? n_caps : 1, sizeof *p->captures);
+		if (!p->lines || !p->captures) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		size_t k = 0;
+		for (size_t i = 0; i < p->log->n; i++) {
+			const struct collect_match *mt = &p->log->matches[i];
+			for (size_t j = 0; j < mt->n_values; j++)
+				p->captures[k + j] = mt->values[j].text;
+			p->lines[i] = (struct db_log_line){
+				.t_ns = mt->t_ns == COLLECT_UNTIMED ? 0 : mt->t_ns,
+				.pattern = mt->pattern,
+				.text = mt->text,
+				.captures = p->captures + k,
+				.n_captures = mt->n_values,
+			};
+			k += mt->n_values;
+		}
+		c->r.log_lines = p->lines;
+		c->r.n_log_lines = p->log->n;
+		if (s->t0_ns) {
+			struct collect_log_metrics lm;
+			rc = collect_log_metrics_compute(p->profile, p->log, s->t0_ns, window, &lm);
+			if (rc == -ENOMEM)
+				goto fail;
+			if (rc == 0) {
+				for (size_t i = 0; i < lm.n; i++)
+					add_metric(c, lm.v[i].name, lm.v[i].value);
+				collect_log_metrics_finish(&lm);
+			}
+			rc = 0;
+		}
+	}
+
+	/* shots and configuration */
+	size_t len;
+	struct collect_error rerr;
+	if (file_nonempty(renderer_log) && collect_read_file("log", renderer_log, &log_text, &len, &rerr) < 0)
+		log_text = NULL;
+	if (!s->game_log && file_nonempty(stderr_log) &&
+	    collect_read_file("log", stderr_log, &err_text, &len, &rerr) < 0)
+		err_text = NULL;
+	if (s->n_shots) {
+		p->shots = calloc(s->n_shots, sizeof *p->shots);
+		if (!p->shots) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < s->n_shots; i++) {
+		const char *name = s->shot_names[i];
+		char png_name[256], checksum[64] = "";
+		double luma = NAN;
+		snprintf(png_name, sizeof png_name, "shots/%s.png", name);
+		char *png = run_path_join(s->run_dir, png_name);
+		if (!png) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		struct stat st;
+		bool have_png = stat(png, &st) == 0 && S_ISREG(st.st_mode);
+		bool logged = (log_text && shot_from_log(log_text, name, &luma, checksum, sizeof checksum)) ||
+		              (err_text && shot_from_log(err_text, name, &luma, checksum, sizeof checksum));
+		if (!logged && have_png) {
+			char sum[17], msg[256];
+			if (run_png_stats(png, &luma, sum, msg, sizeof msg) == 0) {
+				snprintf(checksum, sizeof checksum, "%s", sum);
+				logged = true;
+			} else {
+				warn(c, "%s", msg);
+			}
+		}
+		if (!logged) {
+			warn(c, "shot '%s' was asked for but the game neither logged nor wrote it", name);
+			free(png);
+			continue;
+		}
+		p->shots[p->n_shots++] = (struct db_shot){
+			.name = keep(p, strdup(name)),
+			.path = have_png ? keep(p, png) : (free(png), NULL),
+			.luma = luma,
+			.checksum = keep(p, strdup(checksum)),
+		};
+	}
+	c->r.shots = p->shots;
+	c->r.n_shots = p->n_shots;
+	p->config = config_from_log(log_text ? log_text : err_text ? err_text : "");
+	c->r.config = p->config;
+
+	/* samples */
+	if ((rc = store_samples(c, s)) < 0)
+		goto fail;
+	sampler_metrics(c, s);
+
+	free(frames_path);
+	free(renderer_log);
+	free(stderr_log);
+	free(log_text);
+	free(err_text);
+	return 0;
+fail:
+	free(frames_path);
+	free(renderer_log);
+	free(stderr_log);
+	free(log_text);
+	free(err_text);
+	run_collected_finish(c);
+	if (rc == -ENOMEM)
+		run_errf(errmsg, errmsg_size, rc, "out of memory collecting the run");
+	return rc;
+}
+
+static char *newest_csv(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	char *best = NULL;
+	struct timespec newest = { 0, 0 };
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (!best || st.st_mtim.tv_sec > newest.tv_sec ||
+		    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
+			char *path = run_path_join(dir, e->d_name);
+			if (!path)
+				break;
+			free(best);
+			best = path;
+			newest = st.st_mtim;
+		}
+	}
+	closedir(d);
+	return best;
+}

@@ -1,0 +1,772 @@
+/* run-game: one run of a game, supervised (see run.h, "one run").
+ *
+ * It owns the run's processes and their order: the control FIFO and the
+ * pad before the game, the game (fork + execve into its own process group,
+ * never a shell), the route player started at the game's first frame, the
+ * shot requests, the samplers, the watchdog and the hard limit, and the
+ * teardown: the game's process group gone (SIGTERM, then SIGKILL), then
+ * the route player, then the pad.  It decides how the run ended (ok,
+ * crashed, hung, interrupted) and with which reason; reading the frame log
+ * for metrics, the log and the shots is run-collect.c's business.
+ *
+ * The loop wakes at most every 100 ms (and at once for a route notice), so
+ * the harness costs a few system calls a tick while a route plays.  The
+ * game's frame log is only stat()ed for progress; it is read only until
+ * its first row is found.
+ */
+#include "run.h"
+#include "run-private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "deck/deck.h"
+#include "pad/pad.h"
+#include "route/route.h"
+
+#define TICK_MS 100
+#define FIRST_ROW_READ_B (256 * 1024)
+
+int64_t run_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t run_unix_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int run_mkdirs(const char *path)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1;; p++) {
+		if (*p == '/' || *p == 0) {
+			char c = *p;
+			*p = 0;
+			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+void run_game_result_finish(struct run_game_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->shots_asked; i++)
+		free(r->shot_names[i]);
+	free(r->shot_names);
+	free(r->samples);
+	r->shot_names = NULL;
+	r->samples = NULL;
+	r->shots_asked = r->n_samples = 0;
+}
+
+/* ---- the game process ------------------------------------------------------ */
+
+static void close_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = lowfd; fd < max; fd++)
+		close(fd);
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void child_exec(const char *const *argv, const char *const *envp, const char *workdir,
+                       int null_fd, int out_fd, int err_fd, int report_fd, pid_t parent)
+{
+	int e;
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127); /* the harness died before the line above */
+	sigset_t all;
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL); /* SIG_IGN would survive exec */
+	/* report_fd may sit on 0..2: move it out of the way first */
+	int rfd = fcntl(report_fd, F_DUPFD_CLOEXEC, 3);
+	if (rfd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+		goto fail;
+	if (rfd != 3) {
+		if (dup3(rfd, 3, O_CLOEXEC) < 0)
+			goto fail;
+		rfd = 3;
+	}
+	close_from(4);
+	if (workdir && chdir(workdir) < 0)
+		goto fail;
+	execve(argv[0], (char *const *)argv, (char *const *)envp);
+fail:
+	e = errno;
+	if (write(rfd >= 0 ? rfd : report_fd, &e, sizeof e) < 0) {
+		/* nothing left to tell */
+	}
+	_exit(127);
+}
+
+static int exit_status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return -1;
+}
+
+/* Ends the game's process group: SIGTERM, up to grace_s for the leader,
+ * then SIGKILL for the whole group.  Returns the leader's wait status. */
+static int end_group(pid_t pid, double grace_s, bool *reaped, int *wstatus)
+{
+	if (!*reaped) {
+		kill(-pid, SIGTERM);
+		int64_t deadline = run_now_ns() + (int64_t)(grace_s * 1e9);
+		while (run_now_ns() < deadline) {
+			pid_t w = waitpid(pid, wstatus, WNOHANG);
+			if (w == pid || (w < 0 && errno == ECHILD)) {
+				*reaped = true;
+				break;
+			}
+			struct timespec ts = { 0, 20 * 1000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	/* the leader is gone or ignored SIGTERM: nothing of the group stays */
+	kill(-pid, SIGKILL);
+	if (!*reaped) {
+		while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+			;
+		*reaped = true;
+	}
+	return *wstatus;
+}
+
+/* ---- what the game leaves ----------------------------------------------------- */
+
+/* The last 8 lines of a file (at most size - 1 bytes), for a crash report. */
+static void file_tail(const char *path, char *buf, size_t size)
+{
+	buf[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t from = end > (off_t)size - 1 ? end - (off_t)size + 1 : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, size - 1, from) : 0;
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	size_t len = (size_t)n, start = 0;
+	if (from > 0) {
+		char *nl = memchr(buf, '\n', len);
+		start = nl ? (size_t)(nl - buf) + 1 : len;
+	}
+	size_t stop = len;
+	while (stop > start && buf[stop - 1] == '\n')
+		stop--;
+	int lines = 0;
+	for (size_t i = stop; i > start; i--) {
+		if (buf[i - 1] == '\n' && ++lines == 8) {
+			start = i;
+			break;
+		}
+	}
+	memmove(buf, buf + start, stop - start);
+	buf[stop - start] = 0;
+}
+
+/* The first row of a renderer frame log, if it has one yet. */
+static bool first_row(const char *path, int64_t *present_ns)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char *buf = malloc(FIRST_ROW_READ_B);
+	if (!buf) {
+		close(fd);
+		return false;
+	}
+	ssize_t n = pread(fd, buf, FIRST_ROW_READ_B, 0);
+	close(fd);
+	bool found = false;
+	if (n > 0) {
+		/* only whole lines: the writer may be mid-row */
+		ssize_t end = n;
+		while (end > 0 && buf[end - 1] != '\n')
+			end--;
+		struct collect_frames *f = NULL;
+		if (end > 0 && collect_frames_parse(path, buf, (size_t)end, COLLECT_SOURCE_RXVK, &f, NULL) == 0) {
+			if (f->n > 0) {
+				*present_ns = f->frames[0].present_ns;
+				found = true;
+			}
+			collect_frames_destroy(f);
+		}
+	}
+	free(buf);
+	return found;
+}
+
+/* The newest *.csv in dir: its size (or -1 when there is none). */
+static off_t newest_csv_size(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	off_t size = -1;
+	struct timespec newest = { 0, 0 };
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (size < 0 || st.st_mtim.tv_sec > newest.tv_sec ||
+		    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
+			newest = st.st_mtim;
+			size = st.st_size;
+		}
+	}
+	closedir(d);
+	return size;
+}
+
+/* ---- the run ---------------------------------------------------------------- */
+
+struct game {
+	const struct run_game_spec *spec;
+	struct run_game_result *r;
+	char *frames_path, *log_path, *shots_dir, *control_path, *out_path, *err_path, *mh_dir;
+	int control_fd;
+	struct pad *pad;
+	struct route_player *player;
+	pid_t pid;
+	bool reaped;
+	int wstatus;
+	bool player_over;
+	size_t samples_cap;
+};
+
+static void add_sample(struct game *g)
+{
+	if (!g->spec->deck)
+		return;
+	struct run_game_result *r = g->r;
+	if (r->n_samples == g->samples_cap) {
+		size_t cap = g->samples_cap ? g->samples_cap * 2 : 256;
+		struct deck_sample *s = realloc(r->samples, cap * sizeof *s);
+		if (!s)
+			return; /* a sample less; the run goes on */
+		r->samples = s;
+		g->samples_cap = cap;
+	}
+	if (deck_sample(g->spec->deck, &r->samples[r->n_samples]) == 0)
+		r->n_samples++;
+}
+
+static void ask_shot(struct game *g, const char *name)
+{
+	struct run_game_result *r = g->r;
+	size_t same = 0;
+	for (size_t i = 0; i < r->shots_asked; i++) {
+		const char *s = r->shot_names[i];
+		size_t n = strlen(name);
+		if (strncmp(s, name, n) == 0 && (s[n] == 0 || s[n] == '-'))
+			same++;
+	}
+	char shot[ROUTE_MAX_NAME + 16];
+	if (same == 0)
+		snprintf(shot, sizeof shot, "%s", name);
+	else
+		snprintf(shot, sizeof shot, "%s-%zu", name, same + 1);
+	char **names = realloc(r->shot_names, (r->shots_asked + 1) * sizeof *names);
+	if (!names)
+		return;
+	r->shot_names = names;
+	if (!(names[r->shots_asked] = strdup(shot)))
+		return;
+	r->shots_asked++;
+	char line[ROUTE_MAX_NAME + 24];
+	int n = snprintf(line, sizeof line, "shot %s\n", shot);
+	if (write(g->control_fd, line, (size_t)n) != n) {
+		/* the game does not read its control channel: the collector
+		 * reports the shot as missing */
+	}
+}
+
+static void set_reason(struct run_game_result *r, enum run_end end, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_reason(struct run_game_result *r, enum run_end end, const char *fmt, ...)
+{
+	r->end = end;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+	va_end(ap);
+}
+
+static void describe_exit(char *buf, size_t size, int wstatus)
+{
+	if (WIFSIGNALED(wstatus)) {
+		int sig = WTERMSIG(wstatus);
+		snprintf(buf, size, "killed by signal %d (%s)", sig, strsignal(sig));
+	} else if (WIFEXITED(wstatus)) {
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(wstatus));
+	} else {
+		snprintf(buf, size, "ended");
+	}
+}
+
+static int setup_paths(struct game *g)
+{
+	const char *d = g->spec->run_dir;
+	if (!(g->frames_path = run_path_join(d, "frames.csv")) ||
+	    !(g->log_path = run_path_join(d, "renderer.log")) ||
+	    !(g->shots_dir = run_path_join(d, "shots")) ||
+	    !(g->control_path = run_path_join(d, "control")) ||
+	    !(g->out_path = run_path_join(d, "stdout.log")) ||
+	    !(g->err_path = run_path_join(d, "stderr.log")) ||
+	    !(g->mh_dir = run_path_join(d, "mangohud")))
+		return -ENOMEM;
+	return 0;
+}
+
+static void free_paths(struct game *g)
+{
+	free(g->frames_path);
+	free(g->log_path);
+	free(g->shots_dir);
+	free(g->control_path);
+	free(g->out_path);
+	free(g->err_path);
+	free(g->mh_dir);
+}
+
+/* The env: the spec's, then the run's own paths (which always win). */
+static int game_env(struct game *g, const char *pad_place, struct plan_strv *env)
+{
+	char buf[8192];
+	int rc = 0;
+	for (const char *const *e = g->spec->envp; e && *e && rc == 0; e++)
+		rc = plan_strv_setenv(env, *e);
+	struct { const char *k, *v; } own[] = {
+		{ "RX_FRAME_LOG", g->frames_path }, { "RX_SHOT_DIR", g->shots_dir },
+		{ "RX_LOG", g->log_path }, { "RX_CONTROL", g->control_path },
+		{ "RXDECK_PAD", pad_place },
+	};
+	for (size_t i = 0; i < sizeof own / sizeof own[0] && rc == 0; i++) {
+		if (!own[i].v)
+			continue;
+		if (snprintf(buf, sizeof buf, "%s=%s", own[i].k, own[i].v) >= (int)sizeof buf)
+			return -ENAMETOOLONG;
+		rc = plan_strv_setenv(env, buf);
+	}
+	if (rc == 0 && g->spec->mangohud) {
+		rc = plan_strv_setenv(env, "MANGOHUD=1");
+		if (rc == 0 && snprintf(buf, sizeof buf,
+		                        "MANGOHUD_CONFIG=output_folder=%s,log_interval=0,autostart_log=1",
+		                        g->mh_dir) >= (int)sizeof buf)
+			return -ENAMETOOLONG;
+		if (rc == 0)
+			rc = plan_strv_setenv(env, buf);
+	}
+	return rc;
+}
+
+static int start_game(struct game *g, const char *pad_place, char *errmsg, size_t size)
+{
+	const struct run_game_spec *s = g->spec;
+	struct plan_strv env = { 0 }, argv = { 0 };
+	int rc = game_env(g, pad_place, &env);
+	for (const char *const *a = s->argv; rc == 0 && *a; a++)
+		rc = plan_strv_push(&argv, *a);
+	if (rc == 0 && s->pad_option && pad_place) {
+		rc = plan_strv_push(&argv, s->pad_option);
+		if (rc == 0)
+			rc = plan_strv_push(&argv, pad_place);
+	}
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int out_fd = open(g->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int err_fd = open(g->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int pipefd[2] = { -1, -1 };
+	if (rc == 0 && (null_fd < 0 || out_fd < 0 || err_fd < 0))
+		rc = run_errf(errmsg, size, -errno, "cannot create the run's output files in '%s': %s",
+		              s->run_dir, strerror(errno));
+	if (rc == 0 && pipe2(pipefd, O_CLOEXEC) < 0)
+		rc = run_errf(errmsg, size, -errno, "cannot make a pipe: %s", strerror(errno));
+	if (rc == 0) {
+		const char *workdir = s->workdir ? s->workdir : s->run_dir;
+		pid_t parent = getpid();
+		g->r->start_unix_ms = run_unix_ms();
+		g->r->spawn_ns = run_now_ns();
+		pid_t pid = fork();
+		if (pid < 0) {
+			rc = run_errf(errmsg, size, -errno, "cannot start the game: %s", strerror(errno));
+		} else if (pid == 0) {
+			close(pipefd[0]);
+			child_exec((const char *const *)argv.v, (const char *const *)env.v, workdir, null_fd,
+			           out_fd, err_fd, pipefd[1], parent);
+		} else {
+			setpgid(pid, pid); /* also here: no window where the group does not exist */
+			g->pid = pid;
+			close(pipefd[1]);
+			pipefd[1] = -1;
+			int e = 0;
+			ssize_t n;
+			while ((n = read(pipefd[0], &e, sizeof e)) < 0 && errno == EINTR)
+				;
+			if (n == (ssize_t)sizeof e) {
+				int ws = 0;
+				while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+					;
+				g->reaped = true;
+				g->wstatus = ws;
+				g->r->exit_status = exit_status_of(ws);
+				set_reason(g->r, RUN_END_CRASHED, "crashed: cannot start '%s': %s", argv.v[0],
+				           strerror(e));
+			}
+		}
+	}
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (null_fd >= 0)
+		close(null_fd);
+	if (out_fd >= 0)
+		close(out_fd);
+	if (err_fd >= 0)
+		close(err_fd);
+	plan_strv_finish(&env);
+	plan_strv_finish(&argv);
+	return rc;
+}
+
+/* Takes every waiting route notice. */
+static void take_notices(struct game *g, bool *route_over)
+{
+	struct route_notice n;
+	int rc;
+	while ((rc = route_player_next(g->player, &n)) == 0) {
+		switch (n.type) {
+		case ROUTE_NOTICE_SHOT:
+			ask_shot(g, n.name);
+			break;
+		case ROUTE_NOTICE_END:
+			g->r->route_done = true;
+			*route_over = true;
+			g->player_over = true;
+			break;
+		case ROUTE_NOTICE_STOPPED:
+		case ROUTE_NOTICE_DIED:
+			*route_over = true;
+			g->player_over = true;
+			if (g->r->end == RUN_END_OK && !g->r->reason[0]) {
+				char how[96];
+				describe_exit(how, sizeof how, n.wstatus);
+				set_reason(g->r, RUN_END_FAILED, "failed: the route player %s before the route's end",
+				           how);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc == -ENODATA && g->r->t0_ns)
+		g->player_over = true;
+}
+
+int run_game(const struct run_game_spec *s, struct run_game_result *out, char *errmsg,
+             size_t errmsg_size)
+{
+	struct run_game_result r = { .exit_status = -1 };
+	struct game g = { .spec = s, .r = &r, .control_fd = -1, .pid = -1 };
+	char pad_place[512] = "";
+	int rc = setup_paths(&g);
+	if (rc < 0)
+		goto fail;
+	if ((rc = run_mkdirs(g.shots_dir)) < 0 || (s->mangohud && (rc = run_mkdirs(g.mh_dir)) < 0)) {
+		run_errf(errmsg, errmsg_size, rc, "cannot make folder '%s': %s", g.shots_dir, strerror(-rc));
+		goto fail;
+	}
+	unlink(g.control_path);
+	unlink(g.frames_path); /* a run played again starts from nothing */
+	unlink(g.log_path);
+	if (mkfifo(g.control_path, 0600) < 0) {
+		rc = run_errf(errmsg, errmsg_size, -errno, "cannot make the control FIFO '%s': %s",
+		              g.control_path, strerror(errno));
+		goto fail;
+	}
+	/* read-write: opening never waits for the game, and a game that reads
+	 * late still finds what was written */
+	g.control_fd = open(g.control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (g.control_fd < 0) {
+		rc = run_errf(errmsg, errmsg_size, -errno, "cannot open the control FIFO '%s': %s",
+		              g.control_path, strerror(errno));
+		goto fail;
+	}
+
+	add_sample(&g); /* before: the swap counters' start */
+
+	rc = pad_create(s->pad_spec, &g.pad);
+	if (rc < 0) {
+		run_errf(errmsg, errmsg_size, rc, "cannot create the pad '%s': %s", s->pad_spec,
+		         strerror(-rc));
+		goto fail;
+	}
+	if (strncmp(s->pad_spec, "socket:", 7) == 0)
+		snprintf(pad_place, sizeof pad_place, "%s", s->pad_spec);
+	else if (pad_devnode(g.pad))
+		snprintf(pad_place, sizeof pad_place, "%s", pad_devnode(g.pad));
+	if ((rc = route_player_create(s->route, g.pad, &g.player)) < 0 ||
+	    (rc = route_player_arm(g.player)) < 0) {
+		run_errf(errmsg, errmsg_size, rc, "cannot prepare the route player: %s", strerror(-rc));
+		goto fail;
+	}
+
+	rc = start_game(&g, pad_place[0] ? pad_place : NULL, errmsg, errmsg_size);
+	if (rc < 0)
+		goto fail;
+
+	int64_t route_end_ns = 0;       /* when the route's END came */
+	int64_t stop_sent_ns = 0;       /* SIGTERM at the route's end */
+	int64_t last_progress_ns = r.spawn_ns;
+	off_t last_size = -1;
+	int64_t next_sample_ns = 0, next_tick_ns = r.spawn_ns + 1000000000;
+	int64_t limit_ns = r.spawn_ns + (int64_t)(s->hard_limit_s * 1e9);
+	bool route_over = false;
+	bool mh_seen = false;
+
+	while (!g.reaped) {
+		int64_t now = run_now_ns();
+
+		/* the game */
+		pid_t w = waitpid(g.pid, &g.wstatus, WNOHANG);
+		if (w == g.pid) {
+			g.reaped = true;
+			r.exit_status = exit_status_of(g.wstatus);
+			if (stop_sent_ns || r.end != RUN_END_OK)
+				break; /* we stopped it */
+			if (r.t0_ns)
+				take_notices(&g, &route_over);
+			if (r.route_done)
+				break; /* it ended on its own after the route: a normal end */
+			char how[96];
+			describe_exit(how, sizeof how, g.wstatus);
+			if (!r.first_frame_ns && !r.t0_ns)
+				set_reason(&r, RUN_END_CRASHED, "crashed: %s before its first frame", how);
+			else if (!r.t0_ns)
+				set_reason(&r, RUN_END_CRASHED, "crashed: %s before the route started", how);
+			else
+				set_reason(&r, RUN_END_CRASHED, "crashed: %s at %.1f s into the route, before its end (%.0f s)",
+				           how, (double)(now - r.t0_ns) / 1e9,
+				           (double)route_duration_ms(s->route) / 1e3);
+			break;
+		}
+
+		/* the harness is asked to stop */
+		if (s->stop && *s->stop) {
+			set_reason(&r, RUN_END_INTERRUPTED, "interrupted: the harness was stopped");
+			break;
+		}
+
+		/* progress of the frame log */
+		struct stat st;
+		off_t size = -1;
+		if (s->mangohud) {
+			size = newest_csv_size(g.mh_dir);
+			if (size >= 0)
+				mh_seen = true;
+		} else if (stat(g.frames_path, &st) == 0) {
+			size = st.st_size;
+		}
+		bool grew = size > last_size;
+		if (grew) {
+			last_progress_ns = now;
+			last_size = size;
+		}
+		if (!r.first_frame_ns) {
+			int64_t present = 0;
+			bool first = false;
+			if (s->mangohud) {
+				/* MangoHud writes its log late: the route starts from the
+				 * game's start (docs/running.md) */
+				first = true;
+				present = r.spawn_ns;
+			} else if (size > 0 && grew) {
+				first = first_row(g.frames_path, &present);
+			}
+			if (first) {
+				r.first_frame_ns = s->mangohud ? r.spawn_ns : now;
+				int64_t t0 = present + (int64_t)(s->start_delay_s * 1e9);
+				if (t0 < now)
+					t0 = now;
+				r.t0_ns = t0;
+				r.t0_log_ns = t0 - r.spawn_ns;
+				last_progress_ns = now;
+				if ((rc = route_player_start(g.player, t0)) < 0) {
+					set_reason(&r, RUN_END_FAILED, "failed: cannot start the route player: %s",
+					           strerror(-rc));
+					rc = 0;
+					break;
+				}
+				next_sample_ns = t0;
+			}
+		}
+
+		/* the route */
+		if (r.t0_ns)
+			take_notices(&g, &route_over);
+		if (r.end != RUN_END_OK)
+			break;
+		/* the route's end is its duration, which may come after its last
+		 * event: the window must be covered */
+		if (route_over && !route_end_ns && r.route_done &&
+		    now < r.t0_ns + route_duration_ms(s->route) * 1000000) {
+			/* wait */
+		} else if (route_over && !route_end_ns) {
+			route_end_ns = now;
+			add_sample(&g);
+			/* the normal end: SIGTERM, the game flushes and exits */
+			kill(-g.pid, SIGTERM);
+			stop_sent_ns = now;
+		}
+		if (stop_sent_ns && now - stop_sent_ns > (int64_t)(s->stop_timeout_s * 1e9)) {
+			kill(-g.pid, SIGKILL);
+			stop_sent_ns = now; /* and wait for it */
+		}
+
+		/* samplers, every second while the route plays */
+		if (r.t0_ns && !route_over && now >= next_sample_ns) {
+			add_sample(&g);
+			next_sample_ns += 1000000000;
+			if (next_sample_ns < now)
+				next_sample_ns = now + 1000000000;
+		}
+
+		/* watchdog and hard limit */
+		if (!stop_sent_ns) {
+			if (!r.first_frame_ns && now - r.spawn_ns > (int64_t)(s->start_timeout_s * 1e9)) {
+				set_reason(&r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
+				           s->start_timeout_s);
+				break;
+			}
+			bool watch = s->mangohud ? mh_seen : r.first_frame_ns != 0;
+			if (watch && now - last_progress_ns > (int64_t)(s->watchdog_s * 1e9)) {
+				if (r.t0_ns)
+					set_reason(&r, RUN_END_HUNG, "hung: no new frame for %.0f s, at %.1f s into the route",
+					           s->watchdog_s, (double)(now - r.t0_ns) / 1e9);
+				else
+					set_reason(&r, RUN_END_HUNG, "hung: no new frame for %.0f s", s->watchdog_s);
+				break;
+			}
+		}
+		if (now > limit_ns) {
+			set_reason(&r, RUN_END_HUNG, "hung: still running at the hard limit of %.0f s",
+			           s->hard_limit_s);
+			break;
+		}
+
+		if (s->on_tick && now >= next_tick_ns) {
+			s->on_tick(s->tick_ctx, r.t0_ns ? (double)(now - r.t0_ns) / 1e9 : -1.0);
+			next_tick_ns += 1000000000;
+		}
+
+		struct pollfd pfd = { .fd = r.t0_ns && !g.player_over ? route_player_fd(g.player) : -1,
+		                      .events = POLLIN };
+		int timeout = TICK_MS;
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
+			break;
+	}
+
+	/* the game's group goes first, then the player, then the pad */
+	if (g.pid > 0) {
+		double grace = s->stop_timeout_s > 0 ? s->stop_timeout_s : 10;
+		if (r.end == RUN_END_HUNG && grace > 3)
+			grace = 3; /* a hung game gets little time */
+		end_group(g.pid, grace, &g.reaped, &g.wstatus);
+		if (r.exit_status < 0)
+			r.exit_status = exit_status_of(g.wstatus);
+	}
+	r.end_ns = run_now_ns();
+	r.end_unix_ms = run_unix_ms();
+	if (g.player) {
+		route_player_stop(g.player);
+		if (r.t0_ns)
+			take_notices(&g, &route_over);
+		struct route_player_stats ps;
+		if (route_player_stats(g.player, &ps) == 0) {
+			r.late_p99_ns = ps.late_p99_ns;
+			r.late_max_ns = ps.late_max_ns;
+		}
+		route_player_destroy(g.player);
+		g.player = NULL;
+	}
+	pad_destroy(g.pad);
+	g.pad = NULL;
+	add_sample(&g); /* after: the swap counters' end */
+	if (r.end == RUN_END_CRASHED || r.end == RUN_END_HUNG)
+		file_tail(g.err_path, r.log_tail, sizeof r.log_tail);
+	if (g.control_fd >= 0)
+		close(g.control_fd);
+	unlink(g.control_path);
+	free_paths(&g);
+	*out = r;
+	return 0;
+
+fail:
+	if (g.pid > 0)
+		end_group(g.pid, 1, &g.reaped, &g.wstatus);
+	route_player_destroy(g.player);
+	pad_destroy(g.pad);
+	if (g.control_fd >= 0)
+		close(g.control_fd);
+	if (g.control_path)
+		unlink(g.control_path);
+	free_paths(&g);
+	run_game_result_finish(&r);
+	if (errmsg && errmsg_size && !errmsg[0])
+		run_errf(errmsg, errmsg_size, 0, "cannot set the run up: %s", strerror(-rc));
+	return rc < 0 ? rc : -EIO;
+}

@@ -1,0 +1,192 @@
+/* run-void: the void rules that need the whole campaign (DESIGN.md 5.3):
+ * swapped heavily against the campaign's median, left the route (a shot
+ * unlike the other arms' at the same point), clock throttling and heat.
+ * The rules that one run decides alone (crashed, hung) are run-game.c's.
+ * Every decision is taken over the runs as they stand before this call,
+ * then written in one transaction; docs/running.md states the rules. */
+#include "run.h"
+#include "run-private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run counts as busy (its low clock is not its own choice) from this
+ * mean GPU busy, percent. */
+#define BUSY_FOR_CLOCK_PCT 80.0
+
+struct cand {
+	const struct db_run *run;
+	double swap_in, sclk, busy, temp;
+	struct db_shot *shots;
+	size_t n_shots;
+	char reason[256];
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double metric(struct db *db, int64_t run, const char *name)
+{
+	double v;
+	return db_metric_get(db, run, name, &v) == 0 ? v : NAN;
+}
+
+/* The median of the finite field values of every candidate. */
+static double field_median(struct cand *c, size_t n, size_t offset, double *tmp)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = *(const double *)((const char *)&c[i] + offset);
+		if (isfinite(v))
+			tmp[m++] = v;
+	}
+	return median(tmp, m);
+}
+
+int run_void_apply(struct db *db, int64_t campaign_id, const struct plan_void_rules *rules,
+                   size_t *n_voided, char *errmsg, size_t errmsg_size)
+{
+	struct db_run *runs = NULL;
+	size_t n_runs = 0;
+	int rc = db_run_list(db, campaign_id, &runs, &n_runs);
+	if (rc < 0)
+		return run_errf(errmsg, errmsg_size, rc, "%s", db_errmsg(db));
+	struct cand *c = calloc(n_runs ? n_runs : 1, sizeof *c);
+	double *tmp = calloc(n_runs ? n_runs : 1, sizeof *tmp);
+	size_t n = 0, voided = 0;
+	if (!c || !tmp) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n_runs; i++) {
+		if (runs[i].status != DB_RUN_DONE || runs[i].is_warmup)
+			continue;
+		struct cand *x = &c[n++];
+		x->run = &runs[i];
+		x->swap_in = metric(db, runs[i].id, "swap_in");
+		x->sclk = metric(db, runs[i].id, "gpu_sclk_mhz");
+		x->busy = metric(db, runs[i].id, "gpu_busy_percent");
+		x->temp = metric(db, runs[i].id, "gpu_temp_max_c");
+		if ((rc = db_shots_read(db, runs[i].id, &x->shots, &x->n_shots)) < 0) {
+			run_errf(errmsg, errmsg_size, rc, "%s", db_errmsg(db));
+			goto out;
+		}
+	}
+
+	/* swapped heavily */
+	double swap_med = field_median(c, n, offsetof(struct cand, swap_in), tmp);
+	if (rules->swap_factor > 0 && isfinite(swap_med)) {
+		for (size_t i = 0; i < n; i++) {
+			double v = c[i].swap_in;
+			if (!c[i].reason[0] && isfinite(v) && v > rules->swap_factor * swap_med &&
+			    v > rules->swap_min_pages)
+				snprintf(c[i].reason, sizeof c[i].reason,
+				         "swapped heavily: %.0f pages swapped in, over %.3g x the campaign's "
+				         "median of %.0f and over %.0f", v, rules->swap_factor, swap_med,
+				         rules->swap_min_pages);
+		}
+	}
+
+	/* left the route: each shot against the other arms' at that point */
+	if (rules->shot_luma > 0) {
+		for (size_t i = 0; i < n; i++) {
+			for (size_t s = 0; s < c[i].n_shots && !c[i].reason[0]; s++) {
+				const struct db_shot *mine = &c[i].shots[s];
+				if (!isfinite(mine->luma))
+					continue;
+				size_t m = 0;
+				bool same_checksum = false;
+				for (size_t j = 0; j < n; j++) {
+					if (c[j].run->arm_id == c[i].run->arm_id)
+						continue;
+					for (size_t t = 0; t < c[j].n_shots; t++) {
+						const struct db_shot *o = &c[j].shots[t];
+						if (strcmp(o->name, mine->name) != 0)
+							continue;
+						if (mine->checksum && o->checksum && *mine->checksum &&
+						    strcmp(mine->checksum, o->checksum) == 0)
+							same_checksum = true;
+						if (isfinite(o->luma))
+							tmp[m++] = o->luma;
+					}
+				}
+				if (same_checksum || m == 0)
+					continue;
+				double med = median(tmp, m);
+				if (fabs(mine->luma - med) > rules->shot_luma)
+					snprintf(c[i].reason, sizeof c[i].reason,
+					         "left the route: shot '%s' has mean luma %.1f, the other arms' "
+					         "median there is %.1f (tolerance %.3g)", mine->name, mine->luma, med,
+					         rules->shot_luma);
+			}
+		}
+	}
+
+	/* clock throttling: a low clock while the GPU was busy */
+	double sclk_med = field_median(c, n, offsetof(struct cand, sclk), tmp);
+	if (rules->clock_drop_pct > 0 && isfinite(sclk_med) && sclk_med > 0) {
+		for (size_t i = 0; i < n; i++) {
+			double v = c[i].sclk;
+			if (!c[i].reason[0] && isfinite(v) && isfinite(c[i].busy) &&
+			    c[i].busy >= BUSY_FOR_CLOCK_PCT &&
+			    v < sclk_med * (1 - rules->clock_drop_pct / 100))
+				snprintf(c[i].reason, sizeof c[i].reason,
+				         "clock throttled: GPU clock %.0f MHz (median in the window), %.0f %% "
+				         "under the campaign's %.0f MHz while the GPU was %.0f %% busy",
+				         v, (1 - v / sclk_med) * 100, sclk_med, c[i].busy);
+		}
+	}
+
+	/* heat */
+	if (rules->temp_max_c > 0) {
+		for (size_t i = 0; i < n; i++)
+			if (!c[i].reason[0] && isfinite(c[i].temp) && c[i].temp >= rules->temp_max_c)
+				snprintf(c[i].reason, sizeof c[i].reason,
+				         "thermal throttling: the GPU reached %.0f C (limit %.0f C)", c[i].temp,
+				         rules->temp_max_c);
+	}
+
+	if ((rc = db_begin(db)) < 0) {
+		run_errf(errmsg, errmsg_size, rc, "%s", db_errmsg(db));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].reason[0])
+			continue;
+		if ((rc = db_run_mark_void(db, c[i].run->id, c[i].reason, 0, -1)) < 0) {
+			run_errf(errmsg, errmsg_size, rc, "%s", db_errmsg(db));
+			db_rollback(db);
+			goto out;
+		}
+		voided++;
+	}
+	if ((rc = db_commit(db)) < 0) {
+		run_errf(errmsg, errmsg_size, rc, "%s", db_errmsg(db));
+		db_rollback(db);
+		goto out;
+	}
+	if (n_voided)
+		*n_voided = voided;
+out:
+	if (c)
+		for (size_t i = 0; i < n; i++)
+			free(c[i].shots);
+	free(c);
+	free(tmp);
+	free(runs);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,278 @@
+/* run: campaigns and the runs they are made of.
+ *
+ * A campaign is a plan (plan.h) made concrete on one host: its paths found,
+ * its profile and inherited environment frozen, its runs planned in the
+ * database (a warm-up, then the order once per round) and played one after
+ * the other.  A run is one start of the game:
+ *
+ *   - the game is a child in its own process group, started from an argv
+ *     (never a shell string) with the campaign's env (profile, then arm,
+ *     then the inherited values) plus RX_FRAME_LOG, RX_SHOT_DIR, RX_LOG and
+ *     RX_CONTROL pointing into the run's folder
+ *     ($XDG_DATA_HOME/rxdeck/runs/<campaign>/<position>-<arm>/), its stdout
+ *     and stderr in files there;
+ *   - the pad exists before the game starts and goes only after the game
+ *     has exited; the route starts at the game's first frame (plus the
+ *     plan's delay) and shots are asked for through the RX_CONTROL FIFO;
+ *   - a watchdog ends a game that shows no new frame for the plan's time
+ *     (hung), a game that ends before the route's end crashed, and at the
+ *     route's end the game is stopped with SIGTERM (SIGKILL if it lingers);
+ *   - the deck samplers are read every second while the route plays;
+ *   - afterwards the collectors read the frame log, the game's log (through
+ *     a collector profile) and the shots, the metrics of the route's window
+ *     are computed (stats.h), and everything is stored in ONE transaction.
+ * At the end of a campaign the campaign-wide void rules (swap, shots unlike
+ * the other arms', throttling) are applied.  Nothing is ever silently
+ * dropped: a void run keeps its row, its results and its reason.
+ *
+ * A harness that is killed leaves the run it was playing RUNNING; `rxdeck
+ * resume` (run_campaign_open() + run_campaign_play()) plays that run again
+ * and the rest, from the campaign's frozen plan, never redoing a finished
+ * run.  docs/running.md is the user's description.
+ *
+ * Functions return 0 or a negative errno and write their outputs only on
+ * success; messages go to the errmsg buffers.
+ */
+#ifndef RXDECK_RUN_H
+#define RXDECK_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan/plan.h"
+#include "results-db/db.h"
+
+struct route;
+struct deck;
+struct deck_sample;
+
+/* ---- where things are -------------------------------------------------- */
+
+/* $XDG_DATA_HOME/rxdeck (or ~/.local/share/rxdeck), malloc'd.  -ENOENT when
+ * neither variable is usable. */
+int run_data_dir(char **out);
+
+/*
+ * Finds a data file named in a plan or on the command line: a path with a
+ * '/' or an existing file is taken relative to base_dir (NULL: the current
+ * folder); else, for kind "routes" or "profiles", NAME, NAME.route /
+ * NAME.env / NAME.collect under that folder of the current folder, the
+ * source tree and the installed data folder.  *out is malloc'd and
+ * absolute.  -ENOENT when nothing is there.
+ */
+int run_find_data(const char *kind, const char *name, const char *ext, const char *base_dir,
+                  char **out);
+
+/* The demo game's binary: next to rxdeck in a build tree
+ * (../renderer/forest/rxdeck-forest) or an install (rxdeck-forest in the
+ * same folder), else rxdeck-forest in PATH.  *out malloc'd; -ENOENT. */
+int run_find_forest(char **out);
+
+/* A program named in a build: "forest", a path (relative to base_dir), or a
+ * name in PATH; it must be an executable regular file.  *out malloc'd,
+ * absolute; -ENOENT, -EACCES, -EISDIR with a message in errmsg. */
+int run_find_program(const char *prog, const char *base_dir, char **out, char *errmsg,
+                     size_t errmsg_size);
+
+/* ---- the game's environment ----------------------------------------------- */
+
+/*
+ * The environment a game runs with: base (the harness's own environment)
+ * without its RX_* and RXDECK_* variables, then the profile's lines, then
+ * the arm's, then the inherited values (which win).  *out gets KEY=VALUE
+ * lines (free with plan_strv_finish()).
+ */
+int run_env_compose(char *const *base, const struct plan_strv *profile,
+                    const struct plan_strv *arm, const struct plan_strv *inherited,
+                    struct plan_strv *out);
+
+/* Whether /dev/uinput can be opened for writing here; when not, why (an
+ * errno, and a sentence in errmsg). */
+bool run_uinput_usable(char *errmsg, size_t errmsg_size);
+
+/* ---- one run ------------------------------------------------------------ */
+
+enum run_end {
+	RUN_END_OK = 0,        /* the route played to its end; the game was stopped */
+	RUN_END_CRASHED,       /* the game ended (or could not start) before the route's end */
+	RUN_END_HUNG,          /* no first frame, no new frame, or over the hard limit */
+	RUN_END_INTERRUPTED,   /* the harness was asked to stop; the run is to be redone */
+	RUN_END_FAILED,        /* the harness could not set the run up (pad, FIFO, fork) */
+};
+
+/* What a run needs.  Every path must stay valid during run_game(). */
+struct run_game_spec {
+	const char *const *argv;   /* program (absolute) and arguments */
+	const char *const *envp;   /* the game's env, NULL-terminated (run_env_compose()) */
+	const char *workdir;       /* NULL: the run's folder */
+	const char *run_dir;       /* exists; every file of the run goes here */
+	const struct route *route;
+	const char *pad_spec;      /* "uinput" or "socket:PATH" (pad_create()) */
+	const char *pad_option;    /* "--pad": passed with the pad's place; NULL: not */
+	bool mangohud;             /* frames from a MangoHud CSV in run_dir/mangohud/ */
+	double watchdog_s;
+	double start_timeout_s;
+	double start_delay_s;
+	double hard_limit_s;       /* > 0 */
+	double stop_timeout_s;
+	struct deck *deck;         /* samplers; NULL: none */
+	/* Set (to non-zero) by a signal handler: the run stops, INTERRUPTED. */
+	volatile sig_atomic_t *stop;
+	/* Called about once a second while the game runs, for progress lines:
+	 * route_s is the route time (negative before the route starts). */
+	void (*on_tick)(void *ctx, double route_s);
+	void *tick_ctx;
+};
+
+/* What happened in a run, for the collectors and the database. */
+struct run_game_result {
+	enum run_end end;
+	char reason[256];          /* void reason for every end but OK: "hung: ..." */
+	int exit_status;           /* 0..255, 128+N for signal N, -1 not known */
+	int64_t start_unix_ms, end_unix_ms;
+	int64_t spawn_ns;          /* CLOCK_MONOTONIC when the game was started */
+	int64_t first_frame_ns;    /* when its first frame was seen; 0: never */
+	int64_t t0_ns;             /* the route's t0; 0: the route never started */
+	int64_t t0_log_ns;         /* t0 on a MangoHud log's own clock (mangohud only) */
+	int64_t end_ns;            /* when the game was gone */
+	bool route_done;           /* the route played to its end */
+	size_t shots_asked;
+	char **shot_names;         /* names asked for, in order (repeats numbered) */
+	struct deck_sample *samples; /* before, every second while the route played, after */
+	size_t n_samples;
+	int64_t late_p99_ns;       /* the route player's lateness */
+	int64_t late_max_ns;
+	char log_tail[1024];       /* the last lines of stderr for a crash */
+};
+
+/*
+ * Plays one run.  Returns 0 with *out filled (every end, also a crash or a
+ * hang, is a result: see out->end); a negative errno only when nothing
+ * could be tried (errmsg says why).  No process of the run is left behind
+ * on any return, and the pad is neutral and gone.  Release with
+ * run_game_result_finish().
+ */
+int run_game(const struct run_game_spec *spec, struct run_game_result *out, char *errmsg,
+             size_t errmsg_size);
+void run_game_result_finish(struct run_game_result *r);
+
+/* ---- collecting a run --------------------------------------------------- */
+
+/* What the collectors need besides the run's folder. */
+struct run_collect_spec {
+	const char *run_dir;
+	double window_s[2];        /* the route's measured window */
+	int64_t t0_ns;             /* the route's t0 (CLOCK_MONOTONIC) */
+	int64_t t0_log_ns;         /* on a MangoHud log's clock */
+	bool mangohud;
+	const char *collect_profile; /* path of a collector profile, or NULL */
+	const char *const *shot_names; /* shots asked for */
+	size_t n_shots;
+	const struct deck_sample *samples;
+	size_t n_samples;
+	const char *frame_log;     /* a frame log elsewhere (import); NULL: the run's */
+	const char *game_log;      /* a log elsewhere (import); NULL: the run's */
+};
+
+/* Everything collected, ready for db_run_store_results(). */
+struct run_collected {
+	struct db_run_results r;   /* points into this struct's own storage */
+	char warnings[1024];       /* collector warnings worth a line, '\n'-separated */
+	bool no_frames;            /* no frame in the window */
+	void *priv;
+};
+
+int run_collect(const struct run_collect_spec *spec, struct run_collected *out, char *errmsg,
+                size_t errmsg_size);
+/* Adds a metric the caller knows (the route player's lateness); a name
+ * already there keeps its first value.  -EINVAL for a value not finite. */
+int run_collected_add_metric(struct run_collected *c, const char *name, double value);
+void run_collected_finish(struct run_collected *c);
+
+/* A PNG's mean luma (0..255, 54 R + 183 G + 19 B over 256, as the demo
+ * game computes it) and the FNV-1a 64 of its RGBA8 pixels, hex.  -EINVAL
+ * for a file that is not a PNG. */
+int run_png_stats(const char *path, double *luma_out, char checksum_out[17], char *errmsg,
+                  size_t errmsg_size);
+
+/* SHA-256 of a file, hex (65 bytes with the NUL). */
+int run_sha256_file(const char *path, char hex_out[65]);
+
+/* ---- void rules across a campaign --------------------------------------- */
+
+/*
+ * Applies the campaign-wide void rules of DESIGN.md 5.3 (docs/running.md)
+ * to the campaign's finished, measured runs: swap-in above swap_factor x
+ * the campaign median and above swap_min_pages; a shot whose luma is more
+ * than shot_luma from the median of the other arms' shots at that point
+ * (equal checksums always agree); the GPU clock's window median
+ * clock_drop_pct under the campaign's while the GPU was busy; the GPU
+ * temperature at or over temp_max_c.  Each voided run gets its reason.
+ * *n_voided (may be NULL) says how many runs this call voided.
+ */
+int run_void_apply(struct db *db, int64_t campaign_id, const struct plan_void_rules *rules,
+                   size_t *n_voided, char *errmsg, size_t errmsg_size);
+
+/* ---- campaigns ------------------------------------------------------------- */
+
+struct run_campaign;
+
+/* How a campaign is run.  Zero means default for every field. */
+struct run_options {
+	const char *data_dir;      /* NULL: run_data_dir() */
+	const char *name;          /* the campaign's name; NULL: plan name + date */
+	bool quiet;                /* no progress lines */
+	FILE *progress;            /* NULL: stderr */
+	volatile sig_atomic_t *stop; /* set by a signal handler: stop after killing the game */
+	char *const *environ;      /* the harness's environment; NULL: environ */
+};
+
+/*
+ * Makes a campaign of a parsed plan: finds the route, profile, collector
+ * profile and programs, freezes the profile and the inherited environment
+ * into the plan, chooses the pad, reads the host's facts, and creates the
+ * campaign, its builds, arms, route marks and planned runs in the database
+ * (one transaction), and its folder with the frozen plan (plan.ini).
+ * Returns 0 and *out; -EINVAL / -ENOENT / -EACCES with the reason in errmsg
+ * (nothing is written then).
+ */
+int run_campaign_create(struct db *db, const struct plan *plan, const struct run_options *opt,
+                        struct run_campaign **out, char *errmsg, size_t errmsg_size);
+
+/*
+ * Opens an existing campaign to go on with it: by name or id (NULL: the
+ * newest campaign not done), with the frozen plan from its folder.
+ * -ENOENT when there is none, -EALREADY when every run of it is finished.
+ */
+int run_campaign_open(struct db *db, const char *name_or_id, const struct run_options *opt,
+                      struct run_campaign **out, char *errmsg, size_t errmsg_size);
+
+struct run_outcome {
+	size_t runs_done;          /* runs finished in this call */
+	size_t runs_void;          /* of the campaign, void at the end */
+	bool interrupted;          /* stopped by opt->stop; `rxdeck resume` goes on */
+	bool complete;             /* every run of the campaign is finished */
+};
+
+/*
+ * Plays the campaign's runs from the first one not finished, adds rounds
+ * while a deadline allows, applies the campaign-wide void rules, and marks
+ * the campaign done.  Returns 0 with *out (also when interrupted: see
+ * out->interrupted); a negative errno when the database or the run folder
+ * failed (errmsg).
+ */
+int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *errmsg,
+                      size_t errmsg_size);
+
+int64_t run_campaign_id(const struct run_campaign *c);
+const char *run_campaign_name(const struct run_campaign *c);
+/* The campaign's folder (runs/<name>). */
+const char *run_campaign_dir(const struct run_campaign *c);
+const struct plan *run_campaign_plan(const struct run_campaign *c);
+
+void run_campaign_destroy(struct run_campaign *c);
+
+#endif

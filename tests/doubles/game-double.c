@@ -1,0 +1,211 @@
+/* game-double: a stand-in game for the run supervisor's tests.  It speaks
+ * the renderer's side of the harness's contract without a GPU: a frame log
+ * (RX_FRAME_LOG) with one row per frame, renderer-style log lines in RX_LOG
+ * with "[seconds.micros] " prefixes, shots asked for through the RX_CONTROL
+ * FIFO (a log line, and a PNG with --png), and an exit status of 0 on
+ * SIGTERM.  Options make it misbehave on purpose:
+ *
+ *   --fps N            frames a second (default 60)
+ *   --hang-after S     stop making frames after S seconds and sleep
+ *   --crash-after S    abort() after S seconds
+ *   --exit-after S     exit(--exit-code) after S seconds
+ *   --exit-code N      (default 0)
+ *   --ignore-term      ignore SIGTERM (the harness must SIGKILL it)
+ *   --grandchild       leave a sleeping child process in the group
+ *   --no-frames        never write a frame row (only the header)
+ *   --png              also write shots as PNG files
+ *   --pad X            accepted and ignored, as the demo game takes it
+ *
+ * The readback wait it reports per frame is 4 ms, 1 ms with
+ * RX_VK_READBACK_EARLY=1, 0 with RX_VK_READBACK_LATE=newest; the luma of its
+ * shots is DOUBLE_LUMA (default 100). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <png.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static FILE *rxlog;
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void logf_(const char *fmt, ...)
+{
+	if (!rxlog)
+		return;
+	int64_t t = now_ns();
+	fprintf(rxlog, "[%" PRId64 ".%06" PRId64 "] ", t / 1000000000, t / 1000 % 1000000);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(rxlog, fmt, ap);
+	va_end(ap);
+	fputc('\n', rxlog);
+	fflush(rxlog);
+}
+
+static void write_png(const char *dir, const char *name, int luma)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.png", dir, name);
+	png_image img;
+	memset(&img, 0, sizeof img);
+	img.version = PNG_IMAGE_VERSION;
+	img.width = 8;
+	img.height = 8;
+	img.format = PNG_FORMAT_RGBA;
+	uint8_t px[8 * 8 * 4];
+	for (int i = 0; i < 64; i++) {
+		px[i * 4] = px[i * 4 + 1] = px[i * 4 + 2] = (uint8_t)luma;
+		px[i * 4 + 3] = 255;
+	}
+	png_image_write_to_file(&img, path, 0, px, 0, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1;
+	int exit_code = 0;
+	bool ignore_term = false, grandchild = false, no_frames = false, png = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--fps") == 0 && v)
+			fps = atof(argv[++i]);
+		else if (strcmp(a, "--hang-after") == 0 && v)
+			hang_after = atof(argv[++i]);
+		else if (strcmp(a, "--crash-after") == 0 && v)
+			crash_after = atof(argv[++i]);
+		else if (strcmp(a, "--exit-after") == 0 && v)
+			exit_after = atof(argv[++i]);
+		else if (strcmp(a, "--exit-code") == 0 && v)
+			exit_code = atoi(argv[++i]);
+		else if (strcmp(a, "--pad") == 0 && v)
+			i++;
+		else if (strcmp(a, "--ignore-term") == 0)
+			ignore_term = true;
+		else if (strcmp(a, "--grandchild") == 0)
+			grandchild = true;
+		else if (strcmp(a, "--no-frames") == 0)
+			no_frames = true;
+		else if (strcmp(a, "--png") == 0)
+			png = true;
+		else {
+			fprintf(stderr, "game-double: unknown option '%s'\n", a);
+			return 2;
+		}
+	}
+	struct sigaction sa = { .sa_handler = ignore_term ? SIG_IGN : on_term };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if (grandchild && fork() == 0) {
+		for (;;)
+			pause();
+	}
+
+	const char *frames_path = getenv("RX_FRAME_LOG");
+	const char *log_path = getenv("RX_LOG");
+	const char *control = getenv("RX_CONTROL");
+	const char *shot_dir = getenv("RX_SHOT_DIR");
+	const char *early = getenv("RX_VK_READBACK_EARLY");
+	const char *late = getenv("RX_VK_READBACK_LATE");
+	const char *luma_s = getenv("DOUBLE_LUMA");
+	int luma = luma_s ? atoi(luma_s) : 100;
+	double rb = late && strcmp(late, "newest") == 0 ? 0.0 : early && strcmp(early, "1") == 0 ? 1.0 : 4.0;
+
+	if (log_path)
+		rxlog = fopen(log_path, "a");
+	logf_("vk: device 0: Double GPU (double 1.0), Vulkan 1.3, CPU");
+	logf_("vk: switches: RX_VK_READBACK_EARLY=%s (env) RX_VK_READBACK_LATE=%s (env)",
+	      early ? early : "0", late ? late : "0");
+	fprintf(stderr, "game-double: started\n");
+	FILE *frames = frames_path ? fopen(frames_path, "w") : NULL;
+	if (frames) {
+		fprintf(frames, "frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n");
+		fflush(frames);
+	}
+	int ctl = control ? open(control, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	char ctl_buf[512];
+	size_t ctl_len = 0;
+
+	int64_t start = now_ns(), period = (int64_t)(1e9 / fps), next = start;
+	uint64_t frame = 0;
+	int64_t last = 0;
+	while (!stop) {
+		int64_t t = now_ns();
+		double up_s = (double)(t - start) / 1e9;
+		if (crash_after >= 0 && up_s >= crash_after) {
+			fprintf(stderr, "game-double: crashing on purpose\n");
+			abort();
+		}
+		if (exit_after >= 0 && up_s >= exit_after) {
+			fprintf(stderr, "game-double: exiting with %d\n", exit_code);
+			if (frames)
+				fclose(frames);
+			return exit_code;
+		}
+		if (hang_after >= 0 && up_s >= hang_after) {
+			fprintf(stderr, "game-double: hanging on purpose\n");
+			for (;;)
+				pause();
+		}
+		if (ctl >= 0) {
+			ssize_t n = read(ctl, ctl_buf + ctl_len, sizeof ctl_buf - 1 - ctl_len);
+			if (n > 0)
+				ctl_len += (size_t)n;
+			char *nl;
+			while ((nl = memchr(ctl_buf, '\n', ctl_len))) {
+				*nl = 0;
+				if (strncmp(ctl_buf, "shot ", 5) == 0) {
+					const char *name = ctl_buf + 5;
+					if (png && shot_dir)
+						write_png(shot_dir, name, luma);
+					else
+						logf_("forest: shot %s frame %" PRIu64 " luma %d.00 checksum %016x", name,
+						      frame, luma, (unsigned)luma * 2654435761u);
+				}
+				size_t used = (size_t)(nl - ctl_buf) + 1;
+				memmove(ctl_buf, nl + 1, ctl_len - used);
+				ctl_len -= used;
+			}
+		}
+		if (frames && !no_frames) {
+			double ms = last ? (double)(t - last) / 1e6 : 1000.0 / fps;
+			fprintf(frames, "%" PRIu64 ",%" PRId64 ",real,%.3f,1000,%.3f,0.250\n", frame, t, ms, rb);
+			fflush(frames);
+		}
+		last = t;
+		if (++frame % 60 == 0)
+			logf_("vk: readbacks: 3000 reads, %d waited %.1f ms each", rb > 0 ? 300 : 0, rb);
+		next += period;
+		struct timespec ts = { (time_t)(next / 1000000000), (long)(next % 1000000000) };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+	fprintf(stderr, "game-double: stopped by SIGTERM after %" PRIu64 " frames\n", frame);
+	if (frames)
+		fclose(frames);
+	return 0;
+}
