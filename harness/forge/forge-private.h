@@ -30,4 +30,23 @@ void forge_response_finish(struct forge_response *r);
 /* True for http://127.0.0.1, http://[::1] and http://localhost (any port). */
 bool forge_url_is_loopback_http(const char *url);
 
+/* The hidden line that ends every summary:
+ * <!-- rxdeck-summary campaign=NAME created=MS post=KEY mode=new|update --> */
+struct forge_marker {
+	char campaign[512];  /* "campaign=NAME created=MS" */
+	char key[40];        /* "post=HEX" */
+	bool update;         /* mode=update */
+};
+
+/* Reads the last marker of a summary's body.  Returns false when there is
+ * none or it is malformed (the post is then sent as a new comment and never
+ * looked for on the forge). */
+bool forge_marker_parse(const char *body, struct forge_marker *m);
+
+/* Searches a forge's answer to GET .../issues/N/comments (a JSON array of
+ * objects with "id" and "body") for the newest comment whose body holds
+ * needle: *id_out is its id, or 0 when none does.  Returns 0, or -EINVAL
+ * when the answer is not a JSON array (*id_out untouched). */
+int forge_comments_find(const char *json, const char *needle, int64_t *id_out);
+
 #endif

@@ -317,13 +317,7 @@ static char *campaign_key(const struct db_campaign *c)
 	return s;
 }
 
-struct marker {
-	char campaign[512];  /* "campaign=NAME created=MS" */
-	char key[40];        /* "post=HEX" */
-	bool update;
-};
-
-static bool marker_parse(const char *body, struct marker *m)
+bool forge_marker_parse(const char *body, struct forge_marker *m)
 {
 	const char *p = NULL, *q = body;
 	while ((q = strstr(q, MARKER_START))) /* the last one is ours */
@@ -440,6 +434,28 @@ static void classify(const struct db_post *p, const char *what, int rc,
 	}
 }
 
+int forge_comments_find(const char *json, const char *needle, int64_t *id_out)
+{
+	json_t *arr = json ? json_loads(json, 0, NULL) : NULL;
+	if (!json_is_array(arr)) {
+		json_decref(arr);
+		return -EINVAL;
+	}
+	int64_t best = 0;
+	size_t i;
+	json_t *c;
+	json_array_foreach(arr, i, c) {
+		const char *b = json_string_value(json_object_get(c, "body"));
+		json_t *jid = json_object_get(c, "id");
+		int64_t id = json_is_integer(jid) ? (int64_t)json_integer_value(jid) : 0;
+		if (b && id > best && strstr(b, needle))
+			best = id;
+	}
+	json_decref(arr);
+	*id_out = best;
+	return 0;
+}
+
 static int64_t json_id(const char *body)
 {
 	json_t *j = body ? json_loads(body, 0, NULL) : NULL;
@@ -465,23 +481,11 @@ static void find_comment(struct ctx *x, const struct db_post *p, const char *nee
 	int rc = forge_http("GET", url, x->token, NULL, x->o.timeout_s, &r);
 	free(url);
 	classify(p, "cannot read the issue's comments", rc, &r, a);
-	if (a->kind == SENT) {
-		json_t *arr = json_loads(r.body, 0, NULL);
-		size_t i;
-		json_t *c;
-		json_array_foreach(arr, i, c) {
-			const char *b = json_string_value(json_object_get(c, "body"));
-			int64_t id = (int64_t)json_integer_value(json_object_get(c, "id"));
-			if (b && id > *id_out && strstr(b, needle))
-				*id_out = id;
-		}
-		if (!json_is_array(arr)) {
-			a->kind = AGAIN;
-			a->err = -EAGAIN;
-			snprintf(a->msg, sizeof a->msg, "cannot read the issue's comments: the forge's "
-			         "answer is not a list of comments");
-		}
-		json_decref(arr);
+	if (a->kind == SENT && forge_comments_find(r.body, needle, id_out) != 0) {
+		a->kind = AGAIN;
+		a->err = -EAGAIN;
+		snprintf(a->msg, sizeof a->msg, "cannot read the issue's comments: the forge's "
+		         "answer is not a list of comments");
 	}
 	forge_response_finish(&r);
 }
@@ -511,8 +515,8 @@ static void request(struct ctx *x, const struct db_post *p, const char *method, 
 static void try_post(struct ctx *x, const struct db_post *p, bool maybe_sent, struct attempt *a)
 {
 	*a = (struct attempt){ .kind = SENT, .retry_after_s = -1 };
-	struct marker m;
-	bool have_marker = marker_parse(p->body, &m);
+	struct forge_marker m;
+	bool have_marker = forge_marker_parse(p->body, &m);
 	if (have_marker && m.update) {
 		int64_t id = 0;
 		if (p->campaign_id &&
