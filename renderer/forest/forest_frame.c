@@ -1,7 +1,7 @@
 /* forest_frame: the render thread.  Per frame it waits for the jobs' lists,
  * merges them (far to near) into one of three instance-list buffers in
- * guest memory, kicks the jobs for the frame, keeps at most --in-flight
- * submissions in flight, and builds and submits the frame:
+ * guest memory, keeps at most --in-flight submissions in flight, builds
+ * and submits the frame, and kicks the jobs for it:
  *
  *   clear the reflection and main targets, the ground;
  *   --switches blocks of scene draws alternating main / reflection, with
@@ -462,8 +462,6 @@ static int render_frame(struct forest *f, uint64_t frame, struct ops *o, struct 
 		return rc;
 	}
 	pthread_mutex_lock(&f->lock);
-	f->kick = frame + 1;
-	pthread_cond_broadcast(&f->cond);
 	/* at most --in-flight submissions: the one --in-flight back is presented */
 	while (!f->stop && f->presented_real + f->opt.in_flight < frame)
 		pthread_cond_wait(&f->cond, &f->lock);
@@ -510,9 +508,13 @@ static int render_frame(struct forest *f, uint64_t frame, struct ops *o, struct 
 		           (unsigned long long)sub, (unsigned long long)frame + 1);
 		return -EPROTO;
 	}
+	/* the jobs start polling once the whole submission is out: from then
+	 * on it is the newest, the one whose camera block they wait for */
 	pthread_mutex_lock(&f->lock);
 	f->flips += f->opt.framegen;
 	f->frames_submitted = frame;
+	f->kick = frame + 1;
+	pthread_cond_broadcast(&f->cond);
 	pthread_mutex_unlock(&f->lock);
 	if (f->opt.log_every && frame % f->opt.log_every == 0)
 		log_job_stats(f, frame);
