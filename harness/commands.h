@@ -34,6 +34,11 @@ extern const struct rxdeck_exit_doc rxdeck_exit_docs[];
 /* One declaration per subcommand file. */
 int cmd_frames(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_deck(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_route(int argc, char **argv);

@@ -17,6 +17,11 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, "summary" }, kept in this order of use */
 	{ "run", cmd_run, "run a campaign: arms of env switches, interleaved, measured, then the table" },
+	{ "resume", cmd_resume, "go on with a campaign that was stopped or whose harness was killed" },
+	{ "ab", cmd_ab, "quick two-arm A/B of one change: another build, or a few env switches" },
+	{ "list", cmd_list, "the campaigns in the results database" },
+	{ "show", cmd_show, "one campaign (builds, arms, runs) or one run (metrics, shots, samples)" },
+	{ "import", cmd_import, "add a run made elsewhere (a frame log, a game log) to a campaign" },
 	{ "route", cmd_route, "check, play (into a virtual pad) or record route files" },
 	{ "frames", cmd_frames, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
 	{ "report", cmd_report, "a campaign's table and verdicts as Markdown, CSV or JSON" },

@@ -1247,7 +1247,7 @@ void plan_defaults(struct plan *p)
 	p->void_rules = (struct plan_void_rules){
 		.swap_factor = 1.5,
 		.swap_min_pages = 10000,
-		.shot_luma = 24,
+		.shot_luma = 16,
 		.clock_drop_pct = 10,
 		.temp_max_c = 0,
 	};

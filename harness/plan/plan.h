@@ -137,7 +137,7 @@ struct plan_void_rules {
 	double swap_factor;       /* swap-in above this x the campaign median ... (1.5) */
 	double swap_min_pages;    /* ... and above this many pages (10000) */
 	double shot_luma;         /* a shot's mean luma this far (0..255) from the
-	                             median of the other arms' shots at that point (24) */
+	                             median of the other arms' shots at that point (16) */
 	double clock_drop_pct;    /* median GPU clock in the window this % under the
 	                             campaign's median (10) */
 	double temp_max_c;        /* the hottest GPU temperature reached this (0: off) */

@@ -903,42 +903,76 @@ static const struct db_arm *db_arm_of(const struct run_campaign *c, int64_t id)
 }
 
 /* The Vulkan device line of the first run, for the campaign's gpu and
- * driver fields: "vk: device 0: NAME (DRIVER INFO), Vulkan 1.3, ...". */
+ * driver fields: "vk: device 0: NAME (DRIVER INFO), Vulkan 1.3, TYPE".
+ * NAME and DRIVER INFO may hold parentheses themselves ("llvmpipe (LLVM
+ * 15.0.6, 256 bits)"), so the driver is the last balanced group before
+ * ", Vulkan ". */
+int run_parse_device_line(const char *config, char **gpu, char **driver)
+{
+	const char *d = config ? strstr(config, "vk: device ") : NULL;
+	if (!d)
+		return -ENOENT;
+	const char *colon = strstr(d + 11, ": ");
+	const char *eol = strchr(d, '\n');
+	if (!eol)
+		eol = d + strlen(d);
+	if (!colon || colon > eol)
+		return -ENOENT;
+	const char *name = colon + 2;
+	const char *vk = NULL;
+	for (const char *p = name; (p = strstr(p, ", Vulkan ")) && p < eol; p++)
+		vk = p;
+	if (!vk || vk == name || vk[-1] != ')')
+		return -ENOENT;
+	const char *close = vk - 1, *open = NULL;
+	int depth = 0;
+	for (const char *p = close; p >= name; p--) {
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && --depth == 0) {
+			open = p;
+			break;
+		}
+	}
+	if (!open || open == name)
+		return -ENOENT;
+	const char *name_end = open;
+	while (name_end > name && name_end[-1] == ' ')
+		name_end--;
+	char *g = strndup(name, (size_t)(name_end - name));
+	char *dr = strndup(open + 1, (size_t)(close - open - 1));
+	if (!g || !dr) {
+		free(g);
+		free(dr);
+		return -ENOMEM;
+	}
+	*gpu = g;
+	*driver = dr;
+	return 0;
+}
+
 static void note_device(struct run_campaign *c, const char *config)
 {
-	if (!config)
-		return;
-	const char *d = strstr(config, "vk: device ");
-	if (!d)
-		return;
-	const char *colon = strstr(d + 11, ": ");
-	if (!colon)
-		return;
-	const char *name = colon + 2;
-	const char *open = strstr(name, " (");
-	const char *close = open ? strstr(open, "), ") : NULL;
-	if (!open || !close)
+	char *gpu, *drv;
+	if (run_parse_device_line(config, &gpu, &drv) < 0)
 		return;
 	struct db_campaign *dc;
-	if (db_campaign_get(c->db, c->id, &dc) < 0)
-		return;
-	if (!dc->gpu) {
-		char *gpu = strndup(name, (size_t)(open - name));
-		char *drv = strndup(open + 2, (size_t)(close - open - 2));
-		char *mesa = NULL;
-		if (drv)
+	if (db_campaign_get(c->db, c->id, &dc) == 0) {
+		if (!dc->gpu) {
+			char *mesa = NULL;
 			deck_mesa_from_driver_info(drv, &mesa);
-		struct db_campaign u = *dc;
-		u.gpu = gpu;
-		u.driver = drv;
-		if (mesa)
-			u.mesa = mesa;
-		db_campaign_update(c->db, &u);
-		free(gpu);
-		free(drv);
-		free(mesa);
+			struct db_campaign u = *dc;
+			u.gpu = gpu;
+			u.driver = drv;
+			if (mesa)
+				u.mesa = mesa;
+			db_campaign_update(c->db, &u);
+			free(mesa);
+		}
+		free(dc);
 	}
-	free(dc);
+	free(gpu);
+	free(drv);
 }
 
 static int count_runs(struct run_campaign *c, int *max_position, int *max_round)

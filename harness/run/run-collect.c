@@ -456,10 +456,16 @@ int run_collect(const struct run_collect_spec *s, struct run_collected *c, char 
 	}
 
 	/* the game's log through the collector profile */
-	renderer_log = s->game_log ? strdup(s->game_log) : run_path_join(s->run_dir, "renderer.log");
-	stderr_log = run_path_join(s->run_dir, "stderr.log");
+	/* a run made elsewhere (import) has only the files it names */
+	bool imported = s->frame_log != NULL;
+	if (s->game_log)
+		renderer_log = strdup(s->game_log);
+	else if (!imported)
+		renderer_log = run_path_join(s->run_dir, "renderer.log");
+	if (!imported && !s->game_log)
+		stderr_log = run_path_join(s->run_dir, "stderr.log");
 	const char *log_path = file_nonempty(renderer_log) ? renderer_log
-	                       : (!s->game_log && file_nonempty(stderr_log)) ? stderr_log : NULL;
+	                       : file_nonempty(stderr_log) ? stderr_log : NULL;
 	if (s->collect_profile) {
 		rc = collect_profile_load(s->collect_profile, &p->profile, &cerr);
 		if (rc < 0) {
@@ -522,8 +528,7 @@ int run_collect(const struct run_collect_spec *s, struct run_collected *c, char 
 	struct collect_error rerr;
 	if (file_nonempty(renderer_log) && collect_read_file("log", renderer_log, &log_text, &len, &rerr) < 0)
 		log_text = NULL;
-	if (!s->game_log && file_nonempty(stderr_log) &&
-	    collect_read_file("log", stderr_log, &err_text, &len, &rerr) < 0)
+	if (file_nonempty(stderr_log) && collect_read_file("log", stderr_log, &err_text, &len, &rerr) < 0)
 		err_text = NULL;
 	if (s->n_shots) {
 		p->shots = calloc(s->n_shots, sizeof *p->shots);

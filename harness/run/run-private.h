@@ -31,6 +31,10 @@ void run_format_duration(double s, char *buf, size_t size);
  * the check). */
 int run_pad_choose(const struct plan *p, char *spec, size_t spec_size, char *errmsg, size_t size);
 
+/* The GPU name and driver info of the renderer's "vk: device N: NAME
+ * (DRIVER), Vulkan X.Y, TYPE" line in config (malloc'd).  -ENOENT. */
+int run_parse_device_line(const char *config, char **gpu, char **driver);
+
 /* ---- what the commands share (run-cmd.c) ---- */
 
 /* Posting at a campaign's end: --post with --forge, --repo, --pr, --update. */

@@ -1,0 +1,316 @@
+/* cmd-ab: `rxdeck ab [--against BUILD] [ENV...]`, the quick two-arm
+ * campaign for a single change: this build against another one, or this
+ * build with and without a few env switches.  It owns the command line,
+ * the plan it makes from it and the short generated route; the campaign is
+ * run.h's like any other, so `rxdeck resume` and `rxdeck show` work on it. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "plan/plan.h"
+#include "run/run-private.h"
+#include "run/run.h"
+
+#define COMMAND "rxdeck ab"
+
+enum { OPT_AGAINST = 1, OPT_ROUNDS, OPT_SECONDS, OPT_ROUTE, OPT_GAME, OPT_PROFILE, OPT_NAME, OPT_DB,
+       OPT_QUIET, OPT_NO_WARMUP };
+
+static const struct cli_option options[] = {
+	{ "against", 'a', 1, "BUILD", "the other build: its program, or its build folder", OPT_AGAINST },
+	{ "rounds", 'n', 1, "N", "rounds of ABBA (default: 3)", OPT_ROUNDS },
+	{ "seconds", 's', 1, "S", "length of each run on the built-in walk route (default: 30)", OPT_SECONDS },
+	{ "route", 'r', 1, "FILE", "play this route instead of the built-in walk", OPT_ROUTE },
+	{ "game", 'g', 1, "PROGRAM", "this build's program (default: the demo game next to rxdeck)", OPT_GAME },
+	{ "profile", 'p', 1, "NAME", "env profile (default: auto: deck on a Steam Deck, else pc)", OPT_PROFILE },
+	{ "no-warmup", 0, 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP },
+	{ "name", 0, 1, "NAME", "the campaign's name (default: ab and the date)", OPT_NAME },
+	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
+	{ "quiet", 'q', 0, NULL, "no progress lines, only the table and errors", OPT_QUIET },
+	RUN_CMD_POST_OPTIONS,
+	{ NULL, 0, 0, NULL, NULL, 0 },
+};
+
+struct opts {
+	const char *against, *rounds, *route, *game, *profile, *name, *db;
+	long seconds;
+	bool quiet, no_warmup;
+	struct run_cmd_post post;
+};
+
+static int on_option(void *ctx, int id, char **args)
+{
+	struct opts *o = ctx;
+	char *end;
+	switch (id) {
+	case OPT_AGAINST: o->against = args[0]; return 0;
+	case OPT_ROUNDS: o->rounds = args[0]; return 0;
+	case OPT_ROUTE: o->route = args[0]; return 0;
+	case OPT_GAME: o->game = args[0]; return 0;
+	case OPT_PROFILE: o->profile = args[0]; return 0;
+	case OPT_NAME: o->name = args[0]; return 0;
+	case OPT_DB: o->db = args[0]; return 0;
+	case OPT_QUIET: o->quiet = true; return 0;
+	case OPT_NO_WARMUP: o->no_warmup = true; return 0;
+	case OPT_SECONDS:
+		errno = 0;
+		o->seconds = strtol(args[0], &end, 10);
+		if (errno || end == args[0] || (*end && strcmp(end, "s") != 0) || o->seconds < 10 ||
+		    o->seconds > 3600) {
+			cli_error(COMMAND, "bad length '%s': expected whole seconds from 10 to 3600", args[0]);
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		return run_cmd_post_option(COMMAND, &o->post, id, args);
+	}
+}
+
+/* The built-in route: walk forward with slow pans, a shot near the end. */
+static int walk_route(long seconds, char **path_out, char *errmsg, size_t size)
+{
+	char *data = NULL;
+	int rc = run_data_dir(&data);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
+	char *dir = run_path_join(data, "routes");
+	free(data);
+	if (!dir)
+		return -ENOMEM;
+	if ((rc = run_mkdirs(dir)) < 0) {
+		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", dir, strerror(-rc));
+		free(dir);
+		return rc;
+	}
+	char name[64];
+	snprintf(name, sizeof name, "ab-%lds.route", seconds);
+	char *path = run_path_join(dir, name);
+	free(dir);
+	if (!path)
+		return -ENOMEM;
+	long w0 = seconds >= 20 ? 5 : seconds / 4;
+	long pans = (seconds - 3) / 6;
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "we");
+	if (!f) {
+		rc = run_errf(errmsg, size, -errno, "cannot write '%s': %s", tmp, strerror(errno));
+		free(path);
+		return rc;
+	}
+	fprintf(f,
+	        "# ab-%lds: the built-in route of 'rxdeck ab --seconds %ld': walk forward with slow\n"
+	        "# pans left and right; the first %ld s settle and are not measured.\n"
+	        "route ab-%lds\n"
+	        "duration %lds\n"
+	        "window %lds %lds\n"
+	        "0s      press A 100ms\n"
+	        "1s      stick left 0 -1 for %lds\n"
+	        "2s      repeat %ld every 6s {\n"
+	        "  0s      stick right 0.5 0 for 2s\n"
+	        "  3s      stick right -0.5 0 for 2s\n"
+	        "}\n"
+	        "%lds     shot end\n",
+	        seconds, seconds, w0, seconds, seconds, w0, seconds, seconds - 2, pans, seconds - 1);
+	bool ok = fflush(f) == 0;
+	if (fclose(f) != 0 || !ok || rename(tmp, path) < 0) {
+		rc = run_errf(errmsg, size, -EIO, "cannot write '%s'", path);
+		unlink(tmp);
+		free(path);
+		return rc;
+	}
+	*path_out = path;
+	return 0;
+}
+
+/* --against: a program, or a build folder holding the demo game. */
+static int against_program(const char *arg, char **out)
+{
+	struct stat st;
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		const char *rel[] = { "renderer/forest/rxdeck-forest", "rxdeck-forest" };
+		for (size_t i = 0; i < 2; i++) {
+			char *p = run_path_join(arg, rel[i]);
+			if (!p)
+				return -ENOMEM;
+			if (access(p, X_OK) == 0) {
+				*out = p;
+				return 0;
+			}
+			free(p);
+		}
+		cli_error(COMMAND, "build folder '%s' holds no renderer/forest/rxdeck-forest", arg);
+		return -ENOENT;
+	}
+	*out = strdup(arg);
+	return *out ? 0 : -ENOMEM;
+}
+
+static bool is_forest(const char *prog)
+{
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	return strcmp(prog, "forest") == 0 || strcmp(base, "rxdeck-forest") == 0;
+}
+
+static int set_program(struct plan_build *b, const char *prog)
+{
+	char *copy = strdup(prog);
+	if (!copy)
+		return -ENOMEM;
+	free(b->argv.v[0]);
+	b->argv.v[0] = copy;
+	if (!is_forest(prog)) {
+		free(b->pad_option);
+		b->pad_option = NULL;
+	}
+	return 0;
+}
+
+int cmd_ab(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const struct cli cli = {
+		.command = COMMAND,
+		.synopsis = "[--against BUILD] [--rounds N] [--seconds S | --route FILE] [KEY=VALUE...]",
+		.summary =
+			"The quick A/B of a single change, as a two-arm campaign in the order ABBA\n"
+			"(3 rounds, 30 s runs on a built-in walk, a warm-up first):\n"
+			"  rxdeck ab --against ../old/build         A: the other build, B: this one\n"
+			"  rxdeck ab RX_VK_READBACK_EARLY=1         A: this build, B: the same with the env\n"
+			"With --against, KEY=VALUE settings apply to both arms.  The result is a\n"
+			"campaign like any other: 'rxdeck show', 'rxdeck report', 'rxdeck resume'.",
+		.options = options,
+		.on_option = on_option,
+		.ctx = &o,
+	};
+	int npos = 0;
+	int r = cli_parse(&cli, argc, argv, &npos);
+	if (r == 1)
+		return RXDECK_EXIT_OK;
+	if (r < 0)
+		return RXDECK_EXIT_USAGE;
+	for (int i = 1; i <= npos; i++) {
+		const char *eq = strchr(argv[i], '=');
+		if (!eq || !plan_env_key_valid(argv[i], (size_t)(eq - argv[i]))) {
+			cli_error(COMMAND, "bad setting '%s': expected KEY=VALUE", argv[i]);
+			return RXDECK_EXIT_USAGE;
+		}
+	}
+	if (!o.against && npos == 0) {
+		cli_error(COMMAND, "nothing to compare: give --against BUILD, or KEY=VALUE settings for arm B");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (o.route && o.seconds) {
+		cli_error(COMMAND, "--route and --seconds: one or the other");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (run_cmd_post_check(COMMAND, &o.post) < 0)
+		return RXDECK_EXIT_USAGE;
+
+	const char *text = o.against ? "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
+	                               "[build current]\nbinary = forest\n"
+	                               "[build against]\nbinary = forest\n"
+	                               "[arm A]\nbuild = against\n[arm B]\nbuild = current\n"
+	                             : "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
+	                               "[build current]\nbinary = forest\n"
+	                               "[arm A]\n[arm B]\n";
+	struct plan *plan;
+	struct plan_error pe;
+	struct plan_parse_options po = { .dir = "." };
+	char msg[2048] = "";
+	char *route = NULL, *against = NULL, *label_b = NULL;
+	int code = RXDECK_EXIT_FAILURE;
+	if (plan_parse("rxdeck ab", text, strlen(text), &po, &plan, &pe) < 0) {
+		cli_error(COMMAND, "%s", pe.message);
+		return RXDECK_EXIT_FAILURE;
+	}
+	struct plan_build *current = &plan->builds[0];
+	if (o.game && set_program(current, o.game) < 0)
+		goto out;
+	if (o.against) {
+		if (against_program(o.against, &against) < 0 || set_program(&plan->builds[1], against) < 0)
+			goto out;
+	}
+	struct plan_arm *a = &plan->arms[0], *b = &plan->arms[1];
+	size_t label_n = 64;
+	for (int i = 1; i <= npos; i++)
+		label_n += strlen(argv[i]) + 1;
+	if (!(label_b = calloc(1, label_n)))
+		goto out;
+	for (int i = 1; i <= npos; i++) {
+		if (plan_strv_setenv(&b->env, argv[i]) < 0 || (o.against && plan_strv_setenv(&a->env, argv[i]) < 0))
+			goto out;
+		if (!o.against) {
+			strcat(label_b, i > 1 ? " " : "");
+			strcat(label_b, argv[i]);
+		}
+	}
+	if (o.against) {
+		a->label = strdup("the other build");
+		b->label = strdup("this build");
+	} else {
+		a->label = strdup("without the change");
+		b->label = strdup(label_b);
+	}
+	if (!a->label || !b->label)
+		goto out;
+	struct { const char *flag, *key, *value; } sets[] = {
+		{ "--rounds", "rounds", o.rounds ? o.rounds : "3" },
+		{ "--profile", "profile", o.profile },
+		{ "--no-warmup", "warmup", o.no_warmup ? "no" : NULL },
+	};
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+		if (sets[i].value && plan_set(plan, sets[i].flag, sets[i].key, sets[i].value, &pe) < 0) {
+			cli_error(COMMAND, "%s: %s", sets[i].flag, pe.message);
+			code = RXDECK_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (o.route) {
+		route = strdup(o.route);
+	} else if (walk_route(o.seconds ? o.seconds : 30, &route, msg, sizeof msg) < 0) {
+		cli_error(COMMAND, "%s", msg);
+		goto out;
+	}
+	if (!route || plan_set(plan, "--route", "route", route, &pe) < 0) {
+		cli_error(COMMAND, "%s", route ? pe.message : "out of memory");
+		goto out;
+	}
+
+	struct db *db;
+	if (run_cmd_open_db(COMMAND, o.db, true, &db) < 0)
+		goto out;
+	volatile sig_atomic_t *stop = run_cmd_signals();
+	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop };
+	struct run_campaign *c;
+	int rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
+	if (rc < 0) {
+		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
+		db_close(db);
+		goto out;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "campaign %s: A %s, B %s, ABBA x %d, route %s\n", run_campaign_name(c),
+		        a->label, b->label, plan_rounds(run_campaign_plan(c)), run_campaign_plan(c)->route);
+	struct run_outcome out;
+	rc = run_campaign_play(c, &out, msg, sizeof msg);
+	if (rc < 0)
+		cli_error(COMMAND, "%s; 'rxdeck resume %s' goes on once it is fixed", msg, run_campaign_name(c));
+	else
+		code = run_cmd_finish(COMMAND, db, c, &out, &o.post, 'A', o.quiet);
+	run_campaign_destroy(c);
+	db_close(db);
+out:
+	free(route);
+	free(against);
+	free(label_b);
+	plan_free(plan);
+	return code;
+}

@@ -1,0 +1,303 @@
+/* cmd-show: `rxdeck show CAMPAIGN` and `rxdeck show CAMPAIGN/N`, what the
+ * database knows about a campaign (host, builds, arms, every run with its
+ * state and void reason) or about one run (times, folder, renderer
+ * configuration, every metric, shots, samples, matched log lines).  It owns
+ * these two text layouts; the comparison table is `rxdeck report`'s. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "report/report.h"
+#include "run/run-private.h"
+
+#define COMMAND "rxdeck show"
+
+enum { OPT_DB = 1 };
+
+static const struct cli_option options[] = {
+	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
+	{ NULL, 0, 0, NULL, NULL, 0 },
+};
+
+static int on_option(void *ctx, int id, char **args)
+{
+	if (id == OPT_DB)
+		*(const char **)ctx = args[0];
+	return 0;
+}
+
+static void when(int64_t unix_ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(unix_ms / 1000);
+	struct tm tm;
+	if (unix_ms > 0 && localtime_r(&t, &tm))
+		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+	else
+		snprintf(buf, size, "-");
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static double metric(struct db *db, int64_t run, const char *name)
+{
+	double v;
+	return db_metric_get(db, run, name, &v) == 0 ? v : NAN;
+}
+
+static void run_label(const struct db_run *r, char *buf, size_t size)
+{
+	if (r->is_warmup)
+		snprintf(buf, size, "warm-up");
+	else
+		snprintf(buf, size, "%d", r->round);
+}
+
+static int show_campaign(struct db *db, int64_t id)
+{
+	struct db_campaign *c;
+	struct db_build *b = NULL;
+	struct db_arm *a = NULL;
+	struct db_run *r = NULL;
+	size_t nb, na, nr;
+	if (db_campaign_get(db, id, &c) < 0)
+		goto fail;
+	if (db_build_list(db, id, &b, &nb) < 0 || db_arm_list(db, id, &a, &na) < 0 ||
+	    db_run_list(db, id, &r, &nr) < 0) {
+		free(c);
+		goto fail;
+	}
+	char t1[32], t2[32];
+	when(c->created_unix_ms, t1, sizeof t1);
+	when(c->finished_unix_ms, t2, sizeof t2);
+	printf("campaign %s (id %" PRId64 "), %s\n", c->name, c->id, db_campaign_status_name(c->status));
+	printf("created %s, finished %s\n", t1, t2);
+	printf("host %s (%s), %s, kernel %s\n", or_dash(c->host), or_dash(c->device_model), or_dash(c->os),
+	       or_dash(c->kernel));
+	printf("CPU %s, memory %.1f GiB\n", or_dash(c->cpu), (double)c->memory_B / (1024.0 * 1024 * 1024));
+	printf("GPU %s, driver %s, Mesa %s\n", or_dash(c->gpu), or_dash(c->driver), or_dash(c->mesa));
+	printf("route %s, window %g-%g s; order %s, %d round%s%s\n", or_dash(c->route_name),
+	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds, c->rounds == 1 ? "" : "s",
+	       c->warmup ? ", a warm-up run first" : "");
+	if (c->notes)
+		printf("notes: %s\n", c->notes);
+	printf("\nbuilds:\n");
+	for (size_t i = 0; i < nb; i++)
+		printf("  %-12s %s\n  %-12s commit %s, sha256 %s\n", b[i].label, or_dash(b[i].path), "",
+		       or_dash(b[i].commit), or_dash(b[i].sha256));
+	printf("\narms:\n");
+	for (size_t i = 0; i < na; i++) {
+		const char *build = "-";
+		for (size_t k = 0; k < nb; k++)
+			if (b[k].id == a[i].build_id)
+				build = b[k].label;
+		printf("  %c  %-40s build %s\n", a[i].letter, or_dash(a[i].label), build);
+		const char *env = a[i].env && *a[i].env ? a[i].env : "(nothing set)";
+		while (env) {
+			const char *nl = strchr(env, '\n');
+			printf("       %.*s\n", nl ? (int)(nl - env) : (int)strlen(env), env);
+			env = nl ? nl + 1 : NULL;
+		}
+	}
+	printf("\nruns:\n  %4s %3s %-7s %-7s %4s %8s %9s %11s  %s\n", "pos", "arm", "round", "state",
+	       "exit", "time", "real fps", "rb wait ms", "void reason");
+	for (size_t i = 0; i < nr; i++) {
+		char round[16], dur[16] = "-", fps[16] = "-", rb[16] = "-", ex[16] = "-";
+		run_label(&r[i], round, sizeof round);
+		if (r[i].end_unix_ms > 0 && r[i].start_unix_ms > 0)
+			snprintf(dur, sizeof dur, "%.1fs", (double)(r[i].end_unix_ms - r[i].start_unix_ms) / 1e3);
+		double f = metric(db, r[i].id, "real_fps"), w = metric(db, r[i].id, "rb_wait_ms");
+		if (isfinite(f))
+			snprintf(fps, sizeof fps, "%.2f", f);
+		if (isfinite(w))
+			snprintf(rb, sizeof rb, "%.3f", w);
+		if (r[i].exit_status >= 0)
+			snprintf(ex, sizeof ex, "%d", r[i].exit_status);
+		printf("  %4d %3c %-7s %-7s %4s %8s %9s %11s  %s\n", r[i].position, r[i].arm_letter, round,
+		       db_run_status_name(r[i].status), ex, dur, fps, rb,
+		       r[i].void_reason ? r[i].void_reason : "");
+	}
+	free(c);
+	free(b);
+	free(a);
+	free(r);
+	return RXDECK_EXIT_OK;
+fail:
+	cli_error(COMMAND, "%s", db_errmsg(db));
+	free(b);
+	free(a);
+	free(r);
+	return RXDECK_EXIT_FAILURE;
+}
+
+static int show_run(struct db *db, const char *campaign_name, int64_t campaign_id, int position)
+{
+	struct db_run *runs;
+	size_t n;
+	if (db_run_list(db, campaign_id, &runs, &n) < 0) {
+		cli_error(COMMAND, "%s", db_errmsg(db));
+		return RXDECK_EXIT_FAILURE;
+	}
+	const struct db_run *r = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].position == position)
+			r = &runs[i];
+	if (!r) {
+		cli_error(COMMAND, "campaign '%s' has no run %d (it has %zu)", campaign_name, position, n);
+		free(runs);
+		return RXDECK_EXIT_FAILURE;
+	}
+	struct db_arm *arms;
+	size_t na;
+	const char *label = "-";
+	if (db_arm_list(db, campaign_id, &arms, &na) < 0)
+		arms = NULL, na = 0;
+	for (size_t i = 0; i < na; i++)
+		if (arms[i].id == r->arm_id)
+			label = or_dash(arms[i].label);
+	char round[16], t1[32], t2[32];
+	run_label(r, round, sizeof round);
+	when(r->start_unix_ms, t1, sizeof t1);
+	when(r->end_unix_ms, t2, sizeof t2);
+	printf("run %d of campaign %s (run id %" PRId64 "): arm %c (%s), %s%s, %s\n", r->position,
+	       campaign_name, r->id, r->arm_letter, label, r->is_warmup ? "" : "round ", round,
+	       db_run_status_name(r->status));
+	if (r->void_reason)
+		printf("void: %s\n", r->void_reason);
+	char ex[16] = "-";
+	if (r->exit_status >= 0)
+		snprintf(ex, sizeof ex, "%d", r->exit_status);
+	printf("started %s, ended %s, exit status %s\n", t1, t2, ex);
+	printf("folder %s\n", or_dash(r->run_dir));
+	if (r->config) {
+		printf("renderer:\n");
+		for (const char *l = r->config; l && *l;) {
+			const char *nl = strchr(l, '\n');
+			printf("  %.*s\n", nl ? (int)(nl - l) : (int)strlen(l), l);
+			l = nl ? nl + 1 : NULL;
+		}
+	}
+
+	struct db_metric *m;
+	size_t nm;
+	if (db_metrics_read(db, r->id, &m, &nm) == 0) {
+		printf("metrics (%zu):\n", nm);
+		for (size_t i = 0; i < nm; i++)
+			printf("  %-26s %.6g\n", m[i].name, m[i].value);
+		free(m);
+	}
+	struct db_shot *s;
+	size_t ns;
+	if (db_shots_read(db, r->id, &s, &ns) == 0) {
+		printf("shots (%zu):\n", ns);
+		for (size_t i = 0; i < ns; i++)
+			printf("  %-20s luma %6.2f  checksum %s  %s\n", s[i].name, s[i].luma, or_dash(s[i].checksum),
+			       or_dash(s[i].path));
+		free(s);
+	}
+	struct db_sample *sm;
+	size_t nsm;
+	if (db_samples_read(db, r->id, NULL, &sm, &nsm) == 0) {
+		/* per reading: how many present, the range */
+		printf("samples (%zu readings):\n", nsm);
+		for (size_t i = 0; i < nsm; i++) {
+			bool seen = false;
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = strcmp(sm[k].name, sm[i].name) == 0;
+			if (seen)
+				continue;
+			size_t present = 0, total = 0;
+			double lo = INFINITY, hi = -INFINITY;
+			for (size_t k = i; k < nsm; k++) {
+				if (strcmp(sm[k].name, sm[i].name) != 0)
+					continue;
+				total++;
+				if (!sm[k].absent) {
+					present++;
+					lo = sm[k].value < lo ? sm[k].value : lo;
+					hi = sm[k].value > hi ? sm[k].value : hi;
+				}
+			}
+			if (present)
+				printf("  %-24s %zu of %zu present, %.6g to %.6g\n", sm[i].name, present, total, lo, hi);
+			else
+				printf("  %-24s absent on this host (%zu readings)\n", sm[i].name, total);
+		}
+		free(sm);
+	}
+	struct db_log_line *l;
+	size_t nl;
+	if (db_log_lines_read(db, r->id, NULL, &l, &nl) == 0) {
+		printf("matched log lines: %zu\n", nl);
+		for (size_t i = 0; i < nl && i < 5; i++)
+			printf("  [%s] %s\n", l[i].pattern, l[i].text);
+		if (nl > 5)
+			printf("  ... %zu more\n", nl - 5);
+		free(l);
+	}
+	free(arms);
+	free(runs);
+	return RXDECK_EXIT_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	const char *db_path_opt = NULL;
+	const struct cli cli = {
+		.command = COMMAND,
+		.synopsis = "CAMPAIGN | CAMPAIGN/N [--db PATH]",
+		.summary = "Shows a campaign (host, builds, arms, every run with its state, time, real\n"
+		           "fps, readback wait and void reason) or, as CAMPAIGN/N, its run at position N\n"
+		           "(times, folder, the renderer's configuration, every metric, the shots, the\n"
+		           "samplers' readings and the matched log lines).  CAMPAIGN is a name or an id.",
+		.options = options,
+		.on_option = on_option,
+		.ctx = &db_path_opt,
+	};
+	int npos = 0;
+	int r = cli_parse(&cli, argc, argv, &npos);
+	if (r == 1)
+		return RXDECK_EXIT_OK;
+	if (r < 0)
+		return RXDECK_EXIT_USAGE;
+	if (npos != 1) {
+		cli_error(COMMAND, "name one campaign, or one run as CAMPAIGN/N (see --help)");
+		return RXDECK_EXIT_USAGE;
+	}
+	char name[512];
+	snprintf(name, sizeof name, "%s", argv[1]);
+	int position = 0;
+	char *slash = strrchr(name, '/');
+	if (slash) {
+		char *end;
+		long v = strtol(slash + 1, &end, 10);
+		if (end == slash + 1 || *end || v <= 0 || v > 1000000) {
+			cli_error(COMMAND, "bad run '%s': expected CAMPAIGN/N, N the run's position", argv[1]);
+			return RXDECK_EXIT_USAGE;
+		}
+		position = (int)v;
+		*slash = 0;
+	}
+	struct db *db;
+	if (run_cmd_open_db(COMMAND, db_path_opt, false, &db) < 0)
+		return RXDECK_EXIT_FAILURE;
+	char msg[512] = "";
+	struct report_options ro = { .errmsg = msg, .errmsg_size = sizeof msg };
+	int64_t id;
+	if (report_campaign_resolve(db, name, &ro, &id) < 0) {
+		cli_error(COMMAND, "%s", msg);
+		db_close(db);
+		return RXDECK_EXIT_FAILURE;
+	}
+	int code = position ? show_run(db, name, id, position) : show_campaign(db, id);
+	db_close(db);
+	return code;
+}
