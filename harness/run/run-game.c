@@ -304,31 +304,21 @@ static void add_sample(struct game *g)
 		r->n_samples++;
 }
 
+/* Asks the game for a shot.  Route files name every shot once (repeats
+ * number theirs), so the name is the shot's name in the run. */
 static void ask_shot(struct game *g, const char *name)
 {
 	struct run_game_result *r = g->r;
-	size_t same = 0;
-	for (size_t i = 0; i < r->shots_asked; i++) {
-		const char *s = r->shot_names[i];
-		size_t n = strlen(name);
-		if (strncmp(s, name, n) == 0 && (s[n] == 0 || s[n] == '-'))
-			same++;
-	}
-	char shot[ROUTE_MAX_NAME + 16];
-	if (same == 0)
-		snprintf(shot, sizeof shot, "%s", name);
-	else
-		snprintf(shot, sizeof shot, "%s-%zu", name, same + 1);
 	char **names = realloc(r->shot_names, (r->shots_asked + 1) * sizeof *names);
 	if (!names)
 		return;
 	r->shot_names = names;
-	if (!(names[r->shots_asked] = strdup(shot)))
+	if (!(names[r->shots_asked] = strdup(name)))
 		return;
 	r->shots_asked++;
 	char line[ROUTE_MAX_NAME + 24];
-	int n = snprintf(line, sizeof line, "shot %s\n", shot);
-	if (write(g->control_fd, line, (size_t)n) != n) {
+	int n = snprintf(line, sizeof line, "shot %s\n", name);
+	if (n > 0 && (size_t)n < sizeof line && write(g->control_fd, line, (size_t)n) != n) {
 		/* the game does not read its control channel: the collector
 		 * reports the shot as missing */
 	}
@@ -733,8 +723,6 @@ int run_game(const struct run_game_spec *s, struct run_game_result *out, char *e
 	r.end_unix_ms = run_unix_ms();
 	if (g.player) {
 		route_player_stop(g.player);
-		if (r.t0_ns)
-			take_notices(&g, &route_over);
 		struct route_player_stats ps;
 		if (route_player_stats(g.player, &ps) == 0) {
 			r.late_p99_ns = ps.late_p99_ns;

@@ -140,7 +140,7 @@ struct run_game_result {
 	int64_t end_ns;            /* when the game was gone */
 	bool route_done;           /* the route played to its end */
 	size_t shots_asked;
-	char **shot_names;         /* names asked for, in order (repeats numbered) */
+	char **shot_names;         /* names asked for, in order */
 	struct deck_sample *samples; /* before, every second while the route played, after */
 	size_t n_samples;
 	int64_t late_p99_ns;       /* the route player's lateness */
