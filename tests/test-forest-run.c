@@ -26,6 +26,7 @@ static void test_checksums__same_seed_same_frames(void **state)
 	assert_non_null(tb);
 	if (la != lb || memcmp(ta, tb, la) != 0)
 		fail_msg("two runs of seed 7 differ:\n%s\n---\n%s", ta, tb);
+
 	uint64_t fa[64], sa[64], fc[64], sc[64];
 	size_t na = ft_checksums(a, fa, sa, 64), nc = ft_checksums(c, fc, sc, 64);
 	assert_int_equal(na, 24);
@@ -42,6 +43,37 @@ static void test_checksums__same_seed_same_frames(void **state)
 	assert_int_equal(same_as_c, 0);
 	free(ta);
 	free(tb);
+	(void)state;
+}
+
+/* GPU writes through the device-local mirror (discrete GPUs) give the same
+ * frames as writes in place, small scene (one part a frame) and larger. */
+static void test_checksums__mirrored_equal_in_place(void **state)
+{
+	const char *sizes[][4] = { { "160x96", "200" }, { "320x180", "600" } };
+	for (int i = 0; i < 2; i++) {
+		char a[300], m[300], tag_a[32], tag_m[32];
+		ft_path(a, sizeof a, "inplace-%d.csv", i);
+		ft_path(m, sizeof m, "mirror-%d.csv", i);
+		snprintf(tag_a, sizeof tag_a, "inplace-%d", i);
+		snprintf(tag_m, sizeof tag_m, "mirror-%d", i);
+		const char *args_a[] = { "--size", sizes[i][0], "--draws", sizes[i][1], "--job-ms", "0.5", "--log-every",
+		                         "0", "--frames", "24", "--checksums", a, "--pad", "none", NULL };
+		const char *args_m[] = { "--size", sizes[i][0], "--draws", sizes[i][1], "--job-ms", "0.5", "--log-every",
+		                         "0", "--frames", "24", "--checksums", m, "--pad", "none", NULL };
+		const char *env_a[] = { "RX_VK_MIRROR=0", NULL };
+		const char *env_m[] = { "RX_VK_MIRROR=1", NULL };
+		free(ft_run(tag_a, args_a, env_a, 0, 120));
+		free(ft_run(tag_m, args_m, env_m, 0, 120));
+		size_t la = 0, lm = 0;
+		char *ta = ft_read(a, &la), *tm = ft_read(m, &lm);
+		assert_non_null(ta);
+		assert_non_null(tm);
+		if (la != lm || memcmp(ta, tm, la) != 0)
+			fail_msg("%s frames in place and mirrored differ:\n%s\n---\n%s", sizes[i][0], ta, tm);
+		free(ta);
+		free(tm);
+	}
 	(void)state;
 }
 
@@ -284,6 +316,7 @@ int main(int argc, char **argv)
 	ft_init(argc, argv, "forest-run");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checksums__same_seed_same_frames),
+		cmocka_unit_test(test_checksums__mirrored_equal_in_place),
 		cmocka_unit_test(test_frame_log__rows_flushed_while_running_and_complete_after_sigterm),
 		cmocka_unit_test(test_shot__control_and_sigusr1_match_frame_checksums),
 		cmocka_unit_test(test_framegen__doubles_and_triples_shown_frames),

@@ -397,7 +397,13 @@ int forest_prologue(struct forest *f)
 		forest_log(f->log, "the prologue is submission %llu, not 1", (unsigned long long)sub);
 		return -EPROTO;
 	}
-	return rxvk_finish(f->rx);
+	/* the game waits for its first culling result before it starts, as a
+	 * read: a wait for pages written in place is also what wakes the
+	 * early policy, whose first writes in the mirror come later */
+	struct rxvk_wait first;
+	if ((rc = rxvk_invalidate(f->rx, l->camera_page, BLOCK_B, &first)) < 0)
+		return rc;
+	return first.what == RXVK_WAIT_LATE ? rxvk_finish(f->rx) : 0;
 }
 
 /* ---- the render thread ---- */
