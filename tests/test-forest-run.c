@@ -131,14 +131,13 @@ static void test_frame_log__rows_flushed_while_running_and_complete_after_sigter
 	(void)state;
 }
 
-/* Reads an 8-bit RGBA PNG and returns it in BGRA byte order (the main
- * target's), so its FNV-1a equals the frame checksum. */
-static uint8_t *read_png_bgra(const char *path, uint32_t *w, uint32_t *h)
+/* Reads a PNG as RGBA bytes, whose FNV-1a is the frame checksum. */
+static uint8_t *read_png_rgba(const char *path, uint32_t *w, uint32_t *h)
 {
 	png_image img = { .version = PNG_IMAGE_VERSION };
 	if (!png_image_begin_read_from_file(&img, path))
 		fail_msg("cannot read '%s': %s", path, img.message);
-	img.format = PNG_FORMAT_BGRA;
+	img.format = PNG_FORMAT_RGBA;
 	uint8_t *px = malloc(PNG_IMAGE_SIZE(img));
 	if (!png_image_finish_read(&img, NULL, px, 0, NULL))
 		fail_msg("cannot decode '%s': %s", path, img.message);
@@ -168,13 +167,13 @@ static void check_shot(const char *log, const char *name, const char *sums_path)
 	char png[300];
 	ft_path(png, sizeof png, "shots/%s.png", name);
 	uint32_t w, h;
-	uint8_t *px = read_png_bgra(png, &w, &h);
+	uint8_t *px = read_png_rgba(png, &w, &h);
 	assert_int_equal(w, 160);
 	assert_int_equal(h, 96);
 	assert_true(fnv(px, (size_t)w * h * 4) == sum);
 	uint64_t l = 0;
 	for (size_t i = 0; i < (size_t)w * h; i++)
-		l += 54u * px[i * 4 + 2] + 183u * px[i * 4 + 1] + 19u * px[i * 4];
+		l += 54u * px[i * 4] + 183u * px[i * 4 + 1] + 19u * px[i * 4 + 2];
 	double want = (double)l / 256.0 / (double)(w * h);
 	assert_true(want - luma < 0.006 && luma - want < 0.006);
 	free(px);

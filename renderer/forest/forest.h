@@ -306,9 +306,14 @@ int forest_control_parse(const char *line, size_t len, unsigned lineno,
 
 /* ---- frames and screenshots --------------------------------------------------- */
 
-/* FNV-1a 64 of len bytes: the frame checksum (over width * height * 4 bytes
- * of a frame in its target's byte order). */
+/* FNV-1a 64 of len bytes. */
 uint64_t forest_fnv1a64(const void *data, size_t len);
+
+/* The frame checksum: FNV-1a 64 of the pixels as R, G, B, A bytes, row by
+ * row, whatever the target's byte order; the same number as the FNV-1a of
+ * the frame's PNG decoded to RGBA (what the harness computes from a shot). */
+uint64_t forest_frame_checksum(const uint8_t *px, uint32_t width, uint32_t height,
+                               enum rxvk_format format);
 
 /* Mean luma, 0..255, (54 R + 183 G + 19 B) / 256 per pixel. */
 double forest_mean_luma(const uint8_t *px, uint32_t width, uint32_t height,

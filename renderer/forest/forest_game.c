@@ -139,7 +139,7 @@ static int queue_shot(struct forest *f, const char *name, const struct rxvk_fram
 	j->width = fr->width;
 	j->height = fr->height;
 	j->format = fr->format;
-	j->checksum = sum ? *sum : forest_fnv1a64(fr->pixels, size_B);
+	j->checksum = sum ? *sum : forest_frame_checksum(fr->pixels, fr->width, fr->height, fr->format);
 	j->luma = forest_mean_luma(fr->pixels, fr->width, fr->height, fr->format);
 	f->n_shot_jobs++;
 	return 0;
@@ -148,11 +148,10 @@ static int queue_shot(struct forest *f, const char *name, const struct rxvk_fram
 static void present(void *user, const struct rxvk_frame *fr)
 {
 	struct forest *f = user;
-	uint64_t size_B = (uint64_t)fr->width * fr->height * 4;
 	uint64_t sum = 0;
 	bool summed = false;
 	if (fr->pixels && !fr->shown && f->checksums) {
-		sum = forest_fnv1a64(fr->pixels, size_B);
+		sum = forest_frame_checksum(fr->pixels, fr->width, fr->height, fr->format);
 		summed = true;
 		fprintf(f->checksums, "%" PRIu64 ",%016" PRIx64 "\n", fr->frame, sum);
 		fflush(f->checksums);

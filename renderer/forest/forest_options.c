@@ -59,7 +59,7 @@ static const struct opt table[] = {
 	{ "pad", "SPEC", "auto, none, /dev/input/eventN or socket:PATH (default auto, or $RXDECK_PAD)", OPT_PAD },
 	{ "frames", "N", "stop after N real frames", OPT_FRAMES },
 	{ "seconds", "S", "stop after S seconds", OPT_SECONDS },
-	{ "checksums", "FILE", "write `frame,checksum` (FNV-1a 64 of the pixels) of every real frame", OPT_CHECKSUMS },
+	{ "checksums", "FILE", "write `frame,checksum` (FNV-1a 64 of the RGBA pixels) of every real frame", OPT_CHECKSUMS },
 	{ "log-every", "N", "frames between `forest: frame ... position` lines (default 60; 0: never)", OPT_LOG_EVERY },
 	{ "window", NULL, "present in a window (not supported in this build)", OPT_WINDOW },
 	{ "help", NULL, "show this help", OPT_HELP },

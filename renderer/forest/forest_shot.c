@@ -1,5 +1,5 @@
 /* forest_shot: what a screenshot needs: the control channel's line parser
- * (`shot NAME`), the frame checksum (FNV-1a 64 of the pixels), the mean
+ * (`shot NAME`), the frame checksum (FNV-1a 64 of the RGBA pixels), the mean
  * luma, and PNG writing through libpng into a temporary file renamed into
  * place.  It does not decide which frame is shot (forest_game.c does). */
 #include "forest.h"
@@ -17,6 +17,22 @@ uint64_t forest_fnv1a64(const void *data, size_t len)
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t forest_frame_checksum(const uint8_t *px, uint32_t width, uint32_t height,
+                               enum rxvk_format format)
+{
+	if (format != RXVK_FORMAT_BGRA8)
+		return forest_fnv1a64(px, (size_t)width * height * 4);
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint64_t i = 0, n = (uint64_t)width * height; i < n; i++) {
+		const uint8_t *p = px + i * 4;
+		h = (h ^ p[2]) * 0x100000001b3ull;
+		h = (h ^ p[1]) * 0x100000001b3ull;
+		h = (h ^ p[0]) * 0x100000001b3ull;
+		h = (h ^ p[3]) * 0x100000001b3ull;
+	}
 	return h;
 }
 
