@@ -1,0 +1,253 @@
+/* test-run-campaign: whole campaigns with the stand-in game: a game that
+ * hangs and one that crashes are marked void with the right reason and the
+ * campaign completes; the campaign's rows, folder and frozen plan are what
+ * the plan said; a plan whose program or route is missing leaves nothing
+ * behind; a campaign run again is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "run/run.h"
+#include "test-run-util.h"
+
+struct env {
+	struct tdir t;
+	char data[PATH_MAX];
+	char *environ_[4];
+	char path_env[PATH_MAX + 8];
+	char mark_env[PATH_MAX + 16];
+	struct db *db;
+};
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof *e);
+	tdir_make(&e->t);
+	tdir_file(&e->t, "data", e->data, sizeof e->data);
+	snprintf(e->path_env, sizeof e->path_env, "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	snprintf(e->mark_env, sizeof e->mark_env, "TEST_RUN_DIR=%s", e->t.path);
+	e->environ_[0] = e->path_env;
+	e->environ_[1] = e->mark_env;
+	e->environ_[2] = "RX_VK_VALIDATION=1"; /* the harness's own: never passed on */
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
+	           "route t\nduration 3s\nwindow 0.5s 3s\n0s press A 100ms\n1s shot one\n2s shot two\n");
+	write_text(tdir_file(&e->t, "p.env", p, sizeof p), "RX_VK_LOG_READBACK_WAITS=1\n");
+	assert_int_equal(db_open(tdir_file(&e->t, "results.db", p, sizeof p), &e->db), 0);
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+	db_close(e->db);
+	assert_int_equal(processes_mentioning(e->t.path), 0);
+	tdir_remove(&e->t);
+	free(e);
+	return 0;
+}
+
+static struct plan *make_plan(struct env *e, const char *campaign, const char *arms)
+{
+	char game[PATH_MAX], text[8192];
+	build_path("harness/run/game-double", game, sizeof game);
+	snprintf(text, sizeof text,
+	         "[campaign]\n"
+	         "name = doubles\n"
+	         "route = t.route\n"
+	         "profile = p.env\n"
+	         "rounds = 1\n"
+	         "warmup = no\n"
+	         "watchdog = 1s\n"
+	         "start_timeout = 5s\n"
+	         "stop_timeout = 1s\n"
+	         "pad = socket\n"
+	         "%s"
+	         "[build double]\n"
+	         "binary = %s\n"
+	         "pad_option = --pad\n"
+	         "%s",
+	         campaign, game, arms);
+	char name[PATH_MAX];
+	tdir_file(&e->t, "plan.ini", name, sizeof name);
+	struct plan *p;
+	struct plan_error pe;
+	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
+		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
+	return p;
+}
+
+static void test_run_campaign__hang_and_crash_are_void_and_it_completes(void **state)
+{
+	struct env *e = *state;
+	struct plan *plan = make_plan(e, "order = ABC\n",
+	                                 "[arm A]\nlabel = fine\nenv = RX_VK_READBACK_EARLY=1\n"
+	                                 "[arm B]\nlabel = hangs\nargs = --hang-after 1.5\n"
+	                                 "[arm C]\nlabel = crashes\nargs = --crash-after 1\n");
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_campaign *c;
+	char msg[1024] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	struct run_outcome out;
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_true(out.complete);
+	assert_false(out.interrupted);
+	assert_int_equal(out.runs_done, 3);
+	assert_int_equal(out.runs_void, 2);
+
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(runs[0].arm_letter, 'A');
+	assert_int_equal(runs[0].status, DB_RUN_DONE);
+	assert_int_equal(runs[0].exit_status, 0);
+	assert_int_equal(runs[1].arm_letter, 'B');
+	assert_int_equal(runs[1].status, DB_RUN_VOID);
+	if (strncmp(runs[1].void_reason, "hung: no new frame for 1 s", 26) != 0)
+		fail_msg("B: %s", runs[1].void_reason);
+	assert_int_equal(runs[2].arm_letter, 'C');
+	assert_int_equal(runs[2].status, DB_RUN_VOID);
+	if (!strstr(runs[2].void_reason, "crashed: killed by signal 6"))
+		fail_msg("C: %s", runs[2].void_reason);
+	assert_int_equal(runs[2].exit_status, 134);
+	/* the fine run has its metrics, shots and the arm's env in its log */
+	double v;
+	assert_int_equal(db_metric_get(e->db, runs[0].id, "real_fps", &v), 0);
+	assert_true(v > 30);
+	assert_int_equal(db_metric_get(e->db, runs[0].id, "rb_wait_ms", &v), 0);
+	assert_true(v == 1.0);
+	struct db_shot *shots;
+	size_t ns;
+	assert_int_equal(db_shots_read(e->db, runs[0].id, &shots, &ns), 0);
+	assert_int_equal(ns, 2);
+	free(shots);
+	assert_non_null(strstr(runs[0].run_dir, "/runs/"));
+	assert_non_null(strstr(runs[0].config, "RX_VK_READBACK_EARLY=1"));
+	/* the hung run keeps what it had: frames until it hung */
+	struct db_frame *frames;
+	size_t nf;
+	assert_int_equal(db_frames_read(e->db, runs[1].id, &frames, &nf), 0);
+	assert_true(nf > 10);
+	free(frames);
+	free(runs);
+
+	struct db_campaign *dc;
+	assert_int_equal(db_campaign_get(e->db, run_campaign_id(c), &dc), 0);
+	assert_int_equal(dc->status, DB_CAMPAIGN_DONE);
+	assert_string_equal(dc->gpu, "Double GPU");
+	assert_string_equal(dc->driver, "double 1.0");
+	assert_string_equal(dc->order, "ABC");
+	assert_non_null(strstr(dc->route_text, "route t\n"));
+	assert_true(dc->window_start_s == 0.5 && dc->window_end_s == 3.0);
+	free(dc);
+	struct db_build *b;
+	size_t nb;
+	assert_int_equal(db_build_list(e->db, run_campaign_id(c), &b, &nb), 0);
+	assert_int_equal(nb, 1);
+	assert_int_equal(strlen(b[0].sha256), 64);
+	free(b);
+	struct db_arm *arms;
+	size_t na;
+	assert_int_equal(db_arm_list(e->db, run_campaign_id(c), &arms, &na), 0);
+	assert_int_equal(na, 3);
+	assert_string_equal(arms[0].env, "RX_VK_READBACK_EARLY=1");
+	assert_string_equal(arms[1].label, "hangs");
+	free(arms);
+
+	/* the frozen plan: absolute paths, the profile's env inside */
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/plan.ini", run_campaign_dir(c));
+	struct plan *frozen;
+	struct plan_error pe;
+	assert_int_equal(plan_load(p, NULL, &frozen, &pe), 0);
+	assert_true(frozen->route[0] == '/');
+	assert_true(frozen->has_profile_env);
+	assert_string_equal(plan_strv_getenv(&frozen->profile_env, "RX_VK_LOG_READBACK_WAITS"), "1");
+	assert_true(frozen->has_inherited);
+	plan_free(frozen);
+	run_campaign_destroy(c);
+}
+
+static void test_run_campaign__bad_plan_leaves_nothing(void **state)
+{
+	struct env *e = *state;
+	struct plan *plan = make_plan(e, "", "[arm A]\n");
+	free(plan->builds[0].argv.v[0]);
+	plan->builds[0].argv.v[0] = strdup("./no-such-game");
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_campaign *c = NULL;
+	char msg[1024] = "";
+	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -ENOENT);
+	assert_non_null(strstr(msg, "build 'double': cannot run program"));
+	assert_null(c);
+	free(plan->route);
+	plan->route = strdup("no-such.route");
+	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -ENOENT);
+	assert_non_null(strstr(msg, "cannot find route 'no-such.route'"));
+	plan_free(plan);
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(e->db, &list, &n), 0);
+	assert_int_equal(n, 0);
+	free(list);
+	/* no campaign folder either */
+	char runs[PATH_MAX + 16];
+	snprintf(runs, sizeof runs, "%s/runs", e->data);
+	DIR *d = opendir(runs);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				fail_msg("left behind: %s", de->d_name);
+		closedir(d);
+	}
+}
+
+static void test_run_campaign__names_and_resume_refusal(void **state)
+{
+	struct env *e = *state;
+	struct plan *plan = make_plan(e, "", "[arm A]\n");
+	plan->warmup = false;
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
+		                 .name = "fixed" };
+	struct run_campaign *c;
+	char msg[1024] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_string_equal(run_campaign_name(c), "fixed");
+	struct run_outcome out;
+	assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), 0);
+	assert_true(out.complete);
+	run_campaign_destroy(c);
+	/* the same name again is refused; a finished campaign has nothing to resume */
+	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -EEXIST);
+	assert_non_null(strstr(msg, "campaign 'fixed' already exists"));
+	assert_int_equal(run_campaign_open(e->db, "fixed", &o, &c, msg, sizeof msg), -EALREADY);
+	assert_int_equal(run_campaign_open(e->db, "nothing", &o, &c, msg, sizeof msg), -ENOENT);
+	assert_int_equal(run_campaign_open(e->db, NULL, &o, &c, msg, sizeof msg), -ENOENT);
+	/* without a name: the plan's name and the date */
+	o.name = NULL;
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_memory_equal(run_campaign_name(c), "doubles-", 8);
+	run_campaign_destroy(c);
+	plan_free(plan);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_run_campaign__hang_and_crash_are_void_and_it_completes,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__bad_plan_leaves_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__names_and_resume_refusal, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,210 @@
+/* test-run-resume: `rxdeck run` killed with SIGKILL in the middle of a
+ * campaign (the stand-in game as the game), then `rxdeck resume`: the game
+ * and the route player of the killed harness are gone, the campaign
+ * completes, every run finished before the kill keeps its row as it was
+ * (never played again), and no run is lost or there twice. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/wait.h>
+#include <time.h>
+
+#include "results-db/db.h"
+#include "test-run-util.h"
+
+struct env {
+	struct tdir t;
+	char rxdeck[PATH_MAX];
+	char db[PATH_MAX];
+	char plan[PATH_MAX];
+	char xdg[PATH_MAX + 32];
+	char mark[PATH_MAX + 32];
+};
+
+static pid_t spawn(struct env *e, const char *const *args, const char *out)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		putenv(e->xdg);
+		putenv(e->mark);
+		execv(e->rxdeck, (char *const *)args);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+static size_t count_status(const char *path, enum db_run_status s)
+{
+	struct db *db;
+	struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
+	if (db_open_ex(path, &o, &db) != 0)
+		return 0;
+	struct db_campaign *cs;
+	size_t nc, count = 0;
+	if (db_campaign_list(db, &cs, &nc) == 0 && nc == 1) {
+		struct db_run *r;
+		size_t n;
+		if (db_run_list(db, cs[0].id, &r, &n) == 0) {
+			for (size_t i = 0; i < n; i++)
+				count += r[i].status == s;
+			free(r);
+		}
+	}
+	if (nc)
+		free(cs);
+	db_close(db);
+	return count;
+}
+
+static void test_run_resume__after_sigkill(void **state)
+{
+	(void)state;
+	struct env e = { 0 };
+	tdir_make(&e.t);
+	build_path("harness/rxdeck", e.rxdeck, sizeof e.rxdeck);
+	char game[PATH_MAX], p[PATH_MAX], out1[PATH_MAX], out2[PATH_MAX];
+	build_path("harness/run/game-double", game, sizeof game);
+	tdir_file(&e.t, "results.db", e.db, sizeof e.db);
+	tdir_file(&e.t, "plan.ini", e.plan, sizeof e.plan);
+	tdir_file(&e.t, "run.out", out1, sizeof out1);
+	tdir_file(&e.t, "resume.out", out2, sizeof out2);
+	snprintf(e.xdg, sizeof e.xdg, "XDG_DATA_HOME=%s/data", e.t.path);
+	snprintf(e.mark, sizeof e.mark, "TEST_RUN_DIR=%s", e.t.path);
+	write_text(tdir_file(&e.t, "t.route", p, sizeof p),
+	           "route t\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n1s shot one\n");
+	char text[8192];
+	snprintf(text, sizeof text,
+	         "[campaign]\nname = resume\nroute = t.route\nprofile = lavapipe\norder = ABBA\n"
+	         "rounds = 2\nwarmup = yes\nwatchdog = 2s\nstop_timeout = 2s\npad = socket\n"
+	         "[build double]\nbinary = %s\npad_option = --pad\n"
+	         "[arm A]\n[arm B]\nenv = RX_VK_READBACK_EARLY=1\n", game);
+	write_text(e.plan, text);
+
+	const char *run_args[] = { e.rxdeck, "run", e.plan, "--db", e.db, NULL };
+	pid_t pid = spawn(&e, run_args, out1);
+	/* kill it in the middle of the fourth run */
+	size_t done = 0;
+	for (int i = 0; i < 600 && done < 3; i++) {
+		sleep_ms(100);
+		done = count_status(e.db, DB_RUN_DONE);
+	}
+	assert_int_equal(done, 3);
+	sleep_ms(700);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
+	/* its game and route player go with it */
+	int left = 1;
+	for (int i = 0; i < 50 && (left = processes_mentioning(e.t.path)) > 0; i++)
+		sleep_ms(100);
+	assert_int_equal(left, 0);
+
+	/* what was finished before the kill */
+	struct db *db;
+	assert_int_equal(db_open(e.db, &db), 0);
+	struct db_campaign *cs;
+	size_t nc;
+	assert_int_equal(db_campaign_list(db, &cs, &nc), 0);
+	assert_int_equal(nc, 1);
+	int64_t cid = cs[0].id;
+	assert_int_equal(cs[0].status, DB_CAMPAIGN_OPEN);
+	free(cs);
+	struct db_run *before;
+	size_t nb;
+	assert_int_equal(db_run_list(db, cid, &before, &nb), 0);
+	assert_int_equal(nb, 9);
+	size_t finished = 0, running = 0;
+	for (size_t i = 0; i < nb; i++) {
+		finished += before[i].status == DB_RUN_DONE;
+		running += before[i].status == DB_RUN_RUNNING;
+	}
+	assert_true(finished >= 3);
+	assert_int_equal(running, 1); /* the one that was cut */
+	db_close(db);
+
+	const char *resume_args[] = { e.rxdeck, "resume", "--db", e.db, NULL };
+	pid = spawn(&e, resume_args, out2);
+	int rc = wait_exit(pid);
+	if (rc != 0) {
+		char *log = NULL;
+		size_t len = 0;
+		FILE *f = fopen(out2, "r");
+		if (f && getdelim(&log, &len, 0, f) > 0)
+			fprintf(stderr, "%s", log);
+		if (f)
+			fclose(f);
+		free(log);
+		fail_msg("rxdeck resume exited %d", rc);
+	}
+
+	assert_int_equal(db_open(e.db, &db), 0);
+	struct db_run *after;
+	size_t na;
+	assert_int_equal(db_run_list(db, cid, &after, &na), 0);
+	assert_int_equal(na, 9); /* nothing lost, nothing twice */
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(after[i].position, (int)i + 1);
+		assert_int_equal(after[i].status, DB_RUN_DONE);
+		assert_int_equal(after[i].id, before[i].id);
+		if (before[i].status == DB_RUN_DONE) {
+			/* finished before the kill: not played again */
+			assert_int_equal(after[i].start_unix_ms, before[i].start_unix_ms);
+			assert_int_equal(after[i].end_unix_ms, before[i].end_unix_ms);
+			assert_string_equal(after[i].run_dir, before[i].run_dir);
+		}
+		if (before[i].status == DB_RUN_RUNNING) {
+			/* the cut run was played again, its old folder kept aside */
+			assert_true(after[i].start_unix_ms > before[i].start_unix_ms);
+			char aside[PATH_MAX + 16];
+			snprintf(aside, sizeof aside, "%s.cut-1", after[i].run_dir);
+			struct stat st;
+			assert_int_equal(stat(aside, &st), 0);
+		}
+		double v;
+		assert_int_equal(db_metric_get(db, after[i].id, "real_fps", &v), 0);
+	}
+	/* the order held: warm-up, then ABBA twice */
+	const char *order = "AABBAABBA";
+	for (size_t i = 0; i < na; i++)
+		assert_int_equal(after[i].arm_letter, order[i]);
+	struct db_campaign *c;
+	assert_int_equal(db_campaign_get(db, cid, &c), 0);
+	assert_int_equal(c->status, DB_CAMPAIGN_DONE);
+	free(c);
+	free(before);
+	free(after);
+	db_close(db);
+	assert_int_equal(processes_mentioning(e.t.path), 0);
+	tdir_remove(&e.t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_resume__after_sigkill),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
