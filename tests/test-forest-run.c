@@ -5,6 +5,7 @@
  * checksum, frame generation, and the usage errors. */
 #include "test-forest-util.h"
 
+#include <ctype.h>
 #include <png.h>
 #include <sys/stat.h>
 
@@ -77,14 +78,32 @@ static void test_checksums__mirrored_equal_in_place(void **state)
 	(void)state;
 }
 
+/* "[seconds.micros] " of CLOCK_MONOTONIC starts the line. */
+static bool stamped(const char *line)
+{
+	const char *p = line;
+	if (*p++ != '[' || !isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.')
+		return false;
+	for (int i = 0; i < 6; i++)
+		if (!isdigit((unsigned char)*p++))
+			return false;
+	return p[0] == ']' && p[1] == ' ';
+}
+
 static void test_frame_log__rows_flushed_while_running_and_complete_after_sigterm(void **state)
 {
 	char log[300];
 	ft_path(log, sizeof log, "frames.csv");
-	char env_log[320];
+	char env_log[320], rx_log[300], env_rx_log[320];
 	snprintf(env_log, sizeof env_log, "RX_FRAME_LOG=%s", log);
+	ft_path(rx_log, sizeof rx_log, "rx.log");
+	snprintf(env_rx_log, sizeof env_rx_log, "RX_LOG=%s", rx_log);
 	const char *args[] = { FT_SMALL, "--pad", "none", NULL };
-	const char *env[] = { env_log, NULL };
+	const char *env[] = { env_log, env_rx_log, NULL };
 	struct ft_game g;
 	ft_start(&g, "flush", args, env);
 	/* rows reach the file within about a second of being presented */
@@ -116,6 +135,23 @@ static void test_frame_log__rows_flushed_while_running_and_complete_after_sigter
 	uint64_t real = 0;
 	assert_int_equal(sscanf(strstr(out, "forest: stopped after "), "forest: stopped after %" SCNu64, &real), 1);
 	free(out);
+	/* RX_LOG holds the game's lines too, stamped like the renderer's */
+	char *text = ft_read(rx_log, NULL);
+	assert_non_null(text);
+	const char *settings = strstr(text, "] forest: settings: ");
+	const char *stopped = strstr(text, "] forest: stopped after ");
+	assert_non_null(settings);
+	assert_non_null(stopped);
+	assert_non_null(strstr(text, "] vk: switches: "));
+	for (const char *line = text; *line;) {
+		if (!stamped(line))
+			fail_msg("RX_LOG line without its stamp: '%.80s'", line);
+		const char *nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	free(text);
 	size_t count;
 	struct ft_row *rows = ft_frame_log(log, &count);
 	/* every real frame submitted is in the log after the stop */
