@@ -105,6 +105,8 @@ run() {
 	fi
 }
 
+load() { [ -r /proc/loadavg ] && cut -d' ' -f1 /proc/loadavg || echo unknown; }
+load_before=$(load)
 shift_args=("$@")
 run A warmup 5 "${shift_args[@]}"
 device=$(sed -n "s/.*forest: settings: .*device '\(.*\)'$/\1/p" "$out/warmup.log" | head -n1)
@@ -128,6 +130,8 @@ for ((i = 0; i < ${#order}; i++)); do
 	runs[$arm]=$((${runs[$arm]:-0} + 1))
 done
 
+load_after=$(load)
+
 # "mean (run, run, ...)" with d decimals
 cell() {
 	echo "$1" | awk -v d="$2" '{
@@ -139,8 +143,12 @@ cell() {
 
 echo "### rxdeck-forest readback arms: ${device:-unknown device}"
 echo
+extra_env=$(env | grep -E '^(LP_NUM_THREADS|RX_VK_[A-Z_]+)=' | grep -v -E '^RX_VK_READBACK_(EARLY|LATE)=' |
+	sort | tr '\n' ' ' | sed 's/ $//')
+[ -z "$extra_env" ] || { echo "Environment in every run: \`$extra_env\`."; echo; }
 echo "Scene: \`${shift_args[*]:-(defaults)}\`; ${seconds} s runs measured from ${warmup} s to $((seconds - 1)) s" \
-	"after the first frame; order $order after one warm-up run. Each cell: the arm's mean (its runs in order)."
+	"after the first frame; order $order after one warm-up run; load average $load_before before," \
+	"$load_after after; $(nproc 2>/dev/null || echo '?') CPUs. Each cell: the arm's mean (its runs in order)."
 echo
 printf '| metric |'
 for k in 0 1 2 3; do printf ' %s %s |' "${arm_names[k]}" "${arm_labels[k]}"; done
