@@ -44,9 +44,10 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 	db_close(e->db);
-	assert_int_equal(processes_mentioning(e->t.path), 0);
+	int left = processes_mentioning(e->t.path);
 	tdir_remove(&e->t);
 	free(e);
+	assert_int_equal(left, 0);
 	return 0;
 }
 

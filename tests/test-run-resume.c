@@ -24,7 +24,7 @@ struct env {
 	char mark[PATH_MAX + 32];
 };
 
-static pid_t spawn(struct env *e, const char *const *args, const char *out)
+static pid_t spawn(struct env *env, const char *const *args, const char *out)
 {
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -34,9 +34,9 @@ static pid_t spawn(struct env *e, const char *const *args, const char *out)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		putenv(e->xdg);
-		putenv(e->mark);
-		execv(e->rxdeck, (char *const *)args);
+		putenv(env->xdg);
+		putenv(env->mark);
+		execv(env->rxdeck, (char *const *)args);
 		_exit(127);
 	}
 	return pid;
@@ -80,10 +80,18 @@ static size_t count_status(const char *path, enum db_run_status s)
 	return count;
 }
 
+static struct env e;
+
+static int remove_tdir(void **state)
+{
+	(void)state;
+	tdir_remove(&e.t);
+	return 0;
+}
+
 static void test_run_resume__after_sigkill(void **state)
 {
 	(void)state;
-	struct env e = { 0 };
 	tdir_make(&e.t);
 	build_path("harness/rxdeck", e.rxdeck, sizeof e.rxdeck);
 	char game[PATH_MAX], p[PATH_MAX], out1[PATH_MAX], out2[PATH_MAX];
@@ -198,13 +206,12 @@ static void test_run_resume__after_sigkill(void **state)
 	free(after);
 	db_close(db);
 	assert_int_equal(processes_mentioning(e.t.path), 0);
-	tdir_remove(&e.t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_resume__after_sigkill),
+		cmocka_unit_test_teardown(test_run_resume__after_sigkill, remove_tdir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,6 +244,12 @@ int cmd_import(int argc, char **argv)
 		cli_error(COMMAND, "%s", msg);
 		goto out;
 	}
+	if (col.no_frames) {
+		cli_error(COMMAND, "frame log '%s' has no real frame in the campaign's window (%g to %g s "
+		          "after t0 = %" PRId64 " ns); nothing imported (see --t0)", framelog,
+		          c->window_start_s, c->window_end_s, t0);
+		goto out;
+	}
 	if (col.warnings[0])
 		fprintf(stderr, "%s: %s\n", COMMAND, col.warnings);
 
@@ -274,18 +280,16 @@ int cmd_import(int argc, char **argv)
 	int64_t mtime_ms = stat(abs_log, &st) == 0 ? (int64_t)st.st_mtime * 1000 : 0;
 	if (db_run_mark_running(db, run_id, mtime_ms, dir) < 0)
 		goto db_rollback;
-	col.r.status = col.no_frames ? DB_RUN_VOID : DB_RUN_DONE;
-	col.r.void_reason = col.no_frames ? "no frames: the imported log has no real frame in the "
-	                                    "campaign's window" : NULL;
+	col.r.status = DB_RUN_DONE;
 	col.r.end_unix_ms = mtime_ms;
 	col.r.exit_status = -1;
 	if (db_run_store_results(db, run_id, &col.r) < 0)
 		goto db_rollback;
 	if (db_commit(db) < 0)
 		goto db_rollback;
-	printf("imported '%s' into campaign %s as run %d, arm %c, round %d%s\n", framelog, c->name,
-	       position, letter, o.round, col.no_frames ? " (void: no frame in the window)" : "");
-	code = col.no_frames ? RXDECK_EXIT_PARTIAL : RXDECK_EXIT_OK;
+	printf("imported '%s' into campaign %s as run %d, arm %c, round %d\n", framelog, c->name,
+	       position, letter, o.round);
+	code = RXDECK_EXIT_OK;
 	goto out;
 db_rollback:
 	cli_error(COMMAND, "%s", db_errmsg(db));
