@@ -51,6 +51,22 @@ static struct stats_comparison compare(const char *key, const double *base, size
 	return c;
 }
 
+static void test_delta_pct__absent_when_baseline_rounds_to_zero(void **state)
+{
+	(void)state;
+	/* memsync_ms shows 2 decimals: a 0.001 ms baseline is 0 at that precision */
+	const double base[] = { 0.001, 0.001 }, arm[] = { 8.0, 9.0 };
+	struct stats_comparison c = compare("memsync_ms", base, 2, arm, 2);
+	assert_float_equal(c.delta, 8.499, 1e-9);
+	assert_true(isnan(c.delta_pct));
+	assert_int_equal(c.verdict, STATS_VERDICT_UP);
+	assert_null(strstr(c.text, "%)"));
+	/* 0.01 ms is not: the percentage is given */
+	const double base2[] = { 0.01, 0.01 };
+	c = compare("memsync_ms", base2, 2, arm, 2);
+	assert_float_equal(c.delta_pct, (8.5 - 0.01) / 0.01 * 100, 1e-6);
+}
+
 static void test_verdict__faster_when_lower_frame_times_apart(void **state)
 {
 	(void)state;
@@ -297,6 +313,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary__values_by_hand),
+		cmocka_unit_test(test_delta_pct__absent_when_baseline_rounds_to_zero),
 		cmocka_unit_test(test_verdict__faster_when_lower_frame_times_apart),
 		cmocka_unit_test(test_verdict__slower_when_fps_lower),
 		cmocka_unit_test(test_verdict__slower_when_waits_higher),
