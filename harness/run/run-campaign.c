@@ -1111,15 +1111,11 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	plan_strv_finish(&argv);
 	c->cur = NULL;
 	if (rc < 0) {
-		/* nothing could be tried: the run is void, the campaign goes on */
-		char reason[600];
-		snprintf(reason, sizeof reason, "failed: %s", errmsg);
-		db_run_mark_void(c->db, run->id, reason, 0, -1);
-		progress_line(c, "run %d of %zu: arm %c, %s: void (%s)", run->position, c->total_runs,
-		              arm->letter, run_label(run, label, sizeof label), reason);
+		/* nothing could be tried (the pad, the FIFO, a fork): the harness's
+		 * trouble, which the next run would have too.  The run stays
+		 * running, for `rxdeck resume` once it is fixed. */
 		free(dir);
-		errmsg[0] = 0;
-		return 0;
+		return rc;
 	}
 	if (gr.end == RUN_END_INTERRUPTED) {
 		*interrupted = true;
@@ -1143,13 +1139,9 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	struct run_collected col;
 	rc = run_collect(&cs, &col, errmsg, size);
 	if (rc < 0) {
-		char reason[600];
-		snprintf(reason, sizeof reason, "failed: %s", errmsg);
-		db_run_mark_void(c->db, run->id, reason, gr.end_unix_ms, gr.exit_status);
 		run_game_result_finish(&gr);
 		free(dir);
-		errmsg[0] = 0;
-		return 0;
+		return rc;
 	}
 	if (gr.t0_ns) {
 		run_collected_add_metric(&col, "route_late_p99_ms", (double)gr.late_p99_ns / 1e6);

@@ -100,7 +100,7 @@ enum run_end {
 	RUN_END_CRASHED,       /* the game ended (or could not start) before the route's end */
 	RUN_END_HUNG,          /* no first frame, no new frame, or over the hard limit */
 	RUN_END_INTERRUPTED,   /* the harness was asked to stop; the run is to be redone */
-	RUN_END_FAILED,        /* the harness could not set the run up (pad, FIFO, fork) */
+	RUN_END_FAILED,        /* the route player failed (could not start, died) */
 };
 
 /* What a run needs.  Every path must stay valid during run_game(). */
@@ -261,8 +261,9 @@ struct run_outcome {
  * Plays the campaign's runs from the first one not finished, adds rounds
  * while a deadline allows, applies the campaign-wide void rules, and marks
  * the campaign done.  Returns 0 with *out (also when interrupted: see
- * out->interrupted); a negative errno when the database or the run folder
- * failed (errmsg).
+ * out->interrupted); a negative errno when the database, a run's folder,
+ * or the setting up of a run (pad, FIFO, fork) failed (errmsg): the run it
+ * was on stays running, for a resume once the cause is fixed.
  */
 int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *errmsg,
                       size_t errmsg_size);
