@@ -238,9 +238,9 @@ static void write_characters(struct forest *f, const struct forest_camera *cam, 
 		cq->q[0] = (struct quad){ x, y + 0.85f * inv, 0.5f * inv, 0xff203020u };
 		cq->q[1] = (struct quad){ x, y - bob, 0.45f * inv, w->character_colour[c] };
 		cq->q[2] = (struct quad){ x, y - 0.75f * inv - bob, 0.25f * inv, 0xff9cc0f0u };
-		for (unsigned i = 0; i < CHAR_QUADS; i++)
-			if (cq->q[i].size > 1.5f)
-				cq->q[i].size = 1.5f;
+		if (cq->q[0].size > NEAR_SIZE) /* too near: faded out like the scene */
+			for (unsigned i = 0; i < CHAR_QUADS; i++)
+				cq->q[i] = (struct quad){ 4.0f, 4.0f, 0.0f, 0 };
 	}
 	qsort(tmp, w->n_characters, sizeof *tmp, char_cmp);
 	struct quad *dst = (struct quad *)(f->guest + base + f->lay.list_char_off);
