@@ -16,7 +16,7 @@
 #include "test-run-util.h"
 
 static struct tdir t;
-static char rxdeck[PATH_MAX], xdg[PATH_MAX + 32], mark[PATH_MAX + 32], out[PATH_MAX];
+static char rxdeck[PATH_MAX], xdg[PATH_MAX + 32], mark[PATH_MAX + 32], tmp[PATH_MAX + 32], out[PATH_MAX];
 
 static int run_cmd(const char *const *argv)
 {
@@ -30,6 +30,8 @@ static int run_cmd(const char *const *argv)
 		}
 		putenv(xdg);
 		putenv(mark);
+		putenv(tmp);
+		unsetenv("XDG_RUNTIME_DIR");
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -57,6 +59,7 @@ static int setup(void **state)
 	build_path("harness/rxdeck", rxdeck, sizeof rxdeck);
 	snprintf(xdg, sizeof xdg, "XDG_DATA_HOME=%s/data", t.path);
 	snprintf(mark, sizeof mark, "TEST_RUN_DIR=%s", t.path);
+	snprintf(tmp, sizeof tmp, "TMPDIR=%s", t.path); /* the pad's socket goes there */
 	tdir_file(&t, "out.txt", out, sizeof out);
 	/* the stand-in game under the demo game's name, here and in an "old"
 	 * build folder */

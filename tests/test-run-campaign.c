@@ -21,10 +21,16 @@ struct env {
 	struct db *db;
 };
 
+static char *saved_tmpdir;
+
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
 	tdir_make(&e->t);
+	/* the pad's socket goes into the test's folder */
+	saved_tmpdir = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", e->t.path, 1);
+	unsetenv("XDG_RUNTIME_DIR");
 	tdir_file(&e->t, "data", e->data, sizeof e->data);
 	snprintf(e->path_env, sizeof e->path_env, "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	snprintf(e->mark_env, sizeof e->mark_env, "TEST_RUN_DIR=%s", e->t.path);
@@ -44,6 +50,12 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 	db_close(e->db);
+	if (saved_tmpdir)
+		setenv("TMPDIR", saved_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved_tmpdir);
+	saved_tmpdir = NULL;
 	int left = processes_mentioning(e->t.path);
 	tdir_remove(&e->t);
 	free(e);

@@ -32,6 +32,7 @@ static int run_cmd(const char *const *argv, char *const *env_add, const char *ou
 		}
 		for (char *const *e = env_add; e && *e; e++)
 			putenv(*e);
+		unsetenv("XDG_RUNTIME_DIR");
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -71,11 +72,12 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	(void)state;
 	tdir_make(&t);
 	char plan[PATH_MAX], out[PATH_MAX], db_path[PATH_MAX + 64];
-	char xdg[PATH_MAX + 32], mark[PATH_MAX + 32];
+	char xdg[PATH_MAX + 32], mark[PATH_MAX + 32], tmpdir[PATH_MAX + 32];
 	snprintf(xdg, sizeof xdg, "XDG_DATA_HOME=%s/data", t.path);
 	snprintf(mark, sizeof mark, "TEST_RUN_DIR=%s", t.path);
+	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", t.path); /* the pad's socket goes there */
 	snprintf(db_path, sizeof db_path, "%s/data/rxdeck/results.db", t.path);
-	char *env_add[] = { xdg, mark, NULL };
+	char *env_add[] = { xdg, mark, tmpdir, NULL };
 	char text[8192];
 	/* a scene small enough for two cores, large enough for the waits */
 	snprintf(text, sizeof text,

@@ -22,6 +22,7 @@ struct env {
 	char plan[PATH_MAX];
 	char xdg[PATH_MAX + 32];
 	char mark[PATH_MAX + 32];
+	char tmp[PATH_MAX + 32];
 };
 
 static pid_t spawn(struct env *env, const char *const *args, const char *out)
@@ -36,6 +37,8 @@ static pid_t spawn(struct env *env, const char *const *args, const char *out)
 		}
 		putenv(env->xdg);
 		putenv(env->mark);
+		putenv(env->tmp);
+		unsetenv("XDG_RUNTIME_DIR");
 		execv(env->rxdeck, (char *const *)args);
 		_exit(127);
 	}
@@ -102,6 +105,7 @@ static void test_run_resume__after_sigkill(void **state)
 	tdir_file(&e.t, "resume.out", out2, sizeof out2);
 	snprintf(e.xdg, sizeof e.xdg, "XDG_DATA_HOME=%s/data", e.t.path);
 	snprintf(e.mark, sizeof e.mark, "TEST_RUN_DIR=%s", e.t.path);
+	snprintf(e.tmp, sizeof e.tmp, "TMPDIR=%s", e.t.path); /* the pad's socket goes there */
 	write_text(tdir_file(&e.t, "t.route", p, sizeof p),
 	           "route t\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n1s shot one\n");
 	char text[8192];

@@ -12,8 +12,11 @@
 #include "run.h"
 #include "run-private.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -852,6 +855,28 @@ fail:
 
 /* ---- the pad ------------------------------------------------------------------------ */
 
+/* Sockets of this user's harnesses that were killed (their pid is gone):
+ * a killed pad cannot remove its own. */
+static void remove_stale_sockets(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int uid, pid, end = 0;
+		if (sscanf(e->d_name, "rxdeck-pad-%d-%d.sock%n", &uid, &pid, &end) != 2 ||
+		    e->d_name[end] != 0 || uid != (int)getuid() || pid <= 0)
+			continue;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			struct stat st;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode))
+				unlinkat(dirfd(d), e->d_name, 0);
+		}
+	}
+	closedir(d);
+}
+
 int run_pad_choose(const struct plan *p, char *spec, size_t spec_size, char *errmsg, size_t size)
 {
 	char why[256] = "";
@@ -878,17 +903,18 @@ int run_pad_choose(const struct plan *p, char *spec, size_t spec_size, char *err
 		snprintf(spec, spec_size, "uinput");
 		return 0;
 	}
-	/* a socket path must fit a socket address (108 bytes) */
+	/* a socket path must fit a socket address (108 bytes); the pid keeps
+	 * two harnesses apart */
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	const char *tmp = getenv("TMPDIR");
-	int n;
-	if (rt && rt[0] == '/')
-		n = snprintf(spec, spec_size, "socket:%s/rxdeck-pad-%d.sock", rt, (int)getpid());
-	else
-		n = snprintf(spec, spec_size, "socket:%s/rxdeck-pad-%d-%d.sock",
-		             tmp && tmp[0] == '/' ? tmp : "/tmp", (int)getuid(), (int)getpid());
-	if (n < 0 || (size_t)n >= spec_size || n - 7 >= 100)
-		n = snprintf(spec, spec_size, "socket:/tmp/rxdeck-pad-%d-%d.sock", (int)getuid(), (int)getpid());
+	const char *dir = rt && rt[0] == '/' ? rt : tmp && tmp[0] == '/' ? tmp : "/tmp";
+	int n = snprintf(spec, spec_size, "socket:%s/rxdeck-pad-%d-%d.sock", dir, (int)getuid(),
+	                 (int)getpid());
+	if (n < 0 || (size_t)n >= spec_size || n - 7 >= 100) {
+		dir = "/tmp";
+		snprintf(spec, spec_size, "socket:/tmp/rxdeck-pad-%d-%d.sock", (int)getuid(), (int)getpid());
+	}
+	remove_stale_sockets(dir);
 	return 0;
 }
 
