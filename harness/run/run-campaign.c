@@ -1170,6 +1170,9 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 		return rc;
 	}
 	if (gr.t0_ns) {
+		/* the route's start on the frame log's clock: plots place marks and
+		 * the window with it, from the database alone */
+		run_collected_add_metric(&col, "route_t0_ns", (double)gr.t0_ns);
 		run_collected_add_metric(&col, "route_late_p99_ms", (double)gr.late_p99_ns / 1e6);
 		run_collected_add_metric(&col, "route_late_max_ms", (double)gr.late_max_ns / 1e6);
 	}

@@ -106,6 +106,11 @@ int run_cmd_finish(const char *command, struct db *db, struct run_campaign *c,
 			cli_error(command, "the summary was not posted (it stays in the outbox)");
 			exit_code = RXDECK_EXIT_PARTIAL;
 		}
+	} else {
+		/* summaries an unreachable forge held back earlier go out now */
+		struct forge_options fopt = { .command = command };
+		if (forge_outbox_flush(db, false, &fopt, NULL) == -EAGAIN)
+			cli_error(command, "summaries still wait in the outbox; 'rxdeck post --retry' sends them");
 	}
 	return exit_code;
 }
