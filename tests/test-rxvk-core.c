@@ -298,6 +298,40 @@ static void test_capture__late_page_makes_next_capture_wait(void **state)
 	(void)state;
 }
 
+/* Mirrored: a draw whose instances straddle an active mirror block and one
+ * still in place makes the part's mirror writes go back first; that copy
+ * must not land inside the open rendering instance (the layer checks). */
+static void test_mirror__mixed_range_draw_flushes_outside_rendering(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .mirror = RXVK_SWITCH_ON });
+	const uint64_t block = 6 * MB, quads = block + MB - 512;
+	struct rxvk_op warm = rxt_spin(block, 1, 1);
+	assert_int_equal(rxvk_submit(rx, &warm, 1, NULL), 0); /* block becomes active */
+	float *q = (float *)((uint8_t *)rxvk_guest(rx) + quads);
+	for (int i = 0; i < 64; i++) {
+		q[i * 4 + 0] = -0.9f + 0.02f * (float)i;
+		q[i * 4 + 1] = 0.0f;
+		q[i * 4 + 2] = 0.05f;
+		uint32_t c = 0xff00ff00u;
+		memcpy(&q[i * 4 + 3], &c, 4);
+	}
+	assert_int_equal(rxvk_cpu_wrote(rx, quads, 64 * 16), 0);
+	struct rxvk_op ops[] = {
+		rxt_target(9 * MB, 32, 32, RXVK_FORMAT_RGBA8),
+		rxt_spin(block + 64, 1, 2), /* a mirror write in this part */
+		{ .kind = RXVK_OP_DRAW, .count = 32, .program = RXVK_PROGRAM_INSTANCED,
+		  .read = { { quads, 32 * 16 } } },
+		{ .kind = RXVK_OP_DRAW, .count = 64, .program = RXVK_PROGRAM_INSTANCED,
+		  .read = { { quads, 64 * 16 } } }, /* reaches into the next block */
+		rxt_flip(),
+	};
+	assert_int_equal(rxvk_submit(rx, ops, sizeof ops / sizeof ops[0], NULL), 0);
+	assert_int_equal(rxvk_invalidate(rx, block + 64, 8, NULL), 0);
+	assert_int_equal(((uint32_t *)((uint8_t *)rxvk_guest(rx) + block + 64))[0], 2);
+	rxt_destroy(rx); /* fails on any validation message */
+	(void)state;
+}
+
 static void expect_invalid(struct rxvk *rx, const struct rxvk_op *ops, size_t n, const char *what)
 {
 	struct rxvk_counters c0, c1;
@@ -374,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_parts__split_at_limit_with_ordered_values),
 		cmocka_unit_test(test_mirror__written_back_at_end_of_writer_part),
 		cmocka_unit_test(test_capture__late_page_makes_next_capture_wait),
+		cmocka_unit_test(test_mirror__mixed_range_draw_flushes_outside_rendering),
 		cmocka_unit_test(test_submit__invalid_ops_rejected_with_reason),
 		cmocka_unit_test(test_submit__failed_validation_keeps_renderer_usable),
 	};

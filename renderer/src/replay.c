@@ -342,6 +342,8 @@ static int resolve(struct rxvk *rx, struct recording *rec, const struct rxvk_ran
 		return write ? wb_push(&rec->part, r->addr, r->size_B) : 0;
 	}
 	if (any_active) {
+		/* copies may not be recorded inside a rendering instance */
+		end_rendering(rx, rec);
 		mirror_writeback(rx, rec);
 		*mixed = true;
 	}
