@@ -71,7 +71,7 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	rxvk_counters_get(rx, &c0);
 	assert_int_equal(c0.early_ranges, 1);
 	size_t n = filler(ops, 20);
-	ops[n++] = rxt_spin(A, 10, 2);     /* the writer, 20 ops into its part */
+	ops[n++] = rxt_spin(A, LONG, 2);   /* the writer, 20 ops into its part */
 	n += long_work(ops + n, 40);       /* ~60 ms after it */
 	uint64_t before = timeline(rx);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
@@ -82,6 +82,7 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	assert_int_equal(w.what, RXVK_WAIT_PART);
 	assert_int_equal(w.value, before + 1); /* the writer's part: the first */
 	assert_true(w.value < last);
+	assert_true(done_at_release >= w.value);
 	assert_int_equal(word(rx, A), 2);
 	/* released while the rest of the submission still ran */
 	assert_true(done_at_release < last);
@@ -403,6 +404,7 @@ static void test_log__readbacks_summary_every_3000_reads(void **state)
 static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, uint64_t *finals)
 {
 	struct rxvk *rx = rxt_create((struct rxvk_config){ .parallel = parallel,
+	                                                   .mirror = RXVK_SWITCH_OFF,
 	                                                   .part_ops = 5,
 	                                                   .readback_early = RXVK_SWITCH_ON,
 	                                                   .log_path = log_path });

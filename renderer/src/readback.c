@@ -184,12 +184,21 @@ struct decision {
 	uint64_t pages;
 };
 
+/* A submission is pending while it records or runs: a page it wrote has a
+ * pending GPU write until the whole submission is done, even once the part
+ * that wrote it is (that is what the default policy waits for). */
+static bool sub_pending_locked(const struct rxvk *rx, uint64_t sub, uint64_t done)
+{
+	const struct sub_info *s = &rx->subs[sub % SUB_RING];
+	return sub && s->id == sub && (!s->last_value || s->last_value > done);
+}
+
 static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64_t done,
                           struct decision *d)
 {
 	memset(d, 0, sizeof *d);
 	for (uint64_t pg = first; pg <= last; pg++)
-		if (rx->page_final[pg] > done && rx->page_writer[pg] > d->newest)
+		if (rx->page_writer[pg] > d->newest && sub_pending_locked(rx, rx->page_writer[pg], done))
 			d->newest = rx->page_writer[pg];
 	if (!d->newest)
 		return;
@@ -206,7 +215,7 @@ static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64
 	bool known = true;
 	uint64_t part = 0;
 	for (uint64_t pg = first; pg <= last; pg++) {
-		if (rx->page_final[pg] <= done)
+		if (!sub_pending_locked(rx, rx->page_writer[pg], done))
 			continue;
 		bool in_place = rx->page_in_place[pg / 64] >> (pg % 64) & 1;
 		d->in_place |= in_place;
@@ -269,14 +278,17 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 	if (d.late) {
 		w.what = RXVK_WAIT_LATE;
 		CNT_ADD(rx, reads_late, 1);
-	} else if (d.value && d.value > rxvk_timeline_done(rx)) {
-		/* the writers' diagnostics wait for the last writer's part first */
-		if (rx->diag.on && d.diag_value && d.diag_value < d.value)
-			diag_wait(rx, addr, size_B, &d, t0);
-		rc = rxvk_timeline_wait(rx, d.value);
-		w.waited = true;
+	} else if (d.newest) {
+		/* released at d.value; it sleeps only if that is still to come */
 		w.value = d.value;
 		w.what = d.early ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION;
+		if (d.value > rxvk_timeline_done(rx)) {
+			/* the writers' diagnostics wait for the last writer's part first */
+			if (rx->diag.on && d.diag_value && d.diag_value < d.value)
+				diag_wait(rx, addr, size_B, &d, t0);
+			rc = rxvk_timeline_wait(rx, d.value);
+			w.waited = true;
+		}
 	} else {
 		w.what = RXVK_WAIT_NOTHING;
 	}
@@ -294,13 +306,13 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 				CNT_ADD(rx, reads_early_fallback, 1);
 		}
 		__atomic_fetch_add(&rx->frame_rb_wait_ns, w.wait_ns, __ATOMIC_RELAXED);
-		/* a read of pages written in place waited: from now on its range
-		 * is tracked (the early policy leaves idle until this happens) */
-		if (rx->early.on && d.in_place) {
-			pthread_mutex_lock(&rx->lock);
-			learn_range_locked(rx, addr, size_B);
-			pthread_mutex_unlock(&rx->lock);
-		}
+	}
+	/* a read of pages with a pending write in place had to wait: from now
+	 * on its range is tracked (the early policy is idle until this happens) */
+	if (rx->early.on && d.in_place && d.newest && !d.late) {
+		pthread_mutex_lock(&rx->lock);
+		learn_range_locked(rx, addr, size_B);
+		pthread_mutex_unlock(&rx->lock);
 	}
 	if (rx->set.cfg.log_readback_waits == RXVK_SWITCH_ON && nth % 3000 == 0)
 		log_reads_summary(rx);
