@@ -143,8 +143,9 @@ cell() {
 
 echo "### rxdeck-forest readback arms: ${device:-unknown device}"
 echo
-extra_env=$(env | grep -E '^(LP_NUM_THREADS|RX_VK_[A-Z_]+)=' | grep -v -E '^RX_VK_READBACK_(EARLY|LATE)=' |
-	sort | tr '\n' ' ' | sed 's/ $//')
+# (no such variable is no error: grep's status is not the pipeline's)
+extra_env=$({ env | grep -E '^(LP_NUM_THREADS|RX_VK_[A-Z_]+)=' | grep -v -E '^RX_VK_READBACK_(EARLY|LATE)=' ||
+	true; } | sort | tr '\n' ' ' | sed 's/ $//')
 [ -z "$extra_env" ] || { echo "Environment in every run: \`$extra_env\`."; echo; }
 echo "Scene: \`${shift_args[*]:-(defaults)}\`; ${seconds} s runs measured from ${warmup} s to $((seconds - 1)) s" \
 	"after the first frame; order $order after one warm-up run; load average $load_before before," \
