@@ -277,8 +277,10 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 			fputs(" | ", out);
 			report_md_text(out, b->commit && b->commit[0] ? b->commit : "not recorded");
 			fputs(" | ", out);
+			/* the file name: its checksum identifies it, and where it lay on
+			 * the machine that ran it stays in the database */
 			if (b->path && b->path[0])
-				report_md_code(out, b->path);
+				report_md_code(out, strrchr(b->path, '/') ? strrchr(b->path, '/') + 1 : b->path);
 			else
 				fputs("not recorded", out);
 			fputs(" | ", out);

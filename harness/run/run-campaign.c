@@ -30,6 +30,7 @@
 #include "collect/collect.h"
 #include "deck/deck.h"
 #include "route/route.h"
+#include "rxdeck-commit.h"
 
 extern char **environ;
 
@@ -547,6 +548,27 @@ static char *join_lines(const struct plan_strv *l)
 	return s;
 }
 
+/* The demo game built beside this rxdeck comes from rxdeck's own commit:
+ * a build with no commit label that is our build tree's forest gets it. */
+static const char *own_build_commit(const char *binary)
+{
+	char self[PATH_MAX], bin[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0 || !realpath(binary, bin))
+		return NULL;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/'); /* BUILD/harness/rxdeck */
+	if (slash)
+		*slash = '\0';
+	if ((slash = strrchr(self, '/')))
+		*slash = '\0';
+	size_t len = strlen(self);
+	const char *base = strrchr(bin, '/');
+	if (strncmp(bin, self, len) != 0 || bin[len] != '/' || !base || strcmp(base, "/rxdeck-forest") != 0)
+		return NULL;
+	return strcmp(RXDECK_COMMIT, "unknown") ? RXDECK_COMMIT : NULL;
+}
+
 static int create_rows(struct run_campaign *c, const char *route_text, char *errmsg, size_t size)
 {
 	struct plan *p = c->plan;
@@ -559,9 +581,12 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 	if (facts.os)
 		snprintf(os, sizeof os, "%s%s%s%s", facts.os, facts.os_build ? " (" : "",
 		         facts.os_build ? facts.os_build : "", facts.os_build ? ")" : "");
+	/* the plan as this campaign runs it: command-line overrides applied */
+	int prc;
+	char *frozen = plan_text(p, &prc);
 	struct db_campaign dc = {
 		.name = c->name,
-		.plan_text = p->text,
+		.plan_text = frozen ? frozen : p->text,
 		.host = facts.host,
 		.device_model = facts.device_model,
 		.os = os[0] ? os : NULL,
@@ -594,7 +619,8 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 		struct db_build b = {
 			.campaign_id = c->id,
 			.label = p->builds[i].name,
-			.commit = p->builds[i].commit,
+			.commit = p->builds[i].commit ? p->builds[i].commit
+			                              : own_build_commit(p->builds[i].argv.v[0]),
 			.path = p->builds[i].argv.v[0],
 			.sha256 = have_sha ? sha : NULL,
 		};
@@ -656,6 +682,7 @@ rollback:
 	         rc == -ENOMEM ? "out of memory" : db_errmsg(c->db));
 	db_rollback(c->db);
 out:
+	free(frozen);
 	deck_facts_finish(&facts);
 	deck_destroy(deck);
 	return rc;
