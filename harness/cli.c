@@ -112,3 +112,26 @@ int cli_parse(const struct cli *cli, int argc, char **argv, int *n_positional)
 	*n_positional = npos;
 	return 0;
 }
+
+bool cli_parse_command(const struct cli *cli, int argc, char **argv, int max_positional,
+                       const char *why, int *n_positional, int *exit_code)
+{
+	int npos = 0;
+	int r = cli_parse(cli, argc, argv, &npos);
+	if (r == 1) {
+		*exit_code = 0;
+		return false;
+	}
+	if (r < 0) {
+		*exit_code = 2;
+		return false;
+	}
+	if (npos > max_positional) {
+		cli_error(cli->command, "unexpected argument '%s'%s%s", argv[1 + max_positional],
+		          why ? ": " : "", why ? why : "");
+		*exit_code = 2;
+		return false;
+	}
+	*n_positional = npos;
+	return true;
+}

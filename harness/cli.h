@@ -9,6 +9,7 @@
 #ifndef RXDECK_CLI_H
 #define RXDECK_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct cli_option {
@@ -41,6 +42,15 @@ struct cli {
  * callback's negative value.
  */
 int cli_parse(const struct cli *cli, int argc, char **argv, int *n_positional);
+
+/*
+ * cli_parse() with the exits every subcommand takes.  Returns true to go
+ * on; false with *exit_code set to return at once: 0 after --help, 2 after
+ * a usage error or when more than max_positional arguments were given (the
+ * first extra one is named, `why` after it: "one campaign at a time").
+ */
+bool cli_parse_command(const struct cli *cli, int argc, char **argv, int max_positional,
+                       const char *why, int *n_positional, int *exit_code);
 
 /* Prints the generated help to f. */
 void cli_help(const struct cli *cli, FILE *f);

@@ -164,16 +164,9 @@ int cmd_post(int argc, char **argv)
 		.on_option = on_option,
 		.ctx = &o,
 	};
-	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
-	if (npos > 1) {
-		cli_error(COMMAND, "unexpected argument '%s': one campaign at a time", argv[2]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos = 0, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+		return exit_code;
 	bool target = o.t.url || o.t.repo || o.have_pr || o.t.update || o.t.run_file;
 	if ((o.retry || o.list) && (target || npos)) {
 		cli_error(COMMAND, "--retry and --list take no campaign, --forge, --repo or --pr");
@@ -205,7 +198,7 @@ int cmd_post(int argc, char **argv)
 	} else if (report_cmd_open(COMMAND, o.db, npos ? argv[1] : NULL, &db, &id)) {
 		return RXDECK_EXIT_FAILURE;
 	}
-	int exit_code;
+
 	struct forge_options fo = { .timeout_s = o.timeout_s, .command = COMMAND };
 	struct forge_outcome out;
 	if (o.list) {

@@ -73,16 +73,9 @@ int cmd_report(int argc, char **argv)
 		.on_option = on_option,
 		.ctx = &o,
 	};
-	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
-	if (npos > 1) {
-		cli_error(COMMAND, "unexpected argument '%s': one campaign at a time", argv[2]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos = 0, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+		return exit_code;
 	struct db *db;
 	int64_t id;
 	if (report_cmd_open(COMMAND, o.db, npos ? argv[1] : NULL, &db, &id))
@@ -90,7 +83,7 @@ int cmd_report(int argc, char **argv)
 	char msg[1024] = "";
 	o.ro.errmsg = msg;
 	o.ro.errmsg_size = sizeof msg;
-	int exit_code = RXDECK_EXIT_OK;
+	exit_code = RXDECK_EXIT_OK;
 	if (o.output) {
 		char *text = NULL;
 		size_t len = 0;

@@ -64,16 +64,9 @@ int cmd_tested(int argc, char **argv)
 		.on_option = on_option,
 		.ctx = &o,
 	};
-	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
-	if (npos > 1) {
-		cli_error(COMMAND, "unexpected argument '%s': one campaign at a time", argv[2]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos = 0, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+		return exit_code;
 	struct db *db;
 	int64_t id;
 	if (report_cmd_open(COMMAND, o.db, npos ? argv[1] : NULL, &db, &id))
@@ -81,7 +74,7 @@ int cmd_tested(int argc, char **argv)
 	char msg[1024] = "";
 	o.ro.errmsg = msg;
 	o.ro.errmsg_size = sizeof msg;
-	int exit_code = RXDECK_EXIT_OK;
+	exit_code = RXDECK_EXIT_OK;
 	if (o.to_stdout) {
 		if (report_tested_print(db, id, &o.ro, stdout) != 0) {
 			cli_error(COMMAND, "%s", msg);

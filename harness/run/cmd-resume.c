@@ -65,16 +65,9 @@ int cmd_resume(int argc, char **argv)
 		.on_option = on_option,
 		.ctx = &o,
 	};
-	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
-	if (npos > 1) {
-		cli_error(COMMAND, "unexpected argument '%s': one campaign at a time", argv[2]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos = 0, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+		return exit_code;
 	if (run_cmd_post_check(COMMAND, &o.post) < 0)
 		return RXDECK_EXIT_USAGE;
 	struct db *db;
