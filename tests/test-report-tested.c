@@ -103,6 +103,44 @@ static char *tested_text(struct trep *t)
 	return buf;
 }
 
+/* A plan frozen with absolute paths: the run file shows them relative to
+ * the tree the route lies in, and no path of the machine that ran it. */
+static void test_tested__tree_paths_relative(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	trep_dir(&t);
+	assert_int_equal(db_open(t.path, &t.db), 0);
+	struct db_campaign c = {
+		.name = "abs",
+		.plan_text = "[campaign]\nname = abs\nroute = /home/tester/rxdeck/routes/smoke.route\n"
+		             "collect = /home/tester/rxdeck/profiles/rxvk.collect\n\n[build forest]\n"
+		             "command = /home/tester/rxdeck/build/renderer/forest/rxdeck-forest\n\n"
+		             "[arm A]\nlabel = off\n",
+		.route_name = "smoke",
+		.window_start_s = 2,
+		.window_end_s = 11,
+		.order = "A",
+		.rounds = 1,
+		.created_unix_ms = TREP_CREATED_MS,
+	};
+	assert_int_equal(db_campaign_create(t.db, &c, &t.campaign), 0);
+	assert_int_equal(db_arm_add(t.db, &(struct db_arm){ .campaign_id = t.campaign, .letter = 'A',
+	                                                    .label = "off" }, &t.arm[0]), 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	assert_non_null(mem);
+	assert_int_equal(report_tested_print(t.db, t.campaign, NULL, mem), 0);
+	fclose(mem);
+	assert_null(strstr(text, "/home/tester"));
+	assert_non_null(strstr(text, "route = routes/smoke.route\n"));
+	assert_non_null(strstr(text, "command = build/renderer/forest/rxdeck-forest\n"));
+	assert_non_null(strstr(text, "relative to its top"));
+	free(text);
+	trep_cleanup(&t);
+}
+
 static void test_tested__matches_expected(void **state)
 {
 	(void)state;
@@ -241,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tested__matches_expected),
+		cmocka_unit_test(test_tested__tree_paths_relative),
 		cmocka_unit_test(test_tested__write_twice_same_file),
 		cmocka_unit_test(test_tested__never_replaces_another),
 		cmocka_unit_test(test_tested__names_stable_and_distinct),

@@ -203,6 +203,30 @@ static char *join_env(const struct plan_strv *v)
 	return s;
 }
 
+/* The plan text with every "ROOT/" dropped, ROOT being the tree the route
+ * file lies in (ROOT/routes/NAME.route): a run file carries no path of the
+ * machine that ran it, and the plan then runs from the top of any checkout.
+ * NULL when the route is not in such a tree (or out of memory). */
+static char *tree_relative(const char *text, const char *route)
+{
+	const char *cut = route && route[0] == '/' ? strstr(route, "/routes/") : NULL;
+	if (!cut)
+		return NULL;
+	size_t root_len = (size_t)(cut - route) + 1; /* with the slash */
+	char *out = malloc(strlen(text) + 1), *w = out;
+	if (!out)
+		return NULL;
+	for (const char *p = text; *p;) {
+		if (strncmp(p, route, root_len) == 0) {
+			p += root_len;
+			continue;
+		}
+		*w++ = *p++;
+	}
+	*w = '\0';
+	return out;
+}
+
 static void fenced(FILE *out, const char *lang, const char *text)
 {
 	/* a fence longer than any run of backticks in the text */
@@ -331,8 +355,10 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		fputs(" |\n", out);
 	}
 	struct plan *plan = NULL;
+	char *shown = NULL; /* the plan with the tree's paths made relative */
 	if (c->plan_text && c->plan_text[0] &&
 	    plan_parse("plan", c->plan_text, strlen(c->plan_text), NULL, &plan, NULL) == 0) {
+		shown = tree_relative(c->plan_text, plan->route);
 		fputs("\n- Env profile: ", out);
 		report_md_text(out, plan->profile ? plan->profile : "auto");
 		if (plan->has_profile_env) {
@@ -347,11 +373,15 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		fputc('\n', out);
 		plan_free(plan);
 	}
-	fputs("\nThe plan as the campaign ran it (profile, builds, arms and void rules):\n\n", out);
+	fputs("\nThe plan as the campaign ran it (profile, builds, arms and void rules)", out);
+	if (shown)
+		fputs("; paths inside the rxdeck tree the route came from are relative to its top", out);
+	fputs(":\n\n", out);
 	if (c->plan_text && c->plan_text[0])
-		fenced(out, "ini", c->plan_text);
+		fenced(out, "ini", shown ? shown : c->plan_text);
 	else
 		fputs("Not recorded.\n", out);
+	free(shown);
 
 	fputs("\n## Route and window\n\n", out);
 	fact(out, "Route", c->route_name);
@@ -431,7 +461,8 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		char *stem;
 		if ((err = tested_stem(c, &stem)))
 			return err;
-		fprintf(out, "Save the plan under Settings as `%s.ini`, then:\n\n", stem);
+		fprintf(out, "Save the plan under Settings as `%s.ini` at the top of an rxdeck tree, "
+		             "then:\n\n", stem);
 		fprintf(out, "```sh\nrxdeck run %s.ini\nrxdeck report '", stem);
 		free(stem);
 	} else {
