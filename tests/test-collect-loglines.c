@@ -230,6 +230,26 @@ static void test_loglines__frame_write_back_lines(void **state)
 	collect_profile_destroy(p);
 }
 
+static void test_loglines__frame_time_shares(void **state)
+{
+	(void)state;
+	struct collect_profile *p = rxvk_profile();
+	const char *text =
+		"[10.000000] vk: frame time shares: write target 2.0%, read back 10.0% over 600 frames in 10.00 s\n"
+		"[20.000000] vk: frame time shares: write target 5.0%, read back 40.5% over 200 frames in 30.00 s\n";
+	struct collect_log *l = scan(p, text, true);
+	assert_int_equal(l->n, 2);
+	assert_string_equal(l->matches[0].pattern, "shares");
+	struct collect_log_metrics m;
+	assert_int_equal(collect_log_metrics_compute(p, l, 0, (double[]){ 0, 25 }, &m), 0);
+	/* weighted by each line's span of wall time */
+	assert_float_equal(metric(&m, "frame_write_target_pct"), (2.0 * 10 + 5.0 * 30) / 40, 1e-9);
+	assert_float_equal(metric(&m, "frame_read_back_pct"), (10.0 * 10 + 40.5 * 30) / 40, 1e-9);
+	collect_log_metrics_finish(&m);
+	collect_log_destroy(l);
+	collect_profile_destroy(p);
+}
+
 static void test_loglines__non_numeric_capture_warns(void **state)
 {
 	(void)state;
@@ -260,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_loglines__summary_without_early_part),
 		cmocka_unit_test(test_loglines__bad_prefix_is_untimed_and_cut_line_skipped),
 		cmocka_unit_test(test_loglines__frame_write_back_lines),
+		cmocka_unit_test(test_loglines__frame_time_shares),
 		cmocka_unit_test(test_loglines__non_numeric_capture_warns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,8 @@ static void test_profile__rxvk_profile_loads(void **state)
 	const char *want[] = { "rb_summaries", "rb_waits", "rb_wait_each_ms", "rb_early_part",
 	                       "rb_early_part_each_ms", "rb_early_whole", "rb_parts_ended", "rb_late",
 	                       "capture_summaries", "captures_late", "capture_wait_each_ms",
-	                       "frames_held_pct", "frame_write_target_ms", "frame_read_back_ms" };
+	                       "frames_held_pct", "frame_write_target_ms", "frame_read_back_ms",
+	                       "frame_write_target_pct", "frame_read_back_pct" };
 	assert_int_equal(collect_profile_metric_count(p), sizeof want / sizeof *want);
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
 		assert_string_equal(collect_profile_metric_name(p, i), want[i]);

@@ -332,6 +332,7 @@ struct rxvk {
 	bool log_timestamps;
 	pthread_mutex_t log_lock;
 	pthread_mutex_t summary_lock;
+	uint64_t summary_at_ns;         /* when the last readbacks summary was logged */
 	struct rxvk_counters summary_base; /* counters at the last summary line */
 };
 

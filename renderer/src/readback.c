@@ -586,6 +586,15 @@ static void log_reads_summary(struct rxvk *rx)
 		         c.frames_written_at_once - b->frames_written_at_once,
 		         ms_each(c.target_write_ns - b->target_write_ns, frames),
 		         ms_each(c.read_wait_ns - b->read_wait_ns, frames));
+		/* the same as shares of the wall time since the last summary (read
+		 * back is summed over every waiting thread: it can pass 100%) */
+		uint64_t now = rxvk_now_ns(), span = now - rx->summary_at_ns;
+		rxvk_log(rx, "frame time shares: write target %.1f%%, read back %.1f%% over %" PRIu64
+		             " frames in %.2f s",
+		         span ? 100.0 * (double)(c.target_write_ns - b->target_write_ns) / (double)span : 0.0,
+		         span ? 100.0 * (double)(c.read_wait_ns - b->read_wait_ns) / (double)span : 0.0,
+		         frames, (double)span / 1e9);
+		rx->summary_at_ns = now;
 		b->reads = c.reads;
 		b->reads_waited = c.reads_waited;
 		b->read_wait_ns = c.read_wait_ns;

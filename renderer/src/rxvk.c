@@ -21,6 +21,7 @@ int rxvk_create(const struct rxvk_config *config, struct rxvk **out)
 	pthread_mutex_init(&rx->summary_lock, NULL);
 	pthread_cond_init(&rx->sub_done_recording, NULL);
 	rx->current_target = -1;
+	rx->summary_at_ns = rxvk_now_ns();
 
 	int rc = rxvk_settings_resolve(&rx->set, config);
 	if (rc < 0) {
