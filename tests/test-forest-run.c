@@ -321,15 +321,11 @@ static void test_framegen__doubles_and_triples_shown_frames(void **state)
 	(void)state;
 }
 
-static void test_usage__bad_values_and_window_exit_2_with_reason(void **state)
+static void test_usage__bad_values_exit_2_with_reason(void **state)
 {
 	const char *a1[] = { "--size", "12x", NULL };
 	char *log = ft_run("usage-size", a1, NULL, 2, 30);
 	assert_non_null(strstr(log, "--size '12x'"));
-	free(log);
-	const char *a2[] = { "--window", NULL };
-	log = ft_run("usage-window", a2, NULL, 2, 30);
-	assert_non_null(strstr(log, "--window is not supported in this build"));
 	free(log);
 	const char *env[] = { "RX_FRAMEGEN=5", NULL };
 	log = ft_run("usage-framegen", NULL, env, 2, 30);
@@ -355,7 +351,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_frame_log__rows_flushed_while_running_and_complete_after_sigterm),
 		cmocka_unit_test(test_shot__control_and_sigusr1_match_frame_checksums),
 		cmocka_unit_test(test_framegen__doubles_and_triples_shown_frames),
-		cmocka_unit_test(test_usage__bad_values_and_window_exit_2_with_reason),
+		cmocka_unit_test(test_usage__bad_values_exit_2_with_reason),
 	};
 	return ft_finish(cmocka_run_group_tests(tests, NULL, NULL));
 }

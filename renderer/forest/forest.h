@@ -68,7 +68,7 @@ struct forest_options {
 	double seconds;         /* seconds to run; 0: no limit */
 	const char *checksums;  /* file of `frame,checksum` rows, or NULL */
 	uint32_t log_every;     /* frames between position lines; 0: never */
-	bool window;            /* asked for a window (not in this build) */
+	bool window;            /* --window: show the frames in an X window too */
 	uint32_t framegen;      /* presented frames per real frame, 1..3 (RX_FRAMEGEN) */
 	const char *control;    /* RX_CONTROL FIFO path, or NULL */
 	const char *shot_dir;   /* RX_SHOT_DIR, "." when unset */
@@ -326,6 +326,29 @@ double forest_mean_luma(const uint8_t *px, uint32_t width, uint32_t height,
  */
 int forest_png_write(const char *path, const uint8_t *px, uint32_t width, uint32_t height,
                      enum rxvk_format format, char *err, size_t err_size);
+
+/* ---- window (--window) ---------------------------------------------------------- */
+
+struct forest_window;
+
+/*
+ * Connects to the X display named by DISPLAY and maps a window of
+ * width x height titled "rxdeck-forest" that asks to be told when it is
+ * closed (WM_DELETE_WINDOW).  On failure err holds "cannot open display
+ * 'NAME': why" (or what else failed) and the return is -ENXIO (no display),
+ * -ENOMEM or -EIO.
+ */
+int forest_window_create(uint32_t width, uint32_t height, char *err, size_t err_size,
+                         struct forest_window **out);
+void forest_window_destroy(struct forest_window *w);
+/* The connection's descriptor, to poll for events; -1 for NULL. */
+int forest_window_fd(const struct forest_window *w);
+/* For rxvk_window_attach_xcb: the xcb_connection_t * and the window id. */
+void *forest_window_connection(const struct forest_window *w);
+uint32_t forest_window_id(const struct forest_window *w);
+/* Reads every pending event; true when the window was closed (or the
+ * display went away).  NULL: false. */
+bool forest_window_events(struct forest_window *w);
 
 /* ---- the game ------------------------------------------------------------------- */
 

@@ -1,7 +1,8 @@
 /* forest_game: the game's lifetime and its main thread.  It creates the
  * renderer, the world, the guest memory layout, the pad, the control
- * channel and the threads; runs the main loop (signals through a signalfd,
- * `shot NAME` lines from the RX_CONTROL FIFO, the pad, one simulation step
+ * channel, the --window window and the threads; runs the main loop (signals
+ * through a signalfd, `shot NAME` lines from the RX_CONTROL FIFO, the pad,
+ * the window's close, one simulation step
  * for each frame the render thread asks for, the --seconds deadline); and
  * owns the present callback (frame checksums, screenshots handed to the
  * shot writer thread).  Rendering is forest_frame.c's, polling
@@ -327,9 +328,22 @@ int forest_create(const struct forest_options *o, struct forest **out)
 	f->wake_fd = f->signal_fd = f->control_fd = f->control_keep_fd = -1;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->cond, NULL);
-	int rc = rxvk_create(&(struct rxvk_config){ 0 }, &f->rx);
+	int rc;
+	if (o->window) {
+		char err[512];
+		if ((rc = forest_window_create(o->width, o->height, err, sizeof err, &f->window)) < 0) {
+			forest_log(NULL, "%s", err);
+			goto fail;
+		}
+	}
+	rc = rxvk_create(&(struct rxvk_config){ .window_xcb = o->window }, &f->rx);
 	if (rc < 0) {
 		forest_log(NULL, "cannot start the renderer: %s", rxvk_last_error());
+		goto fail;
+	}
+	if (f->window && (rc = rxvk_window_attach_xcb(f->rx, forest_window_connection(f->window),
+	                                              forest_window_id(f->window))) < 0) {
+		forest_log(NULL, "cannot show frames in the window: %s", rxvk_last_error());
 		goto fail;
 	}
 	struct rxvk_config cfg;
@@ -438,17 +452,19 @@ static void drain(struct forest *f)
 static void main_loop(struct forest *f)
 {
 	uint64_t deadline = f->opt.seconds > 0 ? f->start_ns + (uint64_t)(f->opt.seconds * 1e9) : 0;
+	bool window_closed = false;
 	for (;;) {
 		pthread_mutex_lock(&f->lock);
 		bool exited = f->render_exited;
 		pthread_mutex_unlock(&f->lock);
 		if (exited)
 			return;
-		struct pollfd fds[4] = {
+		struct pollfd fds[5] = {
 			{ f->signal_fd, POLLIN, 0 },
 			{ f->wake_fd, POLLIN, 0 },
 			{ f->control_fd, POLLIN, 0 },
 			{ forest_pad_fd(f->pad), POLLIN, 0 },
+			{ forest_window_fd(f->window), POLLIN, 0 },
 		};
 		uint64_t now = forest_now_ns();
 		int timeout_ms = 250;
@@ -466,7 +482,7 @@ static void main_loop(struct forest *f)
 			if (left_ms < (uint64_t)timeout_ms)
 				timeout_ms = (int)left_ms;
 		}
-		if (poll(fds, 4, timeout_ms) < 0 && errno != EINTR)
+		if (poll(fds, 5, timeout_ms) < 0 && errno != EINTR)
 			return;
 		struct signalfd_siginfo si;
 		while (read(f->signal_fd, &si, sizeof si) == sizeof si) {
@@ -475,6 +491,14 @@ static void main_loop(struct forest *f)
 				continue;
 			}
 			forest_log(f->log, "%s: stopping", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			pthread_mutex_lock(&f->lock);
+			f->stop = true;
+			pthread_cond_broadcast(&f->cond);
+			pthread_mutex_unlock(&f->lock);
+		}
+		if (f->window && !window_closed && forest_window_events(f->window)) {
+			window_closed = true;
+			forest_log(f->log, "window closed: stopping");
 			pthread_mutex_lock(&f->lock);
 			f->stop = true;
 			pthread_cond_broadcast(&f->cond);
@@ -565,6 +589,7 @@ void forest_destroy(struct forest *f)
 		f->writer_started = false;
 	}
 	rxvk_destroy(f->rx); /* presents what is left and flushes the frame log */
+	forest_window_destroy(f->window); /* after the renderer's swapchain is gone */
 	for (size_t i = 0; i < f->n_shot_jobs; i++)
 		free(f->shot_jobs[i].pixels);
 	free(f->shot_jobs);

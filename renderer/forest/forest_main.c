@@ -19,11 +19,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rxdeck-forest: %s\n", err);
 		return FOREST_EXIT_USAGE;
 	}
-	if (o.window) {
-		fprintf(stderr, "rxdeck-forest: --window is not supported in this build: it renders offscreen only "
-		                "(use screenshots: RX_CONTROL `shot NAME` or SIGUSR1)\n");
-		return FOREST_EXIT_USAGE;
-	}
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

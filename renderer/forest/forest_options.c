@@ -61,7 +61,7 @@ static const struct opt table[] = {
 	{ "seconds", "S", "stop after S seconds", OPT_SECONDS },
 	{ "checksums", "FILE", "write `frame,checksum` (FNV-1a 64 of the RGBA pixels) of every real frame", OPT_CHECKSUMS },
 	{ "log-every", "N", "frames between `forest: frame ... position` lines (default 60; 0: never)", OPT_LOG_EVERY },
-	{ "window", NULL, "present in a window (not supported in this build)", OPT_WINDOW },
+	{ "window", NULL, "show the frames in an X window too (DISPLAY)", OPT_WINDOW },
 	{ "help", NULL, "show this help", OPT_HELP },
 	{ "version", NULL, "show the version", OPT_VERSION },
 };

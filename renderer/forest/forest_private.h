@@ -100,6 +100,7 @@ struct forest {
 	uint8_t *guest;
 	struct forest_world *world;
 	struct forest_pad *pad;
+	struct forest_window *window;  /* --window, else NULL */
 	struct layout lay;
 	float tan_half, aspect;
 

@@ -69,6 +69,9 @@ struct rxvk_config {
 	const char *log_path;       /* RX_LOG; NULL: stderr */
 	const char *frame_log_path; /* RX_FRAME_LOG; NULL: no frame log */
 	bool ignore_env;            /* true: neither environment nor rx_env.txt is read */
+	bool window_xcb;            /* true: the instance and device can present to an
+	                               xcb window (rxvk_window_attach_xcb); false: the
+	                               instance and device are made as without windows */
 };
 
 /* What rxvk_config_get() adds beyond the configuration: the device. */
@@ -310,6 +313,28 @@ typedef void (*rxvk_present_fn)(void *user, const struct rxvk_frame *frame);
 void rxvk_set_present_callback(struct rxvk *rx, rxvk_present_fn fn, void *user,
                                bool want_pixels);
 void rxvk_request_pixels(struct rxvk *rx);
+
+/* ---- windows ---------------------------------------------------------------- */
+
+/*
+ * Shows every presented frame in an X window as well, through an xcb
+ * surface and a swapchain (IMMEDIATE present mode where the surface has it,
+ * else FIFO).  xcb_connection is the game's xcb_connection_t *, which must
+ * outlive rx; xcb_window the window's id.  The renderer was created with
+ * window_xcb set (else -EINVAL).  Call it once (-EBUSY after), from the
+ * thread that created rx, before the first submission.
+ *
+ * Each frame's pixels are then read back (the present callback's path) and,
+ * on the presenter thread after the callback, copied into a swapchain image
+ * (byte order converted, the top-left part kept when the window's size
+ * differs; a window of size 0 shows nothing) and presented.  The swapchain
+ * is made again when the surface says it is out of date.  A Vulkan failure
+ * while showing a frame is logged (`window: ...`) and ends the showing; the
+ * frames go on offscreen.  Returns 0; -EINVAL; -ENODEV when the device's
+ * queue cannot present to the surface; -EIO for another Vulkan failure.
+ * rxvk_destroy() releases the swapchain and the surface, never the window.
+ */
+int rxvk_window_attach_xcb(struct rxvk *rx, void *xcb_connection, uint32_t xcb_window);
 
 /* ---- captured workloads: the binary stream ----------------------------------
  *

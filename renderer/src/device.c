@@ -1,7 +1,8 @@
 /* device: the Vulkan instance (through volk), the validation layer and its
  * message counter, physical-device selection (RX_VK_DEVICE), the logical
  * device with timeline semaphores, buffer device addresses and dynamic
- * rendering, and the built-in programs' pipelines made from the embedded
+ * rendering (and, with window_xcb, the surface and swapchain extensions
+ * that window.c uses), and the built-in programs' pipelines made from the embedded
  * SPIR-V.  It owns no guest state. */
 #include "private.h"
 
@@ -41,6 +42,20 @@ static bool has_layer(const char *name)
 	if (props && vkEnumerateInstanceLayerProperties(&n, props) == VK_SUCCESS)
 		for (uint32_t i = 0; i < n; i++)
 			found |= strcmp(props[i].layerName, name) == 0;
+	free(props);
+	return found;
+}
+
+static bool instance_has_ext(const char *name)
+{
+	uint32_t n = 0;
+	if (vkEnumerateInstanceExtensionProperties(NULL, &n, NULL) != VK_SUCCESS)
+		return false;
+	VkExtensionProperties *props = calloc(n ? n : 1, sizeof *props);
+	bool found = false;
+	if (props && vkEnumerateInstanceExtensionProperties(NULL, &n, props) == VK_SUCCESS)
+		for (uint32_t i = 0; i < n; i++)
+			found |= strcmp(props[i].extensionName, name) == 0;
 	free(props);
 	return found;
 }
@@ -179,7 +194,21 @@ int rxvk_device_init(struct rxvk *rx)
 	}
 	bool validation = rx->set.cfg.validation == RXVK_SWITCH_ON;
 	const char *layers[] = { "VK_LAYER_KHRONOS_validation" };
-	const char *exts[] = { VK_EXT_DEBUG_UTILS_EXTENSION_NAME };
+	const char *exts[3];
+	uint32_t n_inst_exts = 0;
+	if (validation)
+		exts[n_inst_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+	if (rx->set.cfg.window_xcb) {
+		static const char *const win_exts[] = { VK_KHR_SURFACE_EXTENSION_NAME, "VK_KHR_xcb_surface" };
+		for (size_t i = 0; i < 2; i++) {
+			if (!instance_has_ext(win_exts[i])) {
+				rxvk_set_error("window: the Vulkan instance has no %s", win_exts[i]);
+				rxvk_log(rx, "error: %s", rxvk_last_error());
+				return -ENODEV;
+			}
+			exts[n_inst_exts++] = win_exts[i];
+		}
+	}
 	if (validation && !has_layer(layers[0])) {
 		rxvk_set_error("RX_VK_VALIDATION=1 but the layer VK_LAYER_KHRONOS_validation is not "
 		               "installed (Debian: vulkan-validationlayers)");
@@ -209,7 +238,7 @@ int rxvk_device_init(struct rxvk *rx)
 		.pApplicationInfo = &app,
 		.enabledLayerCount = validation ? 1 : 0,
 		.ppEnabledLayerNames = layers,
-		.enabledExtensionCount = validation ? 1 : 0,
+		.enabledExtensionCount = n_inst_exts,
 		.ppEnabledExtensionNames = exts,
 	};
 	r = vkCreateInstance(&ici, NULL, &rx->instance);
@@ -254,6 +283,15 @@ int rxvk_device_init(struct rxvk *rx)
 	if (host_import)
 		dev_exts[n_exts++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
 	rx->info.host_import = host_import;
+	if (rx->set.cfg.window_xcb) {
+		if (!device_has_ext(rx->phys, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
+			rxvk_set_error("window: device '%s' has no %s", rx->info.name,
+			               VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+			rxvk_log(rx, "error: %s", rxvk_last_error());
+			return -ENODEV;
+		}
+		dev_exts[n_exts++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+	}
 
 	float prio = 1.0f;
 	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,

@@ -1,7 +1,8 @@
 /* present: offscreen presentation.  Each FLIP queues an item; the presenter
  * thread waits for the flip's part on the timeline, stamps present_ns
- * (CLOCK_MONOTONIC), appends the frame-log row, runs the flash detector and
- * hands the frame (with its pixels, when asked) to the game's callback.
+ * (CLOCK_MONOTONIC), appends the frame-log row, runs the flash detector,
+ * hands the frame (with its pixels, when asked) to the game's callback and,
+ * with a window attached, has window.c show it.
  * The render thread never blocks on the frame log: rows are buffered and
  * written by this thread at least once a second. */
 #include "private.h"
@@ -57,7 +58,7 @@ bool rxvk_present_wants_pixels(struct rxvk *rx)
 {
 	struct presenter *p = &rx->present;
 	pthread_mutex_lock(&p->lock);
-	bool want = p->want_pixels || p->pixels_once || rx->set.cfg.flash == RXVK_SWITCH_ON;
+	bool want = p->want_pixels || p->pixels_once || rx->set.cfg.flash == RXVK_SWITCH_ON || p->window;
 	p->pixels_once = false;
 	pthread_mutex_unlock(&p->lock);
 	return want;
@@ -204,6 +205,9 @@ static void present_one(struct rxvk *rx, struct present_item *it)
 		p->fn(p->user, &f);
 	}
 	if (it->slot >= 0) {
+		struct window *w = __atomic_load_n(&p->window, __ATOMIC_ACQUIRE);
+		if (w)
+			rxvk_window_show(rx, w, pixels, it->width, it->height, it->format);
 		pthread_mutex_lock(&p->lock);
 		p->slots[it->slot].busy = false;
 		pthread_cond_broadcast(&p->cond);

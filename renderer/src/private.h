@@ -123,6 +123,7 @@ struct presenter {
 	void *user;
 	bool want_pixels;
 	bool pixels_once;
+	struct window *window;       /* window.c's, or NULL: set under lock, read atomically */
 	uint64_t luma_prev2, luma_prev1; /* flash detector: two frames back, one back */
 	uint64_t frame_prev1;
 	bool have_prev1, have_prev2;
@@ -326,6 +327,7 @@ struct rxvk {
 	uint64_t frame_count;
 
 	struct presenter present;
+	struct window *window;          /* window.c: an attached window, or NULL */
 	struct rxvk_counters counters;
 
 	FILE *log;
@@ -465,5 +467,13 @@ void rxvk_present_finish(struct rxvk *rx);
 int rxvk_present_slot_acquire(struct rxvk *rx, uint32_t width, uint32_t height);
 void rxvk_present_push(struct rxvk *rx, const struct present_item *item);
 bool rxvk_present_wants_pixels(struct rxvk *rx);
+
+/* window.c: rxvk_window_attach_xcb's window.  rxvk_window_show() shows one
+ * frame's pixels (tightly packed, `format` order); presenter thread only.
+ * rxvk_window_finish() releases it, after the presenter thread ended. */
+struct window;
+void rxvk_window_show(struct rxvk *rx, struct window *w, const uint8_t *pixels, uint32_t width,
+                      uint32_t height, enum rxvk_format format);
+void rxvk_window_finish(struct rxvk *rx);
 
 #endif

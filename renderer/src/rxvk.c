@@ -83,12 +83,16 @@ void rxvk_destroy(struct rxvk *rx)
 		return;
 	if (rx->device) {
 		rxvk_finish(rx);
+		/* the presenter thread may still submit and present a window's frame */
+		pthread_mutex_lock(&rx->queue_lock);
 		vkDeviceWaitIdle(rx->device);
+		pthread_mutex_unlock(&rx->queue_lock);
 		if (rx->present.running)
 			log_totals(rx);
 	}
 	rxvk_hold_finish(rx);
 	rxvk_present_finish(rx);
+	rxvk_window_finish(rx);
 	rxvk_replay_finish(rx);
 	rxvk_readback_finish(rx);
 	rxvk_memory_finish(rx);

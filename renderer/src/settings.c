@@ -251,6 +251,7 @@ int rxvk_settings_resolve(struct settings *set, const struct rxvk_config *config
 		}
 	}
 	file_env_free(&fe);
+	set->cfg.window_xcb = config->window_xcb;
 	return rc;
 }
 
