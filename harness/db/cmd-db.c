@@ -92,14 +92,9 @@ static int db_migrate_cmd(int argc, char **argv)
 		           "left untouched.",
 		.options = migrate_options, .on_option = on_option, .ctx = &o,
 	};
-	int npos;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r)
-		return r > 0 ? RXDECK_EXIT_OK : RXDECK_EXIT_USAGE;
-	if (npos) {
-		cli_error(command, "unexpected argument '%s'", argv[1]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 0, NULL, &npos, &exit_code))
+		return exit_code;
 	struct db *db;
 	if (open_db(command, o.db, DB_OPEN_NO_CREATE | DB_OPEN_NO_MIGRATE, &db))
 		return RXDECK_EXIT_FAILURE;
@@ -133,14 +128,9 @@ static int db_export_cmd(int argc, char **argv)
 		           "reads back exactly.",
 		.options = export_options, .on_option = on_option, .ctx = &o,
 	};
-	int npos;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r)
-		return r > 0 ? RXDECK_EXIT_OK : RXDECK_EXIT_USAGE;
-	if (npos) {
-		cli_error(command, "unexpected argument '%s'", argv[1]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 0, NULL, &npos, &exit_code))
+		return exit_code;
 	struct db *db;
 	if (open_db(command, o.db, DB_OPEN_NO_CREATE, &db))
 		return RXDECK_EXIT_FAILURE;

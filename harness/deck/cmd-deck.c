@@ -88,14 +88,9 @@ static int deck_info(int argc, char **argv)
 		           "have is printed as absent, with why; nothing is made up.",
 		.options = options, .on_option = on_option, .ctx = &o,
 	};
-	int npos;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r)
-		return r > 0 ? RXDECK_EXIT_OK : RXDECK_EXIT_USAGE;
-	if (npos) {
-		cli_error(command, "unexpected argument '%s'", argv[1]);
-		return RXDECK_EXIT_USAGE;
-	}
+	int npos, exit_code;
+	if (!cli_parse_command(&cli, argc, argv, 0, NULL, &npos, &exit_code))
+		return exit_code;
 	struct deck *d;
 	if (open_deck(command, &o, &d))
 		return RXDECK_EXIT_FAILURE;
