@@ -126,7 +126,7 @@ bool cli_parse_command(const struct cli *cli, int argc, char **argv, int max_pos
 		*exit_code = 2;
 		return false;
 	}
-	if (npos > max_positional) {
+	if (max_positional >= 0 && npos > max_positional) {
 		cli_error(cli->command, "unexpected argument '%s'%s%s", argv[1 + max_positional],
 		          why ? ": " : "", why ? why : "");
 		*exit_code = 2;

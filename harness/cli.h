@@ -47,7 +47,8 @@ int cli_parse(const struct cli *cli, int argc, char **argv, int *n_positional);
  * cli_parse() with the exits every subcommand takes.  Returns true to go
  * on; false with *exit_code set to return at once: 0 after --help, 2 after
  * a usage error or when more than max_positional arguments were given (the
- * first extra one is named, `why` after it: "one campaign at a time").
+ * first extra one is named, `why` after it: "one campaign at a time");
+ * a negative max_positional sets no limit.
  */
 bool cli_parse_command(const struct cli *cli, int argc, char **argv, int max_positional,
                        const char *why, int *n_positional, int *exit_code);

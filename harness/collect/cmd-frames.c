@@ -197,11 +197,9 @@ int cmd_frames(int argc, char **argv)
 		.ctx = &o,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int parse_exit;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &parse_exit))
+		return parse_exit;
 	if (npos == 0) {
 		cli_error(COMMAND, "no frame log given (see --help)");
 		return RXDECK_EXIT_USAGE;

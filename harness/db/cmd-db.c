@@ -202,9 +202,9 @@ static int db_import_cmd(int argc, char **argv)
 		.options = import_options, .on_option = on_option, .ctx = &o,
 	};
 	int npos;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r)
-		return r > 0 ? RXDECK_EXIT_OK : RXDECK_EXIT_USAGE;
+	int parse_exit;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &parse_exit))
+		return parse_exit;
 	if (npos != 1) {
 		cli_error(command, npos ? "one FILE at a time" : "which file? (see --help)");
 		return RXDECK_EXIT_USAGE;

@@ -177,9 +177,9 @@ static int deck_clock(int argc, char **argv)
 		.options = options, .on_option = on_option, .ctx = &o,
 	};
 	int npos;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r)
-		return r > 0 ? RXDECK_EXIT_OK : RXDECK_EXIT_USAGE;
+	int parse_exit;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &parse_exit))
+		return parse_exit;
 	unsigned mhz = 0;
 	if (npos > 0 && strcmp(argv[1], "manual") == 0) {
 		if (npos != 2 || parse_mhz(argv[2], &mhz) != 0) {

@@ -126,11 +126,9 @@ static int route_check(int argc, char **argv)
 		.options = options,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int exit_code;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+		return exit_code;
 	if (npos == 0) {
 		cli_error(cli.command, "no route file given (see --help)");
 		return RXDECK_EXIT_USAGE;
@@ -239,11 +237,9 @@ static int route_play(int argc, char **argv)
 		.ctx = &o,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int exit_code;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+		return exit_code;
 	if (npos != 1) {
 		cli_error(cmd, "expected one route file (see --help)");
 		return RXDECK_EXIT_USAGE;
@@ -266,7 +262,7 @@ static int route_play(int argc, char **argv)
 		cli_error(cmd, "cannot set up signal handling: %s", strerror(errno));
 		goto out;
 	}
-	r = pad_create(o.pad, &pad);
+	int r = pad_create(o.pad, &pad);
 	if (r < 0) {
 		pad_error(cmd, o.pad, r);
 		goto out;
@@ -530,11 +526,9 @@ static int route_record(int argc, char **argv)
 		.ctx = &o,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int exit_code;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+		return exit_code;
 	if (npos != 1) {
 		cli_error(cmd, "expected one output file (see --help)");
 		return RXDECK_EXIT_USAGE;
@@ -580,7 +574,7 @@ static int route_record(int argc, char **argv)
 		.step = o.step,
 		.stop_buttons = o.stop,
 	};
-	r = route_recorder_create(&cfg, &rec);
+	int r = route_recorder_create(&cfg, &rec);
 	if (r < 0 || catch_signals() != 0) {
 		cli_error(cmd, "cannot start recording: %s", strerror(r < 0 ? -r : errno));
 		goto out;

@@ -191,11 +191,9 @@ int cmd_ab(int argc, char **argv)
 		.ctx = &o,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int exit_code;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+		return exit_code;
 	for (int i = 1; i <= npos; i++) {
 		const char *eq = strchr(argv[i], '=');
 		if (!eq || !plan_env_key_valid(argv[i], (size_t)(eq - argv[i]))) {

@@ -52,11 +52,9 @@ int cmd_list(int argc, char **argv)
 		.ctx = &db_path_opt,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int exit_code;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+		return exit_code;
 	if (npos > 0) {
 		cli_error(COMMAND, "unexpected argument '%s' (see 'rxdeck show' for one campaign)", argv[1]);
 		return RXDECK_EXIT_USAGE;

@@ -263,11 +263,9 @@ int cmd_show(int argc, char **argv)
 		.ctx = &db_path_opt,
 	};
 	int npos = 0;
-	int r = cli_parse(&cli, argc, argv, &npos);
-	if (r == 1)
-		return RXDECK_EXIT_OK;
-	if (r < 0)
-		return RXDECK_EXIT_USAGE;
+	int exit_code;
+	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+		return exit_code;
 	if (npos != 1) {
 		cli_error(COMMAND, "name one campaign, or one run as CAMPAIGN/N (see --help)");
 		return RXDECK_EXIT_USAGE;
