@@ -11,6 +11,7 @@
  * guest memory is in the same part), so each test draws a warm-up frame. */
 #include "rxvk-test.h"
 #include "private.h"
+#include "hold.h"
 
 #include <pthread.h>
 #include <setjmp.h>

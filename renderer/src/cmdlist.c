@@ -5,6 +5,7 @@
  * of the recording threads (RX_VK_PARALLEL=N).  One list, one player: the
  * bytes a submission produces cannot depend on who recorded it. */
 #include "private.h"
+#include "recorder.h"
 
 #include <errno.h>
 #include <stdlib.h>

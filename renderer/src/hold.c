@@ -109,6 +109,8 @@
  * holds frames and stays installed (a handler installed later may chain to
  * it); nothing else may change the protection of guest memory. */
 #include "private.h"
+#include "hold.h"
+#include "recorder.h"
 
 #include <errno.h>
 #include <fcntl.h>

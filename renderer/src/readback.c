@@ -7,11 +7,55 @@
  * The page tables are read and written under rx->lock; waits on the
  * timeline happen outside it. */
 #include "private.h"
+#include "hold.h"
+#include "recorder.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define EARLY_RANGES 64u               /* ranges the early policy tracks at most */
+
+/* RX_VK_READBACK_EARLY's state, under rx->lock but for `active`, which the
+ * render thread loads once per writing op. */
+struct early_range {
+	uint64_t addr, size_B;
+	uint64_t seq;          /* when it was (re)learnt: the oldest is evicted */
+};
+
+struct early {
+	bool on;               /* the switch is on and not left off (parallel) */
+	int active;            /* a read of pages written in place has waited */
+	struct early_range ranges[EARLY_RANGES];
+	unsigned n_ranges;
+	uint64_t seq;
+	uint64_t *sub;         /* per page: submission of its newest noted write */
+	uint64_t *part;        /* per page: that write's part (timeline value) */
+};
+
+/* RX_VK_LOG_RB_WRITERS's summary by read size. */
+struct diag_size {
+	uint64_t size_B;
+	uint64_t waits, wait_ns, known, done_ns, bytes_changed, bytes_after, waits_after;
+	uint64_t last_program;
+	uint32_t last_kind;
+	uint64_t last_program_count;
+};
+
+struct diag {
+	bool on;
+	struct page_writer_info *first, *last; /* per page, newest submission's */
+	struct diag_size sizes[16];
+	unsigned n_sizes;
+	uint64_t reads_at_summary;
+};
+
+/* What readback.c keeps beside the page tables. */
+struct readback {
+	struct early early;
+	struct diag diag;
+};
 
 /* The value after which submission `sub` is done; waits while it is still
  * being recorded (its last part's value is not known yet). */
@@ -40,8 +84,8 @@ static bool range_ok(const struct rxvk *rx, uint64_t addr, uint64_t size_B)
 static bool page_tracked_locked(const struct rxvk *rx, uint64_t pg)
 {
 	uint64_t lo = pg * RXVK_PAGE_SIZE_B, hi = lo + RXVK_PAGE_SIZE_B;
-	for (unsigned i = 0; i < rx->early.n_ranges; i++) {
-		const struct early_range *r = &rx->early.ranges[i];
+	for (unsigned i = 0; i < rx->rb->early.n_ranges; i++) {
+		const struct early_range *r = &rx->rb->early.ranges[i];
 		if (r->addr < hi && lo < r->addr + r->size_B)
 			return true;
 	}
@@ -56,8 +100,8 @@ static void forget_untracked_locked(struct rxvk *rx, const struct early_range *g
 	uint64_t last = (gone->addr + gone->size_B - 1) / RXVK_PAGE_SIZE_B;
 	for (uint64_t pg = first; pg <= last; pg++)
 		if (!page_tracked_locked(rx, pg)) {
-			rx->early.sub[pg] = 0;
-			rx->early.part[pg] = 0;
+			rx->rb->early.sub[pg] = 0;
+			rx->rb->early.part[pg] = 0;
 		}
 }
 
@@ -65,7 +109,7 @@ static void forget_untracked_locked(struct rxvk *rx, const struct early_range *g
  * EARLY_RANGES, the oldest evicted). */
 static void learn_range_locked(struct rxvk *rx, uint64_t addr, uint64_t size_B)
 {
-	struct early *e = &rx->early;
+	struct early *e = &rx->rb->early;
 	for (unsigned i = 0; i < e->n_ranges; i++)
 		if (e->ranges[i].addr == addr && e->ranges[i].size_B == size_B) {
 			e->ranges[i].seq = ++e->seq;
@@ -88,9 +132,9 @@ static void learn_range_locked(struct rxvk *rx, uint64_t addr, uint64_t size_B)
 /* Called by publish() for each in-place write while tracking: every page a
  * tracked range reaches keeps the write's (submission, part), whatever the
  * write's size and whichever bytes of the page it wrote. */
-void rxvk_early_note(struct rxvk *rx, const struct write_note *w, uint64_t sub, uint64_t part)
+static void early_note_locked(struct rxvk *rx, const struct write_note *w, uint64_t sub, uint64_t part)
 {
-	struct early *e = &rx->early;
+	struct early *e = &rx->rb->early;
 	for (unsigned i = 0; i < e->n_ranges; i++) {
 		const struct early_range *r = &e->ranges[i];
 		uint64_t lo = r->addr / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
@@ -113,12 +157,12 @@ void rxvk_early_note(struct rxvk *rx, const struct write_note *w, uint64_t sub, 
  * ends its part.  A single load while nothing has waited. */
 bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w)
 {
-	if (!rx->early.on || !__atomic_load_n(&rx->early.active, __ATOMIC_RELAXED))
+	if (!rx->rb->early.on || !__atomic_load_n(&rx->rb->early.active, __ATOMIC_RELAXED))
 		return false;
 	bool hit = false;
 	pthread_mutex_lock(&rx->lock);
-	for (unsigned i = 0; i < rx->early.n_ranges && !hit; i++) {
-		const struct early_range *r = &rx->early.ranges[i];
+	for (unsigned i = 0; i < rx->rb->early.n_ranges && !hit; i++) {
+		const struct early_range *r = &rx->rb->early.ranges[i];
 		hit = r->addr < w->addr + w->size_B && w->addr < r->addr + r->size_B;
 	}
 	pthread_mutex_unlock(&rx->lock);
@@ -133,7 +177,7 @@ void rxvk_publish(struct rxvk *rx, struct part_job *job)
 {
 	uint64_t value = job->value;
 	pthread_mutex_lock(&rx->lock);
-	bool early = rx->early.on && __atomic_load_n(&rx->early.active, __ATOMIC_RELAXED);
+	bool early = rx->rb->early.on && __atomic_load_n(&rx->rb->early.active, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < job->writes.n; i++) {
 		const struct write_note *w = &job->writes.v[i];
 		uint64_t first = w->addr / RXVK_PAGE_SIZE_B;
@@ -147,13 +191,13 @@ void rxvk_publish(struct rxvk *rx, struct part_job *job)
 				rx->page_in_place[pg / 64] &= ~(1ull << (pg % 64));
 		}
 		if (early && w->in_place)
-			rxvk_early_note(rx, w, job->sub, value);
-		if (rx->diag.on) {
+			early_note_locked(rx, w, job->sub, value);
+		if (rx->rb->diag.on) {
 			struct page_writer_info info = { job->sub, value, w->program, w->kind, w->op_index };
 			for (uint64_t pg = first; pg <= last; pg++) {
-				if (rx->diag.first[pg].sub != job->sub)
-					rx->diag.first[pg] = info;
-				rx->diag.last[pg] = info;
+				if (rx->rb->diag.first[pg].sub != job->sub)
+					rx->rb->diag.first[pg] = info;
+				rx->rb->diag.last[pg] = info;
 			}
 		}
 	}
@@ -223,25 +267,25 @@ static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64
 			/* the mirror's write-back part */
 			if (rx->page_final[pg] > part)
 				part = rx->page_final[pg];
-		} else if (rx->early.on && rx->early.sub && rx->early.sub[pg] == rx->page_writer[pg] &&
+		} else if (rx->rb->early.on && rx->rb->early.sub && rx->rb->early.sub[pg] == rx->page_writer[pg] &&
 		           page_tracked_locked(rx, pg)) {
-			if (rx->early.part[pg] > part)
-				part = rx->early.part[pg];
+			if (rx->rb->early.part[pg] > part)
+				part = rx->rb->early.part[pg];
 		} else {
 			known = false;
 		}
-		if (rx->diag.on && rx->diag.last[pg].sub == d->newest) {
+		if (rx->rb->diag.on && rx->rb->diag.last[pg].sub == d->newest) {
 			d->pages++;
-			if (rx->diag.last[pg].part >= d->last.part)
-				d->last = rx->diag.last[pg];
-			if (!d->first.sub || rx->diag.first[pg].part < d->first.part ||
-			    (rx->diag.first[pg].part == d->first.part &&
-			     rx->diag.first[pg].op_index < d->first.op_index))
-				d->first = rx->diag.first[pg];
+			if (rx->rb->diag.last[pg].part >= d->last.part)
+				d->last = rx->rb->diag.last[pg];
+			if (!d->first.sub || rx->rb->diag.first[pg].part < d->first.part ||
+			    (rx->rb->diag.first[pg].part == d->first.part &&
+			     rx->rb->diag.first[pg].op_index < d->first.op_index))
+				d->first = rx->rb->diag.first[pg];
 		}
 	}
 	d->diag_value = d->last.part;
-	if (rx->early.on && __atomic_load_n(&rx->early.active, __ATOMIC_RELAXED)) {
+	if (rx->rb->early.on && __atomic_load_n(&rx->rb->early.active, __ATOMIC_RELAXED)) {
 		if (known && part) {
 			d->early = true;
 			d->value = part;
@@ -284,7 +328,7 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 		w.what = d.early ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION;
 		if (d.value > rxvk_timeline_done(rx)) {
 			/* the writers' diagnostics wait for the last writer's part first */
-			if (rx->diag.on && d.diag_value && d.diag_value < d.value)
+			if (rx->rb->diag.on && d.diag_value && d.diag_value < d.value)
 				diag_wait(rx, addr, size_B, &d, t0);
 			rc = rxvk_timeline_wait(rx, d.value);
 			w.waited = true;
@@ -309,7 +353,7 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 	}
 	/* a read of pages with a pending write in place had to wait: from now
 	 * on its range is tracked (the early policy is idle until this happens) */
-	if (rx->early.on && d.in_place && d.newest && !d.late) {
+	if (rx->rb->early.on && d.in_place && d.newest && !d.late) {
 		pthread_mutex_lock(&rx->lock);
 		learn_range_locked(rx, addr, size_B);
 		pthread_mutex_unlock(&rx->lock);
@@ -366,7 +410,7 @@ static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const str
 	         d->first.part, d->first.op_index, d->pages, d->sub_first, d->sub_last, done_ns / 1e6,
 	         wait_ns / 1e6, changed - after, after);
 	pthread_mutex_lock(&rx->summary_lock);
-	struct diag *dg = &rx->diag;
+	struct diag *dg = &rx->rb->diag;
 	struct diag_size *z = NULL;
 	for (unsigned i = 0; i < dg->n_sizes && !z; i++)
 		if (dg->sizes[i].size_B == size_B)
@@ -397,7 +441,7 @@ static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const str
 
 static void log_writers_summary_locked(struct rxvk *rx)
 {
-	struct diag *dg = &rx->diag;
+	struct diag *dg = &rx->rb->diag;
 	for (unsigned i = 0; i < dg->n_sizes; i++) {
 		struct diag_size *z = &dg->sizes[i];
 		if (!z->waits)
@@ -419,6 +463,9 @@ static void log_writers_summary_locked(struct rxvk *rx)
 
 int rxvk_readback_init(struct rxvk *rx)
 {
+	rx->rb = calloc(1, sizeof *rx->rb);
+	if (!rx->rb)
+		return -ENOMEM;
 	size_t words = (rx->n_pages + 63) / 64;
 	rx->page_in_place = calloc(words, sizeof(uint64_t));
 	if (!rx->page_in_place)
@@ -430,18 +477,18 @@ int rxvk_readback_init(struct rxvk *rx)
 			             "noted out of order",
 			         rx->set.cfg.parallel);
 		} else {
-			rx->early.on = true;
-			rx->early.sub = calloc(rx->n_pages, sizeof(uint64_t));
-			rx->early.part = calloc(rx->n_pages, sizeof(uint64_t));
-			if (!rx->early.sub || !rx->early.part)
+			rx->rb->early.on = true;
+			rx->rb->early.sub = calloc(rx->n_pages, sizeof(uint64_t));
+			rx->rb->early.part = calloc(rx->n_pages, sizeof(uint64_t));
+			if (!rx->rb->early.sub || !rx->rb->early.part)
 				return -ENOMEM;
 		}
 	}
 	if (rx->set.cfg.log_rb_writers == RXVK_SWITCH_ON) {
-		rx->diag.on = true;
-		rx->diag.first = calloc(rx->n_pages, sizeof *rx->diag.first);
-		rx->diag.last = calloc(rx->n_pages, sizeof *rx->diag.last);
-		if (!rx->diag.first || !rx->diag.last)
+		rx->rb->diag.on = true;
+		rx->rb->diag.first = calloc(rx->n_pages, sizeof *rx->rb->diag.first);
+		rx->rb->diag.last = calloc(rx->n_pages, sizeof *rx->rb->diag.last);
+		if (!rx->rb->diag.first || !rx->rb->diag.last)
 			return -ENOMEM;
 	}
 	return 0;
@@ -450,10 +497,14 @@ int rxvk_readback_init(struct rxvk *rx)
 void rxvk_readback_finish(struct rxvk *rx)
 {
 	free(rx->page_in_place);
-	free(rx->early.sub);
-	free(rx->early.part);
-	free(rx->diag.first);
-	free(rx->diag.last);
+	if (!rx->rb)
+		return;
+	free(rx->rb->early.sub);
+	free(rx->rb->early.part);
+	free(rx->rb->diag.first);
+	free(rx->rb->diag.last);
+	free(rx->rb);
+	rx->rb = NULL;
 }
 
 int rxvk_cpu_wrote(struct rxvk *rx, uint64_t addr, uint64_t size_B)
@@ -612,7 +663,7 @@ static void log_reads_summary(struct rxvk *rx)
 		b->frames_written_at_once = c.frames_written_at_once;
 		b->target_write_ns = c.target_write_ns;
 	}
-	if (rx->diag.on)
+	if (rx->rb->diag.on)
 		log_writers_summary_locked(rx);
 	pthread_mutex_unlock(&rx->summary_lock);
 }

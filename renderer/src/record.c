@@ -9,12 +9,43 @@
  * recording is done, in order, and at the end of a submission waits for
  * the rest.  The lists are the same either way, so are the results. */
 #include "private.h"
+#include "recorder.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-int rxvk_cmd_get(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n, size_t *cap,
+struct cmd_slot {
+	VkCommandBuffer cmd;
+	uint64_t value;        /* free once the timeline reaches it */
+};
+
+struct recorder_thread {
+	pthread_t thread;
+	VkCommandPool pool;
+	struct cmd_slot *cmds;
+	size_t n_cmds, cap_cmds;
+	bool started;
+};
+
+/* Records parts into command buffers: inline when RX_VK_PARALLEL=1, on
+ * RX_VK_PARALLEL threads otherwise; submits them in timeline order. */
+struct recorder {
+	/* the render thread's pool and command buffers (RX_VK_PARALLEL=1) */
+	VkCommandPool pool;
+	struct cmd_slot *cmds;
+	size_t n_cmds, cap_cmds;
+	unsigned n_threads;
+	struct recorder_thread *threads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct part_job *head, *tail;   /* submitted in this order */
+	struct part_job *todo;          /* next job no thread has taken */
+	struct part_job *free_jobs;
+	bool stop;
+};
+
+static int cmd_get(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n, size_t *cap,
                  uint64_t value, VkCommandBuffer *out)
 {
 	uint64_t done = rxvk_timeline_done(rx);
@@ -46,7 +77,7 @@ int rxvk_cmd_get(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, s
 static int record_job(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n,
                       size_t *cap, struct part_job *job)
 {
-	int rc = rxvk_cmd_get(rx, pool, slots, n, cap, job->value, &job->cmd);
+	int rc = cmd_get(rx, pool, slots, n, cap, job->value, &job->cmd);
 	if (rc < 0)
 		return rc;
 	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -95,7 +126,7 @@ static void give_up_job(struct rxvk *rx, struct part_job *job)
 
 struct part_job *rxvk_recorder_job(struct rxvk *rx)
 {
-	struct recorder *r = &rx->recorder;
+	struct recorder *r = rx->recorder;
 	pthread_mutex_lock(&r->lock);
 	struct part_job *job = r->free_jobs;
 	if (job)
@@ -123,7 +154,7 @@ static void job_release_locked(struct recorder *r, struct part_job *job)
 static void *recorder_main(void *arg)
 {
 	struct rxvk *rx = arg;
-	struct recorder *r = &rx->recorder;
+	struct recorder *r = rx->recorder;
 	pthread_mutex_lock(&r->lock);
 	unsigned self = 0;
 	for (unsigned i = 0; i < r->n_threads; i++)
@@ -151,7 +182,7 @@ static void *recorder_main(void *arg)
  * for the rest.  Render thread only. */
 static int drain(struct rxvk *rx, bool all)
 {
-	struct recorder *r = &rx->recorder;
+	struct recorder *r = rx->recorder;
 	int rc = 0;
 	pthread_mutex_lock(&r->lock);
 	while (r->head) {
@@ -181,9 +212,9 @@ static int drain(struct rxvk *rx, bool all)
 
 int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 {
-	struct recorder *r = &rx->recorder;
+	struct recorder *r = rx->recorder;
 	if (r->n_threads == 0) {
-		int rc = record_job(rx, rx->pool, &rx->cmds, &rx->n_cmds, &rx->cap_cmds, job);
+		int rc = record_job(rx, r->pool, &r->cmds, &r->n_cmds, &r->cap_cmds, job);
 		if (rc == 0)
 			rc = submit_job(rx, job);
 		if (rc < 0)
@@ -208,14 +239,23 @@ int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 
 int rxvk_recorder_drain(struct rxvk *rx)
 {
-	return rx->recorder.n_threads ? drain(rx, true) : 0;
+	return rx->recorder->n_threads ? drain(rx, true) : 0;
 }
 
 int rxvk_recorder_init(struct rxvk *rx)
 {
-	struct recorder *r = &rx->recorder;
+	struct recorder *r = calloc(1, sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	rx->recorder = r;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
+	VkCommandPoolCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+	                                 .queueFamilyIndex = rx->queue_family };
+	int prc = vk_check(rx, vkCreateCommandPool(rx->device, &rpci, NULL, &r->pool));
+	if (prc < 0)
+		return prc;
 	unsigned n = rx->set.cfg.parallel;
 	if (n < 2)
 		return 0;
@@ -245,7 +285,9 @@ int rxvk_recorder_init(struct rxvk *rx)
 
 void rxvk_recorder_finish(struct rxvk *rx)
 {
-	struct recorder *r = &rx->recorder;
+	struct recorder *r = rx->recorder;
+	if (!r)
+		return;
 	if (r->threads) {
 		pthread_mutex_lock(&r->lock);
 		r->stop = true;
@@ -270,6 +312,11 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		free(j->reads.v);
 		free(j);
 	}
+	if (r->pool && rx->device)
+		vkDestroyCommandPool(rx->device, r->pool, NULL);
+	free(r->cmds);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
+	free(r);
+	rx->recorder = NULL;
 }

@@ -5,12 +5,53 @@
  * and where each guest range lives (in place or in the mirror).  Readback
  * policy is readback.c's; presentation is present.c's. */
 #include "private.h"
+#include "hold.h"
+#include "recorder.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define MAX_TARGETS 32u
+#define MAX_OP_COUNT (1u << 20)        /* instances or workgroups an op may ask for */
+#define MAX_TARGET_DIM 16384u
+
+/* What a part has recorded so far. */
+struct part {
+	struct part_job *job;  /* its commands and notes */
+	uint64_t value;        /* timeline value it signals */
+	uint32_t ops;
+	bool rendering;        /* inside a rendering instance */
+	/* mirror pages this part wrote: written back at its end */
+	uint64_t *wb_pages;
+	size_t n_wb, cap_wb;
+};
+
+struct target {
+	bool used;
+	uint64_t addr;
+	uint64_t size_B;       /* pitch_B * (height - 1) + width * 4 */
+	uint32_t width, height, pitch_B;
+	enum rxvk_format format;
+	VkImage image;
+	VkImageView view;
+	VkDeviceMemory memory;
+	bool image_valid;      /* the image holds what guest memory holds (or newer) */
+	bool initialised;      /* layout moved out of UNDEFINED */
+	bool pending;          /* drawn into since it was last written back */
+	uint64_t last_use;     /* for replacing the least recently used */
+};
+
+/* What replay.c keeps across submissions: render thread only. */
+struct replay {
+	struct target targets[MAX_TARGETS];
+	int current_target;             /* index, -1 if none */
+	uint64_t target_clock;
+};
+
 
 /* A guest range as the GPU reaches it. */
 struct where {
@@ -113,7 +154,7 @@ static uint64_t target_size(uint32_t w, uint32_t h, uint32_t pitch_B)
 
 static int validate(struct rxvk *rx, const struct rxvk_op *ops, size_t n)
 {
-	int cur_format = rx->current_target >= 0 ? (int)rx->targets[rx->current_target].format : 0;
+	int cur_format = rx->replay->current_target >= 0 ? (int)rx->replay->targets[rx->replay->current_target].format : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct rxvk_op *op = &ops[i];
 		const struct rxvk_range *rs[3] = { &op->read[0], &op->read[1], &op->write };
@@ -605,7 +646,7 @@ static int settle_targets(struct rxvk *rx, struct recording *rec, const struct r
 	if (hrc < 0)
 		return hrc;
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
-		struct target *t = &rx->targets[i];
+		struct target *t = &rx->replay->targets[i];
 		if (t->used && t->pending && overlaps(t->addr, t->size_B, r->addr, r->size_B)) {
 			int rc = target_writeback(rx, rec, t);
 			if (rc < 0)
@@ -619,7 +660,7 @@ static int settle_targets(struct rxvk *rx, struct recording *rec, const struct r
 static void stale_targets(struct rxvk *rx, const struct rxvk_range *r)
 {
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
-		struct target *t = &rx->targets[i];
+		struct target *t = &rx->replay->targets[i];
 		if (t->used && t->format != RXVK_FORMAT_DEPTH && overlaps(t->addr, t->size_B, r->addr, r->size_B))
 			t->image_valid = false;
 	}
@@ -629,24 +670,24 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 {
 	int found = -1, lru = 0;
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
-		struct target *t = &rx->targets[i];
+		struct target *t = &rx->replay->targets[i];
 		if (t->used && t->addr == op->write.addr) {
 			found = (int)i;
 			break;
 		}
-		if (!t->used || (rx->targets[lru].used && t->last_use < rx->targets[lru].last_use))
+		if (!t->used || (rx->replay->targets[lru].used && t->last_use < rx->replay->targets[lru].last_use))
 			lru = (int)i;
 	}
 	int rc;
 	/* the pending frame of the target switched from is let go of */
-	if (rx->current_target >= 0 && rx->current_target != found) {
-		struct target *old = &rx->targets[rx->current_target];
+	if (rx->replay->current_target >= 0 && rx->replay->current_target != found) {
+		struct target *old = &rx->replay->targets[rx->replay->current_target];
 		end_rendering(rx, rec);
 		if (old->pending && (rc = target_let_go(rx, rec, old)) < 0)
 			return rc;
 	}
 	if (found >= 0) {
-		struct target *t = &rx->targets[found];
+		struct target *t = &rx->replay->targets[found];
 		if (t->width != op->params[0] || t->height != op->params[1] || t->pitch_B != op->params[2] ||
 		    t->format != (enum rxvk_format)op->params[3]) {
 			end_rendering(rx, rec);
@@ -659,11 +700,11 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 				return rc;
 			target_free(rx, t);
 			found = -1;
-			lru = (int)(t - rx->targets);
+			lru = (int)(t - rx->replay->targets);
 		}
 	}
 	if (found < 0) {
-		struct target *t = &rx->targets[lru];
+		struct target *t = &rx->replay->targets[lru];
 		if (t->used) {
 			end_rendering(rx, rec);
 			if (t->pending && (rc = target_writeback(rx, rec, t)) < 0)
@@ -679,11 +720,11 @@ static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_
 		}
 		found = lru;
 	}
-	struct target *t = &rx->targets[found];
-	t->last_use = ++rx->target_clock;
-	if (rx->current_target != found)
+	struct target *t = &rx->replay->targets[found];
+	t->last_use = ++rx->replay->target_clock;
+	if (rx->replay->current_target != found)
 		end_rendering(rx, rec);
-	rx->current_target = found;
+	rx->replay->current_target = found;
 	target_init_layout(rec, t);
 	if (t->format != RXVK_FORMAT_DEPTH && !t->image_valid)
 		return target_load(rx, rec, t);
@@ -706,8 +747,8 @@ static void push_op(struct rxvk *rx, struct recording *rec, const struct rxvk_op
 {
 	struct op_push pc = { .read0 = r0->addr, .read1 = r1->addr, .write = w->addr, .count = op->count };
 	memcpy(pc.params, op->params, sizeof pc.params);
-	if (op->program == rx->programs[PROG_TEXTURED].hash && op->params[6] == 0 && rx->current_target >= 0) {
-		const struct target *t = &rx->targets[rx->current_target];
+	if (op->program == rx->programs[PROG_TEXTURED].hash && op->params[6] == 0 && rx->replay->current_target >= 0) {
+		const struct target *t = &rx->replay->targets[rx->replay->current_target];
 		pc.params[5] = 0;
 		pc.params[6] = (t->width & 0xffffu) | (t->height << 16);
 	}
@@ -733,7 +774,7 @@ static int resolve_op(struct rxvk *rx, struct recording *rec, const struct rxvk_
 static int record_draw(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op,
                        const struct program *prog)
 {
-	struct target *t = &rx->targets[rx->current_target];
+	struct target *t = &rx->replay->targets[rx->replay->current_target];
 	int rc;
 	for (int k = 0; k < 2; k++)
 		if ((rc = settle_targets(rx, rec, &op->read[k])) < 0)
@@ -846,7 +887,7 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 	/* a target the fill covers whole takes the fill as its frame; one it
 	 * covers in part has its pending frame written back first */
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
-		struct target *t = &rx->targets[i];
+		struct target *t = &rx->replay->targets[i];
 		if (!t->used || t->format == RXVK_FORMAT_DEPTH ||
 		    !overlaps(t->addr, t->size_B, op->write.addr, op->write.size_B))
 			continue;
@@ -860,7 +901,7 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 		return rc;
 	cl_fill(CL(rec), where[2].buffer, where[2].offset, op->write.size_B, op->params[0]);
 	for (unsigned i = 0; i < MAX_TARGETS; i++) {
-		struct target *t = &rx->targets[i];
+		struct target *t = &rx->replay->targets[i];
 		if (!t->used || t->format == RXVK_FORMAT_DEPTH ||
 		    !overlaps(t->addr, t->size_B, op->write.addr, op->write.size_B))
 			continue;
@@ -883,7 +924,7 @@ static int record_fill(struct rxvk *rx, struct recording *rec, const struct rxvk
 
 static int record_flip(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
 {
-	struct target *t = &rx->targets[rx->current_target];
+	struct target *t = &rx->replay->targets[rx->replay->current_target];
 	bool shown = op->params[0] & RXVK_FLIP_SHOWN;
 	int rc;
 	end_rendering(rx, rec);
@@ -1086,23 +1127,22 @@ int rxvk_finish(struct rxvk *rx)
 
 int rxvk_replay_init(struct rxvk *rx)
 {
-	rx->current_target = -1;
-	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-	                                .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-	                                .queueFamilyIndex = rx->queue_family };
-	int rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &rx->pool));
-	return rc < 0 ? rc : rxvk_recorder_init(rx);
+	rx->replay = calloc(1, sizeof *rx->replay);
+	if (!rx->replay)
+		return -ENOMEM;
+	rx->replay->current_target = -1;
+	return rxvk_recorder_init(rx);
 }
 
 void rxvk_replay_finish(struct rxvk *rx)
 {
 	rxvk_recorder_finish(rx);
-	if (!rx->device)
+	if (!rx->replay)
 		return;
-	for (unsigned i = 0; i < MAX_TARGETS; i++)
-		if (rx->targets[i].used)
-			target_free(rx, &rx->targets[i]);
-	if (rx->pool)
-		vkDestroyCommandPool(rx->device, rx->pool, NULL);
-	free(rx->cmds);
+	if (rx->device)
+		for (unsigned i = 0; i < MAX_TARGETS; i++)
+			if (rx->replay->targets[i].used)
+				target_free(rx, &rx->replay->targets[i]);
+	free(rx->replay);
+	rx->replay = NULL;
 }

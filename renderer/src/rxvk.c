@@ -3,6 +3,8 @@
  * The work itself is in device.c, memory.c, replay.c, readback.c and
  * present.c. */
 #include "private.h"
+#include "hold.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +22,6 @@ int rxvk_create(const struct rxvk_config *config, struct rxvk **out)
 	pthread_mutex_init(&rx->log_lock, NULL);
 	pthread_mutex_init(&rx->summary_lock, NULL);
 	pthread_cond_init(&rx->sub_done_recording, NULL);
-	rx->current_target = -1;
 	rx->summary_at_ns = rxvk_now_ns();
 
 	int rc = rxvk_settings_resolve(&rx->set, config);
