@@ -206,16 +206,12 @@ static void print_route_error(const struct route_error *e, char *buf, size_t siz
 
 /* ---- freezing a plan ------------------------------------------------------------- */
 
-/* Finds everything the plan names and writes the found form into p. */
-static int freeze(struct plan *p, const struct run_options *opt, struct deck *deck, char *errmsg,
-                  size_t size)
+/* The route, found. */
+static int freeze_route(struct plan *p, char *errmsg, size_t size)
 {
-	char *path = NULL;
-	int rc;
-	char where[600];
-	/* route */
+	char *path = NULL, where[600];
 	const char *route = p->route ? p->route : "routes/kokiri-moving.route";
-	rc = run_find_data("routes", route, ".route", p->dir, &path);
+	int rc = run_find_data("routes", route, ".route", p->dir, &path);
 	if (rc < 0) {
 		if (p->route_pos.line)
 			snprintf(where, sizeof where, "%s:%d:%d: ", p->path, p->route_pos.line, p->route_pos.column);
@@ -225,124 +221,159 @@ static int freeze(struct plan *p, const struct run_options *opt, struct deck *de
 	}
 	free(p->route);
 	p->route = path;
-
-	/* env profile, frozen unless it was already */
-	if (!p->has_profile_env) {
-		const char *name = p->profile ? p->profile : "auto";
-		char chosen[64];
-		if (strcmp(name, "auto") == 0) {
-			struct deck_facts facts = { 0 };
-			bool is_deck = deck && deck_facts_read(deck, &facts) == 0 && facts.device_model &&
-			               strncmp(facts.device_model, "Steam Deck", 10) == 0;
-			deck_facts_finish(&facts);
-			snprintf(chosen, sizeof chosen, "%s", is_deck ? "deck" : "pc");
-			name = chosen;
-		}
-		rc = run_find_data("profiles", name, ".env", p->dir, &path);
-		if (rc < 0) {
-			if (p->profile_pos.line)
-				snprintf(where, sizeof where, "%s:%d:%d: ", p->path, p->profile_pos.line,
-				         p->profile_pos.column);
-			else
-				where[0] = 0;
-			return run_errf(errmsg, size, rc, "%scannot find env profile '%s': %s", where, name,
-			                strerror(-rc));
-		}
-		struct plan_error pe;
-		rc = plan_env_load(path, NULL, &p->profile_env, &pe);
-		free(path);
-		if (rc < 0) {
-			if (pe.line)
-				return run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
-			return run_errf(errmsg, size, rc, "%s", pe.message);
-		}
-		p->has_profile_env = true;
-		char *copy = strdup(name);
-		if (!copy)
-			return -ENOMEM;
-		free(p->profile);
-		p->profile = copy;
-	}
-
-	/* inherited values, frozen unless they were already */
-	if (!p->has_inherited) {
-		char *const *env = opt->environ ? opt->environ : environ;
-		for (size_t i = 0; i < p->inherit.n; i++) {
-			size_t k = strlen(p->inherit.v[i]);
-			for (char *const *e = env; e && *e; e++) {
-				if (strncmp(*e, p->inherit.v[i], k) == 0 && (*e)[k] == '=') {
-					if ((rc = plan_strv_setenv(&p->inherited_env, *e)) < 0)
-						return rc;
-				}
-			}
-		}
-		p->has_inherited = true;
-	}
-
-	/* collector profile */
-	const char *collect = p->collect ? p->collect : "rxvk";
-	if (strcmp(collect, "none") != 0) {
-		rc = run_find_data("profiles", collect, ".collect", p->dir, &path);
-		if (rc < 0)
-			return run_errf(errmsg, size, rc, "cannot find collector profile '%s': %s", collect,
-			                strerror(-rc));
-		struct collect_profile *cp;
-		struct collect_error ce;
-		rc = collect_profile_load(path, &cp, &ce);
-		if (rc < 0) {
-			free(path);
-			return run_errf(errmsg, size, rc, "%s", ce.msg);
-		}
-		collect_profile_destroy(cp);
-		free(p->collect);
-		p->collect = path;
-	}
-
-	/* programs and working folders */
-	for (size_t i = 0; i < p->n_builds; i++) {
-		struct plan_build *b = &p->builds[i];
-		char msg[512];
-		rc = run_find_program(b->argv.v[0], p->dir, &path, msg, sizeof msg);
-		if (rc < 0) {
-			if (b->argv_pos.line)
-				return run_errf(errmsg, size, rc, "%s:%d:%d: build '%s': %s", p->path,
-				                b->argv_pos.line, b->argv_pos.column, b->name, msg);
-			return run_errf(errmsg, size, rc, "build '%s': %s", b->name, msg);
-		}
-		free(b->argv.v[0]);
-		b->argv.v[0] = path;
-		if (b->workdir) {
-			char *wd = run_path_join(p->dir, b->workdir);
-			char *abs = wd ? run_path_absolute(wd) : NULL;
-			free(wd);
-			if (!abs)
-				return -ENOMEM;
-			struct stat st;
-			if (stat(abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
-				rc = run_errf(errmsg, size, -ENOTDIR, "build '%s': working folder '%s' is not a folder",
-				              b->name, abs);
-				free(abs);
-				return rc;
-			}
-			free(b->workdir);
-			b->workdir = abs;
-		}
-	}
-
-	/* the deadline as a date */
-	if (p->until) {
-		int64_t t;
-		if (plan_until_resolve(p->until, run_unix_ms(), &t) < 0)
-			return run_errf(errmsg, size, -EINVAL, "bad deadline '%s'", p->until);
-		char when[32];
-		local_date(t, "%Y-%m-%d %H:%M", when, sizeof when);
-		char *copy = strdup(when);
-		if (!copy)
-			return -ENOMEM;
-		free(p->until);
-		p->until = copy;
-	}
 	return 0;
+}
+
+/* The env profile ("auto": the Deck's or the PC's), frozen unless it was
+ * already. */
+static int freeze_profile(struct plan *p, struct deck *deck, char *errmsg, size_t size)
+{
+	if (p->has_profile_env)
+		return 0;
+	char *path = NULL, where[600];
+	const char *name = p->profile ? p->profile : "auto";
+	char chosen[64];
+	if (strcmp(name, "auto") == 0) {
+		struct deck_facts facts = { 0 };
+		bool is_deck = deck && deck_facts_read(deck, &facts) == 0 && facts.device_model &&
+		               strncmp(facts.device_model, "Steam Deck", 10) == 0;
+		deck_facts_finish(&facts);
+		snprintf(chosen, sizeof chosen, "%s", is_deck ? "deck" : "pc");
+		name = chosen;
+	}
+	int rc = run_find_data("profiles", name, ".env", p->dir, &path);
+	if (rc < 0) {
+		if (p->profile_pos.line)
+			snprintf(where, sizeof where, "%s:%d:%d: ", p->path, p->profile_pos.line,
+			         p->profile_pos.column);
+		else
+			where[0] = 0;
+		return run_errf(errmsg, size, rc, "%scannot find env profile '%s': %s", where, name,
+		                strerror(-rc));
+	}
+	struct plan_error pe;
+	rc = plan_env_load(path, NULL, &p->profile_env, &pe);
+	free(path);
+	if (rc < 0) {
+		if (pe.line)
+			return run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
+		return run_errf(errmsg, size, rc, "%s", pe.message);
+	}
+	p->has_profile_env = true;
+	char *copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	free(p->profile);
+	p->profile = copy;
+	return 0;
+}
+
+/* The inherited values, frozen unless they were already. */
+static int freeze_inherited(struct plan *p, const struct run_options *opt)
+{
+	if (p->has_inherited)
+		return 0;
+	char *const *env = opt->environ ? opt->environ : environ;
+	for (size_t i = 0; i < p->inherit.n; i++) {
+		size_t k = strlen(p->inherit.v[i]);
+		for (char *const *e = env; e && *e; e++) {
+			if (strncmp(*e, p->inherit.v[i], k) == 0 && (*e)[k] == '=') {
+				int rc = plan_strv_setenv(&p->inherited_env, *e);
+				if (rc < 0)
+					return rc;
+			}
+		}
+	}
+	p->has_inherited = true;
+	return 0;
+}
+
+/* The collector profile, found and checked. */
+static int freeze_collector(struct plan *p, char *errmsg, size_t size)
+{
+	const char *collect = p->collect ? p->collect : "rxvk";
+	if (strcmp(collect, "none") == 0)
+		return 0;
+	char *path = NULL;
+	int rc = run_find_data("profiles", collect, ".collect", p->dir, &path);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "cannot find collector profile '%s': %s", collect,
+		                strerror(-rc));
+	struct collect_profile *cp;
+	struct collect_error ce;
+	rc = collect_profile_load(path, &cp, &ce);
+	if (rc < 0) {
+		free(path);
+		return run_errf(errmsg, size, rc, "%s", ce.msg);
+	}
+	collect_profile_destroy(cp);
+	free(p->collect);
+	p->collect = path;
+	return 0;
+}
+
+/* A build's program and working folder, found. */
+static int freeze_build(struct plan *p, struct plan_build *b, char *errmsg, size_t size)
+{
+	char *path = NULL, msg[512];
+	int rc = run_find_program(b->argv.v[0], p->dir, &path, msg, sizeof msg);
+	if (rc < 0) {
+		if (b->argv_pos.line)
+			return run_errf(errmsg, size, rc, "%s:%d:%d: build '%s': %s", p->path,
+			                b->argv_pos.line, b->argv_pos.column, b->name, msg);
+		return run_errf(errmsg, size, rc, "build '%s': %s", b->name, msg);
+	}
+	free(b->argv.v[0]);
+	b->argv.v[0] = path;
+	if (!b->workdir)
+		return 0;
+	char *wd = run_path_join(p->dir, b->workdir);
+	char *abs = wd ? run_path_absolute(wd) : NULL;
+	free(wd);
+	if (!abs)
+		return -ENOMEM;
+	struct stat st;
+	if (stat(abs, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		rc = run_errf(errmsg, size, -ENOTDIR, "build '%s': working folder '%s' is not a folder",
+		              b->name, abs);
+		free(abs);
+		return rc;
+	}
+	free(b->workdir);
+	b->workdir = abs;
+	return 0;
+}
+
+/* The deadline as a date. */
+static int freeze_until(struct plan *p, char *errmsg, size_t size)
+{
+	if (!p->until)
+		return 0;
+	int64_t t;
+	if (plan_until_resolve(p->until, run_unix_ms(), &t) < 0)
+		return run_errf(errmsg, size, -EINVAL, "bad deadline '%s'", p->until);
+	char when[32];
+	local_date(t, "%Y-%m-%d %H:%M", when, sizeof when);
+	char *copy = strdup(when);
+	if (!copy)
+		return -ENOMEM;
+	free(p->until);
+	p->until = copy;
+	return 0;
+}
+
+/* Finds everything the plan names and writes the found form into p. */
+static int freeze(struct plan *p, const struct run_options *opt, struct deck *deck, char *errmsg,
+                  size_t size)
+{
+	int rc;
+	if ((rc = freeze_route(p, errmsg, size)) < 0 || (rc = freeze_profile(p, deck, errmsg, size)) < 0 ||
+	    (rc = freeze_inherited(p, opt)) < 0 || (rc = freeze_collector(p, errmsg, size)) < 0)
+		return rc;
+	for (size_t i = 0; i < p->n_builds; i++)
+		if ((rc = freeze_build(p, &p->builds[i], errmsg, size)) < 0)
+			return rc;
+	return freeze_until(p, errmsg, size);
 }
 
 /* A deep copy of a plan through its canonical form. */
@@ -569,31 +600,26 @@ static const char *own_build_commit(const char *binary)
 	return strcmp(RXDECK_COMMIT, "unknown") ? RXDECK_COMMIT : NULL;
 }
 
-static int create_rows(struct run_campaign *c, const char *route_text, char *errmsg, size_t size)
+/* The campaign's row: the plan as this campaign runs it (command-line
+ * overrides applied), the host's facts and the route. */
+static int add_campaign(struct run_campaign *c, const char *route_text, const char *frozen,
+                        const struct deck_facts *facts)
 {
 	struct plan *p = c->plan;
-	struct deck *deck = NULL;
-	struct deck_facts facts = { 0 };
-	char msg[256];
-	if (deck_create(NULL, msg, sizeof msg, &deck) == 0)
-		deck_facts_read(deck, &facts);
 	char os[256] = "";
-	if (facts.os)
-		snprintf(os, sizeof os, "%s%s%s%s", facts.os, facts.os_build ? " (" : "",
-		         facts.os_build ? facts.os_build : "", facts.os_build ? ")" : "");
-	/* the plan as this campaign runs it: command-line overrides applied */
-	int prc;
-	char *frozen = plan_text(p, &prc);
+	if (facts->os)
+		snprintf(os, sizeof os, "%s%s%s%s", facts->os, facts->os_build ? " (" : "",
+		         facts->os_build ? facts->os_build : "", facts->os_build ? ")" : "");
 	struct db_campaign dc = {
 		.name = c->name,
 		.plan_text = frozen ? frozen : p->text,
-		.host = facts.host,
-		.device_model = facts.device_model,
+		.host = facts->host,
+		.device_model = facts->device_model,
 		.os = os[0] ? os : NULL,
-		.kernel = facts.kernel,
-		.cpu = facts.cpu,
-		.memory_B = facts.memory_B > 0 ? facts.memory_B : 0,
-		.mesa = facts.mesa,
+		.kernel = facts->kernel,
+		.cpu = facts->cpu,
+		.memory_B = facts->memory_B > 0 ? facts->memory_B : 0,
+		.mesa = facts->mesa,
 		.notes = p->notes,
 		.route_name = route_name(c->route),
 		.route_text = route_text,
@@ -603,16 +629,16 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 		.rounds = plan_rounds(p),
 		.warmup = p->warmup,
 	};
-	int rc = db_begin(c->db);
-	if (rc < 0)
-		goto out;
-	if ((rc = db_campaign_create(c->db, &dc, &c->id)) < 0)
-		goto rollback;
+	return db_campaign_create(c->db, &dc, &c->id);
+}
+
+/* A row per build: its program's path, commit and SHA-256. */
+static int add_builds(struct run_campaign *c)
+{
+	struct plan *p = c->plan;
 	c->build_ids = calloc(p->n_builds, sizeof *c->build_ids);
-	if (!c->build_ids) {
-		rc = -ENOMEM;
-		goto rollback;
-	}
+	if (!c->build_ids)
+		return -ENOMEM;
 	for (size_t i = 0; i < p->n_builds; i++) {
 		char sha[65];
 		bool have_sha = run_sha256_file(p->builds[i].argv.v[0], sha) == 0;
@@ -624,17 +650,24 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 			.path = p->builds[i].argv.v[0],
 			.sha256 = have_sha ? sha : NULL,
 		};
-		if ((rc = db_build_add(c->db, &b, &c->build_ids[i])) < 0)
-			goto rollback;
+		int rc = db_build_add(c->db, &b, &c->build_ids[i]);
+		if (rc < 0)
+			return rc;
 	}
+	return 0;
+}
+
+/* A row per arm, then the arms read back in letter order. */
+static int add_arms(struct run_campaign *c)
+{
+	struct plan *p = c->plan;
+	int rc;
 	for (size_t i = 0; i < p->n_arms; i++) {
 		const struct plan_arm *a = &p->arms[i];
 		const struct plan_build *b = plan_arm_build(p, a);
 		char *env = join_lines(&a->env);
-		if (!env) {
-			rc = -ENOMEM;
-			goto rollback;
-		}
+		if (!env)
+			return -ENOMEM;
 		struct db_arm da = {
 			.campaign_id = c->id,
 			.letter = a->letter,
@@ -646,21 +679,24 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 		rc = db_arm_add(c->db, &da, &id);
 		free(env);
 		if (rc < 0)
-			goto rollback;
+			return rc;
 	}
 	size_t n_arms;
 	if ((rc = db_arm_list(c->db, c->id, &c->arms, &n_arms)) < 0)
-		goto rollback;
+		return rc;
 	c->n_arms = n_arms;
-	/* route marks: shots, marks and the window's edges */
+	return 0;
+}
+
+/* The route's marks: shots, marks and the window's edges. */
+static int add_route_marks(struct run_campaign *c)
+{
 	size_t n_shots, n_marks;
 	const struct route_point *shots = route_shots(c->route, &n_shots);
 	const struct route_point *marks = route_marks(c->route, &n_marks);
 	struct db_route_mark *rm = calloc(n_shots + n_marks + 2, sizeof *rm);
-	if (!rm) {
-		rc = -ENOMEM;
-		goto rollback;
-	}
+	if (!rm)
+		return -ENOMEM;
 	size_t k = 0;
 	rm[k++] = (struct db_route_mark){ c->window_s[0], "window-start", "window" };
 	for (size_t i = 0; i < n_shots; i++)
@@ -668,11 +704,29 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 	for (size_t i = 0; i < n_marks; i++)
 		rm[k++] = (struct db_route_mark){ (double)marks[i].t_ms / 1e3, marks[i].name, "mark" };
 	rm[k++] = (struct db_route_mark){ c->window_s[1], "window-end", "window" };
-	rc = db_route_marks_store(c->db, c->id, rm, k);
+	int rc = db_route_marks_store(c->db, c->id, rm, k);
 	free(rm);
+	return rc;
+}
+
+/* The campaign's rows, in one transaction: the campaign, its builds, arms,
+ * route marks and first rounds. */
+static int create_rows(struct run_campaign *c, const char *route_text, char *errmsg, size_t size)
+{
+	struct plan *p = c->plan;
+	struct deck *deck = NULL;
+	struct deck_facts facts = { 0 };
+	char msg[256];
+	if (deck_create(NULL, msg, sizeof msg, &deck) == 0)
+		deck_facts_read(deck, &facts);
+	int prc;
+	char *frozen = plan_text(p, &prc);
+	int rc = db_begin(c->db);
 	if (rc < 0)
-		goto rollback;
-	if ((rc = plan_rounds_db(c, 1, plan_rounds(p), p->warmup, 1)) < 0)
+		goto out;
+	if ((rc = add_campaign(c, route_text, frozen, &facts)) < 0 || (rc = add_builds(c)) < 0 ||
+	    (rc = add_arms(c)) < 0 || (rc = add_route_marks(c)) < 0 ||
+	    (rc = plan_rounds_db(c, 1, plan_rounds(p), p->warmup, 1)) < 0)
 		goto rollback;
 	rc = db_commit(c->db);
 	if (rc == 0)
@@ -768,10 +822,11 @@ fail:
 	return rc;
 }
 
-int run_campaign_open(struct db *db, const char *name_or_id, const struct run_options *opt,
-                      struct run_campaign **out, char *errmsg, size_t size)
+/* The campaign named (a name, or an id), or the one waiting to be
+ * resumed when none is named. */
+static int find_campaign(struct db *db, const char *name_or_id, struct db_campaign **dc,
+                         char *errmsg, size_t size)
 {
-	struct db_campaign *dc = NULL;
 	int rc;
 	if (!name_or_id || !*name_or_id) {
 		struct db_campaign *list;
@@ -786,19 +841,71 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 		if (!id)
 			return run_errf(errmsg, size, -ENOENT, "no campaign in '%s' is waiting to be resumed",
 			                db_path(db));
-		rc = db_campaign_get(db, id, &dc);
+		rc = db_campaign_get(db, id, dc);
 	} else {
-		rc = db_campaign_find(db, name_or_id, &dc);
+		rc = db_campaign_find(db, name_or_id, dc);
 		char *end;
 		long long id = strtoll(name_or_id, &end, 10);
 		if (rc == -ENOENT && *end == 0 && id > 0)
-			rc = db_campaign_get(db, id, &dc);
+			rc = db_campaign_get(db, id, dc);
 		if (rc == -ENOENT)
 			return run_errf(errmsg, size, rc, "no campaign '%s' in '%s'", name_or_id, db_path(db));
 	}
 	if (rc < 0)
 		return run_errf(errmsg, size, rc, "%s", db_errmsg(db));
+	return 0;
+}
 
+/* The frozen plan from the campaign's folder, and its route. */
+static int load_frozen(struct run_campaign *c, const char *plan_path, char *errmsg, size_t size)
+{
+	struct plan_error pe;
+	int rc = plan_load(plan_path, NULL, &c->plan, &pe);
+	if (rc < 0) {
+		if (pe.line)
+			run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
+		else
+			run_errf(errmsg, size, rc, "campaign '%s': %s (the campaign's folder keeps the plan "
+			         "it runs)", c->name, pe.message);
+		return rc;
+	}
+	return load_route(c, errmsg, size);
+}
+
+/* The builds' and arms' rows, matched with the plan's. */
+static int read_builds_arms(struct run_campaign *c, const char *plan_path, char *errmsg,
+                            size_t size)
+{
+	struct db_build *builds;
+	size_t n_builds;
+	int rc;
+	if ((rc = db_build_list(c->db, c->id, &builds, &n_builds)) < 0)
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+	c->build_ids = calloc(c->plan->n_builds ? c->plan->n_builds : 1, sizeof *c->build_ids);
+	for (size_t i = 0; c->build_ids && i < c->plan->n_builds; i++)
+		for (size_t k = 0; k < n_builds; k++)
+			if (strcmp(builds[k].label, c->plan->builds[i].name) == 0)
+				c->build_ids[i] = builds[k].id;
+	free(builds);
+	if (!c->build_ids)
+		return -ENOMEM;
+	if ((rc = db_arm_list(c->db, c->id, &c->arms, &c->n_arms)) < 0)
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+	for (size_t i = 0; i < c->n_arms; i++) {
+		if (!plan_arm_find(c->plan, c->arms[i].letter))
+			return run_errf(errmsg, size, -EINVAL, "campaign '%s': arm %c is in the database but "
+			                "not in '%s'", c->name, c->arms[i].letter, plan_path);
+	}
+	return 0;
+}
+
+int run_campaign_open(struct db *db, const char *name_or_id, const struct run_options *opt,
+                      struct run_campaign **out, char *errmsg, size_t size)
+{
+	struct db_campaign *dc = NULL;
+	int rc = find_campaign(db, name_or_id, &dc, errmsg, size);
+	if (rc < 0)
+		return rc;
 	struct run_campaign *c;
 	if ((rc = campaign_new(db, opt, &c)) < 0) {
 		free(dc);
@@ -821,45 +928,9 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 		rc = -ENOMEM;
 		goto fail;
 	}
-	struct plan_error pe;
-	rc = plan_load(plan_path, NULL, &c->plan, &pe);
-	if (rc < 0) {
-		if (pe.line)
-			run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
-		else
-			run_errf(errmsg, size, rc, "campaign '%s': %s (the campaign's folder keeps the plan "
-			         "it runs)", c->name, pe.message);
+	if ((rc = load_frozen(c, plan_path, errmsg, size)) < 0 ||
+	    (rc = read_builds_arms(c, plan_path, errmsg, size)) < 0)
 		goto fail;
-	}
-	if ((rc = load_route(c, errmsg, size)) < 0)
-		goto fail;
-	struct db_build *builds;
-	size_t n_builds;
-	if ((rc = db_build_list(db, c->id, &builds, &n_builds)) < 0) {
-		run_errf(errmsg, size, rc, "%s", db_errmsg(db));
-		goto fail;
-	}
-	c->build_ids = calloc(c->plan->n_builds ? c->plan->n_builds : 1, sizeof *c->build_ids);
-	for (size_t i = 0; c->build_ids && i < c->plan->n_builds; i++)
-		for (size_t k = 0; k < n_builds; k++)
-			if (strcmp(builds[k].label, c->plan->builds[i].name) == 0)
-				c->build_ids[i] = builds[k].id;
-	free(builds);
-	if (!c->build_ids) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	if ((rc = db_arm_list(db, c->id, &c->arms, &c->n_arms)) < 0) {
-		run_errf(errmsg, size, rc, "%s", db_errmsg(db));
-		goto fail;
-	}
-	for (size_t i = 0; i < c->n_arms; i++) {
-		if (!plan_arm_find(c->plan, c->arms[i].letter)) {
-			rc = run_errf(errmsg, size, -EINVAL, "campaign '%s': arm %c is in the database but not "
-			              "in '%s'", c->name, c->arms[i].letter, plan_path);
-			goto fail;
-		}
-	}
 	struct db_run *next;
 	if (db_run_next(db, c->id, &next) == 0) {
 		free(next);
@@ -1090,16 +1161,11 @@ static void move_aside(const char *dir)
 	}
 }
 
-static int play_one(struct run_campaign *c, const struct db_run *run, struct deck *deck,
-                    const char *pad_spec, bool *interrupted, char *errmsg, size_t size)
+/* The run's folder (one played before is moved aside), and its row
+ * marked running there. */
+static int play_dir(struct run_campaign *c, const struct db_run *run, const struct plan_arm *arm,
+                    char **out, char *errmsg, size_t size)
 {
-	struct plan *p = c->plan;
-	char label[32];
-	const struct db_arm *da = db_arm_of(c, run->arm_id);
-	const struct plan_arm *arm = da ? plan_arm_find(p, da->letter) : NULL;
-	if (!arm)
-		return run_errf(errmsg, size, -EINVAL, "run %d: its arm is not in the plan", run->position);
-	const struct plan_build *b = plan_arm_build(p, arm);
 	char sub[64];
 	snprintf(sub, sizeof sub, "%03d-%c%s", run->position, arm->letter, run->is_warmup ? "-warmup" : "");
 	char *dir = run_path_join(c->dir, sub);
@@ -1117,10 +1183,21 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 		free(dir);
 		return rc;
 	}
+	*out = dir;
+	return 0;
+}
 
+/* The game played: its env and argv composed from the plan, the progress
+ * line, run_game(). */
+static int play_game(struct run_campaign *c, const struct db_run *run, const struct plan_arm *arm,
+                     const char *dir, struct deck *deck, const char *pad_spec,
+                     struct run_game_result *gr, char *errmsg, size_t size)
+{
+	struct plan *p = c->plan;
+	const struct plan_build *b = plan_arm_build(p, arm);
 	struct plan_strv env = { 0 }, argv = { 0 };
 	char *const *base = c->opt.environ ? c->opt.environ : environ;
-	rc = run_env_compose(base, &p->profile_env, &arm->env, &p->inherited_env, &env);
+	int rc = run_env_compose(base, &p->profile_env, &arm->env, &p->inherited_env, &env);
 	for (size_t i = 0; rc == 0 && i < b->argv.n; i++)
 		rc = plan_strv_push(&argv, b->argv.v[i]);
 	for (size_t i = 0; rc == 0 && i < arm->args.n; i++)
@@ -1128,7 +1205,6 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	if (rc < 0) {
 		plan_strv_finish(&env);
 		plan_strv_finish(&argv);
-		free(dir);
 		return rc;
 	}
 	double hard = p->hard_limit_s > 0 ? p->hard_limit_s
@@ -1152,17 +1228,128 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 		.on_tick = on_tick,
 		.tick_ctx = c,
 	};
+	char label[32];
 	c->cur = run;
 	c->cur_route_s = -1;
 	if (!c->opt.quiet && !c->tty)
 		progress_line(c, "run %d of %zu: arm %c, %s, started", run->position, c->total_runs,
 		              arm->letter, run_label(run, label, sizeof label));
 	status_line(c);
-	struct run_game_result gr;
-	rc = run_game(&spec, &gr, errmsg, size);
+	rc = run_game(&spec, gr, errmsg, size);
 	plan_strv_finish(&env);
 	plan_strv_finish(&argv);
 	c->cur = NULL;
+	return rc;
+}
+
+/* What the run left, collected and stored with its status: void (with
+ * reason, at most reason_size - 1 bytes) for every end but a normal one,
+ * and for a window without real frames.  col is the caller's to finish
+ * on success. */
+static int store_run(struct run_campaign *c, const struct db_run *run, const char *dir,
+                     const struct run_game_result *gr, struct run_collected *col, char *reason,
+                     size_t reason_size, char *errmsg, size_t size)
+{
+	struct plan *p = c->plan;
+	struct run_collect_spec cs = {
+		.run_dir = dir,
+		.window_s = { c->window_s[0], c->window_s[1] },
+		.t0_ns = gr->t0_ns,
+		.t0_log_ns = gr->t0_log_ns,
+		.mangohud = p->frames == PLAN_FRAMES_MANGOHUD,
+		.collect_profile = p->collect,
+		.shot_names = (const char *const *)gr->shot_names,
+		.n_shots = gr->shots_asked,
+		.samples = gr->samples,
+		.n_samples = gr->n_samples,
+	};
+	int rc = run_collect(&cs, col, errmsg, size);
+	if (rc < 0)
+		return rc;
+	if (gr->t0_ns) {
+		/* the route's start on the frame log's clock: plots place marks and
+		 * the window with it, from the database alone */
+		run_collected_add_metric(col, "route_t0_ns", (double)gr->t0_ns);
+		run_collected_add_metric(col, "route_late_p99_ms", (double)gr->late_p99_ns / 1e6);
+		run_collected_add_metric(col, "route_late_max_ms", (double)gr->late_max_ns / 1e6);
+	}
+	run_collected_add_metric(col, "run_s", (double)(gr->end_ns - gr->spawn_ns) / 1e9);
+
+	reason[0] = 0;
+	if (gr->end != RUN_END_OK)
+		snprintf(reason, reason_size, "%s", gr->reason);
+	else if (col->no_frames)
+		snprintf(reason, reason_size, "no frames: the game showed no real frame in the route's "
+		                              "window");
+	col->r.status = reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
+	col->r.void_reason = reason[0] ? reason : NULL;
+	col->r.end_unix_ms = gr->end_unix_ms;
+	col->r.exit_status = gr->exit_status;
+	rc = db_run_store_results(c->db, run->id, &col->r);
+	if (rc < 0) {
+		run_errf(errmsg, size, rc, "cannot store run %d: %s", run->position, db_errmsg(c->db));
+		run_collected_finish(col);
+		return rc;
+	}
+	note_device(c, col->r.config);
+	return 0;
+}
+
+/* The run's progress line: done with its figures, or void with its
+ * reason and the game's last lines. */
+static void report_run(struct run_campaign *c, const struct db_run *run, const struct plan_arm *arm,
+                       struct run_game_result *gr, const struct run_collected *col,
+                       const char *reason, double dur)
+{
+	char label[32], d[32];
+	run_format_duration(dur, d, sizeof d);
+	const char *on = c->color ? (reason[0] ? "\033[33m" : "\033[32m") : "";
+	const char *off = c->color ? "\033[0m" : "";
+	double fps = NAN, rb = NAN;
+	for (size_t i = 0; i < col->r.n_metrics; i++) {
+		if (strcmp(col->r.metrics[i].name, "real_fps") == 0)
+			fps = col->r.metrics[i].value;
+		if (strcmp(col->r.metrics[i].name, "rb_wait_ms") == 0)
+			rb = col->r.metrics[i].value;
+	}
+	char figures[128] = "";
+	if (isfinite(fps))
+		snprintf(figures, sizeof figures, ", %.1f real fps", fps);
+	if (isfinite(rb))
+		snprintf(figures + strlen(figures), sizeof figures - strlen(figures),
+		         ", readback wait %.2f ms a frame", rb);
+	if (reason[0])
+		progress_line(c, "run %d of %zu: arm %c, %s: %svoid%s (%s), %s", run->position,
+		              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
+		              reason, d);
+	else
+		progress_line(c, "run %d of %zu: arm %c, %s: %sdone%s in %s%s", run->position,
+		              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
+		              d, figures);
+	char *t = gr->log_tail;
+	while (t && *t) {
+		char *nl = strchr(t, '\n');
+		if (nl)
+			*nl = 0;
+		progress_line(c, "    | %s", t);
+		t = nl ? nl + 1 : NULL;
+	}
+}
+
+/* One run: its folder, the game, its results stored, its line. */
+static int play_one(struct run_campaign *c, const struct db_run *run, struct deck *deck,
+                    const char *pad_spec, bool *interrupted, char *errmsg, size_t size)
+{
+	const struct db_arm *da = db_arm_of(c, run->arm_id);
+	const struct plan_arm *arm = da ? plan_arm_find(c->plan, da->letter) : NULL;
+	if (!arm)
+		return run_errf(errmsg, size, -EINVAL, "run %d: its arm is not in the plan", run->position);
+	char *dir;
+	int rc = play_dir(c, run, arm, &dir, errmsg, size);
+	if (rc < 0)
+		return rc;
+	struct run_game_result gr;
+	rc = play_game(c, run, arm, dir, deck, pad_spec, &gr, errmsg, size);
 	if (rc < 0) {
 		/* nothing could be tried (the pad, the FIFO, a fork): the harness's
 		 * trouble, which the next run would have too.  The run stays
@@ -1176,95 +1363,19 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 		free(dir);
 		return 0;
 	}
-
-	struct run_collect_spec cs = {
-		.run_dir = dir,
-		.window_s = { c->window_s[0], c->window_s[1] },
-		.t0_ns = gr.t0_ns,
-		.t0_log_ns = gr.t0_log_ns,
-		.mangohud = spec.mangohud,
-		.collect_profile = p->collect,
-		.shot_names = (const char *const *)gr.shot_names,
-		.n_shots = gr.shots_asked,
-		.samples = gr.samples,
-		.n_samples = gr.n_samples,
-	};
 	struct run_collected col;
-	rc = run_collect(&cs, &col, errmsg, size);
+	char reason[300];
+	rc = store_run(c, run, dir, &gr, &col, reason, sizeof reason, errmsg, size);
 	if (rc < 0) {
 		run_game_result_finish(&gr);
 		free(dir);
 		return rc;
 	}
-	if (gr.t0_ns) {
-		/* the route's start on the frame log's clock: plots place marks and
-		 * the window with it, from the database alone */
-		run_collected_add_metric(&col, "route_t0_ns", (double)gr.t0_ns);
-		run_collected_add_metric(&col, "route_late_p99_ms", (double)gr.late_p99_ns / 1e6);
-		run_collected_add_metric(&col, "route_late_max_ms", (double)gr.late_max_ns / 1e6);
-	}
-	run_collected_add_metric(&col, "run_s", (double)(gr.end_ns - gr.spawn_ns) / 1e9);
-
-	char reason[300] = "";
-	if (gr.end != RUN_END_OK)
-		snprintf(reason, sizeof reason, "%s", gr.reason);
-	else if (col.no_frames)
-		snprintf(reason, sizeof reason, "no frames: the game showed no real frame in the route's "
-		                                "window");
-	col.r.status = reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
-	col.r.void_reason = reason[0] ? reason : NULL;
-	col.r.end_unix_ms = gr.end_unix_ms;
-	col.r.exit_status = gr.exit_status;
-	rc = db_run_store_results(c->db, run->id, &col.r);
-	if (rc < 0) {
-		run_errf(errmsg, size, rc, "cannot store run %d: %s", run->position, db_errmsg(c->db));
-		run_collected_finish(&col);
-		run_game_result_finish(&gr);
-		free(dir);
-		return rc;
-	}
-	note_device(c, col.r.config);
-
 	double dur = (double)(gr.end_ns - gr.spawn_ns) / 1e9;
 	c->run_s_sum += dur;
 	c->run_s_n++;
-	if (!c->opt.quiet) {
-		char d[32];
-		run_format_duration(dur, d, sizeof d);
-		const char *on = c->color ? (reason[0] ? "\033[33m" : "\033[32m") : "";
-		const char *off = c->color ? "\033[0m" : "";
-		double fps = NAN, rb = NAN;
-		for (size_t i = 0; i < col.r.n_metrics; i++) {
-			if (strcmp(col.r.metrics[i].name, "real_fps") == 0)
-				fps = col.r.metrics[i].value;
-			if (strcmp(col.r.metrics[i].name, "rb_wait_ms") == 0)
-				rb = col.r.metrics[i].value;
-		}
-		char figures[128] = "";
-		if (isfinite(fps))
-			snprintf(figures, sizeof figures, ", %.1f real fps", fps);
-		if (isfinite(rb))
-			snprintf(figures + strlen(figures), sizeof figures - strlen(figures),
-			         ", readback wait %.2f ms a frame", rb);
-		if (reason[0])
-			progress_line(c, "run %d of %zu: arm %c, %s: %svoid%s (%s), %s", run->position,
-			              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
-			              reason, d);
-		else
-			progress_line(c, "run %d of %zu: arm %c, %s: %sdone%s in %s%s", run->position,
-			              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
-			              d, figures);
-		if (gr.log_tail[0] && !c->opt.quiet) {
-			char *t = gr.log_tail;
-			while (t && *t) {
-				char *nl = strchr(t, '\n');
-				if (nl)
-					*nl = 0;
-				progress_line(c, "    | %s", t);
-				t = nl ? nl + 1 : NULL;
-			}
-		}
-	}
+	if (!c->opt.quiet)
+		report_run(c, run, arm, &gr, &col, reason, dur);
 	run_collected_finish(&col);
 	run_game_result_finish(&gr);
 	free(dir);

@@ -362,6 +362,264 @@ static int store_samples(struct run_collected *c, const struct run_collect_spec 
 
 static char *newest_csv(const char *dir);
 
+/* One collection: the spec, what it fills, and the files it read. */
+struct collection {
+	const struct run_collect_spec *s;
+	struct run_collected *c;
+	struct priv *p;
+	char *frames_path;         /* the frame log, or MangoHud's newest CSV */
+	char *renderer_log, *stderr_log;
+	const char *log_path;      /* the log the collector profile reads */
+	char *log_text, *err_text; /* the renderer log's and stderr's text */
+	char *errmsg;
+	size_t errmsg_size;
+};
+
+/* The frame log: loaded, or a warning saying why not. */
+static int step_frames_load(struct collection *k)
+{
+	const struct run_collect_spec *s = k->s;
+	if (s->frame_log)
+		k->frames_path = strdup(s->frame_log);
+	else if (s->mangohud) {
+		char *dir = run_path_join(s->run_dir, "mangohud");
+		k->frames_path = dir ? newest_csv(dir) : NULL;
+		free(dir);
+	} else
+		k->frames_path = run_path_join(s->run_dir, "frames.csv");
+	if (!k->frames_path || !file_nonempty(k->frames_path)) {
+		warn(k->c, "no frame log%s%s", k->frames_path ? " at " : "",
+		     k->frames_path ? k->frames_path : "");
+		return 0;
+	}
+	struct collect_error cerr;
+	int rc = collect_frames_load(k->frames_path, COLLECT_SOURCE_AUTO, &k->p->frames, &cerr);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		warn(k->c, "%s", cerr.msg);
+		k->p->frames = NULL;
+	}
+	return 0;
+}
+
+/* The renderer's frames as rows (MangoHud's are kept as metrics only). */
+static int step_frame_rows(struct collection *k)
+{
+	struct priv *p = k->p;
+	struct collect_frames *f = p->frames;
+	bool complete = f->source == COLLECT_SOURCE_RXVK;
+	if (!complete) {
+		warn(k->c, "MangoHud frames are kept as metrics only (the database keeps renderer frame rows)");
+		return 0;
+	}
+	if (!f->n)
+		return 0;
+	p->frames_db = calloc(f->n, sizeof *p->frames_db);
+	if (!p->frames_db)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct collect_frame *x = &f->frames[i];
+		if (!isfinite(x->frame_ms) || !isfinite(x->rb_wait_ms) || !isfinite(x->memsync_ms))
+			continue;
+		p->frames_db[n++] = (struct db_frame){
+			.frame = (int64_t)i,
+			.present_ns = x->present_ns,
+			.frame_ms = x->frame_ms,
+			.rb_wait_ms = x->rb_wait_ms,
+			.memsync_ms = x->memsync_ms,
+			.draws = isfinite(x->draws) && x->draws >= 0 ? (uint32_t)x->draws : 0,
+			.kind = x->kind == COLLECT_FRAME_SHOWN ? DB_FRAME_SHOWN : DB_FRAME_REAL,
+		};
+	}
+	k->c->r.frames = p->frames_db;
+	k->c->r.n_frames = n;
+	return 0;
+}
+
+/* The frame metrics over the route's window. */
+static int step_frame_metrics(struct collection *k)
+{
+	const struct run_collect_spec *s = k->s;
+	struct run_collected *c = k->c;
+	struct collect_frames *f = k->p->frames;
+	if (!s->t0_ns)
+		return 0;
+	int64_t t0 = f->clock == COLLECT_CLOCK_MONOTONIC ? s->t0_ns : s->t0_log_ns;
+	struct stats_run_metrics m;
+	int rc = stats_run_metrics_compute(f, t0, s->window_s, &m);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return 0;
+	add_metric(c, "real_fps", m.real_fps);
+	add_metric(c, "shown_fps", m.shown_fps);
+	add_metric(c, "p50_ms", m.p50_ms);
+	add_metric(c, "p95_ms", m.p95_ms);
+	add_metric(c, "p99_ms", m.p99_ms);
+	add_metric(c, "over_100ms", (double)m.over_100ms);
+	add_metric(c, "rb_wait_ms", m.rb_wait_ms);
+	add_metric(c, "memsync_ms", m.memsync_ms);
+	add_metric(c, "draws", m.draws);
+	add_metric(c, "frames", (double)m.frames);
+	add_metric(c, "real_frames", (double)m.real_frames);
+	c->no_frames = m.real_frames == 0;
+	for (size_t i = 0; i < m.warnings.n && i < 3; i++)
+		warn(c, "%s", m.warnings.v[i]);
+	stats_run_metrics_finish(&m);
+	return 0;
+}
+
+/* The game's log through the collector profile.  A run made elsewhere
+ * (import) has only the files it names. */
+static int step_log_load(struct collection *k)
+{
+	const struct run_collect_spec *s = k->s;
+	struct priv *p = k->p;
+	bool imported = s->frame_log != NULL;
+	if (s->game_log)
+		k->renderer_log = strdup(s->game_log);
+	else if (!imported)
+		k->renderer_log = run_path_join(s->run_dir, "renderer.log");
+	if (!imported && !s->game_log)
+		k->stderr_log = run_path_join(s->run_dir, "stderr.log");
+	k->log_path = file_nonempty(k->renderer_log) ? k->renderer_log
+	              : file_nonempty(k->stderr_log) ? k->stderr_log : NULL;
+	struct collect_error cerr;
+	int rc;
+	if (s->collect_profile) {
+		rc = collect_profile_load(s->collect_profile, &p->profile, &cerr);
+		if (rc < 0)
+			return run_errf(k->errmsg, k->errmsg_size, rc, "%s", cerr.msg);
+	}
+	if (!p->profile || !k->log_path)
+		return 0;
+	rc = collect_log_load(p->profile, k->log_path, &p->log, &cerr);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		warn(k->c, "%s", cerr.msg);
+		p->log = NULL;
+	}
+	return 0;
+}
+
+/* The log's matched lines as rows, their captures in one array. */
+static int step_log_rows(struct collection *k)
+{
+	struct priv *p = k->p;
+	size_t n_caps = 0;
+	for (size_t i = 0; i < p->log->n; i++)
+		n_caps += p->log->matches[i].n_values;
+	p->lines = calloc(p->log->n ? p->log->n : 1, sizeof *p->lines);
+	p->captures = calloc(n_caps ? n_caps : 1, sizeof *p->captures);
+	if (!p->lines || !p->captures)
+		return -ENOMEM;
+	size_t at = 0;
+	for (size_t i = 0; i < p->log->n; i++) {
+		const struct collect_match *mt = &p->log->matches[i];
+		for (size_t j = 0; j < mt->n_values; j++)
+			p->captures[at + j] = mt->values[j].text;
+		p->lines[i] = (struct db_log_line){
+			.t_ns = mt->t_ns == COLLECT_UNTIMED ? 0 : mt->t_ns,
+			.pattern = mt->pattern,
+			.text = mt->text,
+			.captures = p->captures + at,
+			.n_captures = mt->n_values,
+		};
+		at += mt->n_values;
+	}
+	k->c->r.log_lines = p->lines;
+	k->c->r.n_log_lines = p->log->n;
+	return 0;
+}
+
+/* The log metrics over the route's window. */
+static int step_log_metrics(struct collection *k)
+{
+	if (!k->s->t0_ns)
+		return 0;
+	struct collect_log_metrics lm;
+	int rc = collect_log_metrics_compute(k->p->profile, k->p->log, k->s->t0_ns, k->s->window_s, &lm);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return 0;
+	for (size_t i = 0; i < lm.n; i++)
+		add_metric(k->c, lm.v[i].name, lm.v[i].value);
+	collect_log_metrics_finish(&lm);
+	return 0;
+}
+
+/* One shot: from the game's log line, else from its PNG; a warning when
+ * neither is there. */
+static int shot(struct collection *k, const char *name)
+{
+	struct priv *p = k->p;
+	char png_name[256], checksum[64] = "";
+	double luma = NAN;
+	snprintf(png_name, sizeof png_name, "shots/%s.png", name);
+	char *png = run_path_join(k->s->run_dir, png_name);
+	if (!png)
+		return -ENOMEM;
+	struct stat st;
+	bool have_png = stat(png, &st) == 0 && S_ISREG(st.st_mode);
+	bool logged = (k->log_text && shot_from_log(k->log_text, name, &luma, checksum, sizeof checksum)) ||
+	              (k->err_text && shot_from_log(k->err_text, name, &luma, checksum, sizeof checksum));
+	if (!logged && have_png) {
+		char sum[17], msg[256];
+		if (run_png_stats(png, &luma, sum, msg, sizeof msg) == 0) {
+			snprintf(checksum, sizeof checksum, "%s", sum);
+			logged = true;
+		} else {
+			warn(k->c, "%s", msg);
+		}
+	}
+	if (!logged) {
+		warn(k->c, "shot '%s' was asked for but the game neither logged nor wrote it", name);
+		free(png);
+		return 0;
+	}
+	p->shots[p->n_shots++] = (struct db_shot){
+		.name = keep(p, strdup(name)),
+		.path = have_png ? keep(p, png) : (free(png), NULL),
+		.luma = luma,
+		.checksum = keep(p, strdup(checksum)),
+	};
+	return 0;
+}
+
+/* The shots and the renderer's configuration, from the logs' text. */
+static int step_shots_config(struct collection *k)
+{
+	const struct run_collect_spec *s = k->s;
+	struct priv *p = k->p;
+	size_t len;
+	struct collect_error rerr;
+	if (file_nonempty(k->renderer_log) &&
+	    collect_read_file("log", k->renderer_log, &k->log_text, &len, &rerr) < 0)
+		k->log_text = NULL;
+	if (file_nonempty(k->stderr_log) &&
+	    collect_read_file("log", k->stderr_log, &k->err_text, &len, &rerr) < 0)
+		k->err_text = NULL;
+	if (s->n_shots) {
+		p->shots = calloc(s->n_shots, sizeof *p->shots);
+		if (!p->shots)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_shots; i++) {
+		int rc = shot(k, s->shot_names[i]);
+		if (rc < 0)
+			return rc;
+	}
+	k->c->r.shots = p->shots;
+	k->c->r.n_shots = p->n_shots;
+	p->config = config_from_log(k->log_text ? k->log_text : k->err_text ? k->err_text : "");
+	k->c->r.config = p->config;
+	return 0;
+}
+
 int run_collect(const struct run_collect_spec *s, struct run_collected *c, char *errmsg,
                 size_t errmsg_size)
 {
@@ -371,229 +629,27 @@ int run_collect(const struct run_collect_spec *s, struct run_collected *c, char 
 		return -ENOMEM;
 	c->priv = p;
 	c->r.exit_status = -1;
-	int rc = 0;
-	char *frames_path = NULL, *renderer_log = NULL, *stderr_log = NULL, *log_text = NULL;
-	char *err_text = NULL;
-	const double *window = s->window_s;
-
-	/* frames */
-	if (s->frame_log)
-		frames_path = strdup(s->frame_log);
-	else if (s->mangohud) {
-		char *dir = run_path_join(s->run_dir, "mangohud");
-		frames_path = dir ? newest_csv(dir) : NULL;
-		free(dir);
-	} else
-		frames_path = run_path_join(s->run_dir, "frames.csv");
-	struct collect_error cerr;
-	if (frames_path && file_nonempty(frames_path)) {
-		rc = collect_frames_load(frames_path, COLLECT_SOURCE_AUTO, &p->frames, &cerr);
-		if (rc == -ENOMEM)
-			goto fail;
-		if (rc < 0) {
-			warn(c, "%s", cerr.msg);
-			p->frames = NULL;
-		}
-		rc = 0;
-	} else {
-		warn(c, "no frame log%s%s", frames_path ? " at " : "", frames_path ? frames_path : "");
-	}
+	struct collection k = { .s = s, .c = c, .p = p, .errmsg = errmsg, .errmsg_size = errmsg_size };
+	int rc = step_frames_load(&k);
 	c->no_frames = true;
-	if (p->frames) {
-		struct collect_frames *f = p->frames;
-		bool complete = f->source == COLLECT_SOURCE_RXVK;
-		if (complete && f->n) {
-			p->frames_db = calloc(f->n, sizeof *p->frames_db);
-			if (!p->frames_db) {
-				rc = -ENOMEM;
-				goto fail;
-			}
-			size_t k = 0;
-			for (size_t i = 0; i < f->n; i++) {
-				const struct collect_frame *x = &f->frames[i];
-				if (!isfinite(x->frame_ms) || !isfinite(x->rb_wait_ms) || !isfinite(x->memsync_ms))
-					continue;
-				p->frames_db[k++] = (struct db_frame){
-					.frame = (int64_t)i,
-					.present_ns = x->present_ns,
-					.frame_ms = x->frame_ms,
-					.rb_wait_ms = x->rb_wait_ms,
-					.memsync_ms = x->memsync_ms,
-					.draws = isfinite(x->draws) && x->draws >= 0 ? (uint32_t)x->draws : 0,
-					.kind = x->kind == COLLECT_FRAME_SHOWN ? DB_FRAME_SHOWN : DB_FRAME_REAL,
-				};
-			}
-			c->r.frames = p->frames_db;
-			c->r.n_frames = k;
-		} else if (!complete) {
-			warn(c, "MangoHud frames are kept as metrics only (the database keeps renderer frame rows)");
-		}
-		int64_t t0 = f->clock == COLLECT_CLOCK_MONOTONIC ? s->t0_ns : s->t0_log_ns;
-		if (s->t0_ns) {
-			struct stats_run_metrics m;
-			rc = stats_run_metrics_compute(f, t0, window, &m);
-			if (rc == -ENOMEM)
-				goto fail;
-			if (rc == 0) {
-				add_metric(c, "real_fps", m.real_fps);
-				add_metric(c, "shown_fps", m.shown_fps);
-				add_metric(c, "p50_ms", m.p50_ms);
-				add_metric(c, "p95_ms", m.p95_ms);
-				add_metric(c, "p99_ms", m.p99_ms);
-				add_metric(c, "over_100ms", (double)m.over_100ms);
-				add_metric(c, "rb_wait_ms", m.rb_wait_ms);
-				add_metric(c, "memsync_ms", m.memsync_ms);
-				add_metric(c, "draws", m.draws);
-				add_metric(c, "frames", (double)m.frames);
-				add_metric(c, "real_frames", (double)m.real_frames);
-				c->no_frames = m.real_frames == 0;
-				for (size_t i = 0; i < m.warnings.n && i < 3; i++)
-					warn(c, "%s", m.warnings.v[i]);
-				stats_run_metrics_finish(&m);
-			}
-			rc = 0;
-		}
-	}
+	if (rc == 0 && p->frames && (rc = step_frame_rows(&k)) == 0)
+		rc = step_frame_metrics(&k);
+	if (rc == 0)
+		rc = step_log_load(&k);
+	if (rc == 0 && p->log && (rc = step_log_rows(&k)) == 0)
+		rc = step_log_metrics(&k);
+	if (rc == 0)
+		rc = step_shots_config(&k);
+	if (rc == 0 && (rc = store_samples(c, s)) == 0)
+		sampler_metrics(c, s);
 
-	/* the game's log through the collector profile */
-	/* a run made elsewhere (import) has only the files it names */
-	bool imported = s->frame_log != NULL;
-	if (s->game_log)
-		renderer_log = strdup(s->game_log);
-	else if (!imported)
-		renderer_log = run_path_join(s->run_dir, "renderer.log");
-	if (!imported && !s->game_log)
-		stderr_log = run_path_join(s->run_dir, "stderr.log");
-	const char *log_path = file_nonempty(renderer_log) ? renderer_log
-	                       : file_nonempty(stderr_log) ? stderr_log : NULL;
-	if (s->collect_profile) {
-		rc = collect_profile_load(s->collect_profile, &p->profile, &cerr);
-		if (rc < 0) {
-			run_errf(errmsg, errmsg_size, rc, "%s", cerr.msg);
-			goto fail;
-		}
-	}
-	if (p->profile && log_path) {
-		rc = collect_log_load(p->profile, log_path, &p->log, &cerr);
-		if (rc == -ENOMEM)
-			goto fail;
-		if (rc < 0) {
-			warn(c, "%s", cerr.msg);
-			p->log = NULL;
-		}
-		rc = 0;
-	}
-	if (p->log) {
-		size_t n_caps = 0;
-		for (size_t i = 0; i < p->log->n; i++)
-			n_caps += p->log->matches[i].n_values;
-		p->lines = calloc(p->log->n ? p->log->n : 1, sizeof *p->lines);
-		p->captures = calloc(n_caps ? n_caps : 1, sizeof *p->captures);
-		if (!p->lines || !p->captures) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-		size_t k = 0;
-		for (size_t i = 0; i < p->log->n; i++) {
-			const struct collect_match *mt = &p->log->matches[i];
-			for (size_t j = 0; j < mt->n_values; j++)
-				p->captures[k + j] = mt->values[j].text;
-			p->lines[i] = (struct db_log_line){
-				.t_ns = mt->t_ns == COLLECT_UNTIMED ? 0 : mt->t_ns,
-				.pattern = mt->pattern,
-				.text = mt->text,
-				.captures = p->captures + k,
-				.n_captures = mt->n_values,
-			};
-			k += mt->n_values;
-		}
-		c->r.log_lines = p->lines;
-		c->r.n_log_lines = p->log->n;
-		if (s->t0_ns) {
-			struct collect_log_metrics lm;
-			rc = collect_log_metrics_compute(p->profile, p->log, s->t0_ns, window, &lm);
-			if (rc == -ENOMEM)
-				goto fail;
-			if (rc == 0) {
-				for (size_t i = 0; i < lm.n; i++)
-					add_metric(c, lm.v[i].name, lm.v[i].value);
-				collect_log_metrics_finish(&lm);
-			}
-			rc = 0;
-		}
-	}
-
-	/* shots and configuration */
-	size_t len;
-	struct collect_error rerr;
-	if (file_nonempty(renderer_log) && collect_read_file("log", renderer_log, &log_text, &len, &rerr) < 0)
-		log_text = NULL;
-	if (file_nonempty(stderr_log) && collect_read_file("log", stderr_log, &err_text, &len, &rerr) < 0)
-		err_text = NULL;
-	if (s->n_shots) {
-		p->shots = calloc(s->n_shots, sizeof *p->shots);
-		if (!p->shots) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < s->n_shots; i++) {
-		const char *name = s->shot_names[i];
-		char png_name[256], checksum[64] = "";
-		double luma = NAN;
-		snprintf(png_name, sizeof png_name, "shots/%s.png", name);
-		char *png = run_path_join(s->run_dir, png_name);
-		if (!png) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-		struct stat st;
-		bool have_png = stat(png, &st) == 0 && S_ISREG(st.st_mode);
-		bool logged = (log_text && shot_from_log(log_text, name, &luma, checksum, sizeof checksum)) ||
-		              (err_text && shot_from_log(err_text, name, &luma, checksum, sizeof checksum));
-		if (!logged && have_png) {
-			char sum[17], msg[256];
-			if (run_png_stats(png, &luma, sum, msg, sizeof msg) == 0) {
-				snprintf(checksum, sizeof checksum, "%s", sum);
-				logged = true;
-			} else {
-				warn(c, "%s", msg);
-			}
-		}
-		if (!logged) {
-			warn(c, "shot '%s' was asked for but the game neither logged nor wrote it", name);
-			free(png);
-			continue;
-		}
-		p->shots[p->n_shots++] = (struct db_shot){
-			.name = keep(p, strdup(name)),
-			.path = have_png ? keep(p, png) : (free(png), NULL),
-			.luma = luma,
-			.checksum = keep(p, strdup(checksum)),
-		};
-	}
-	c->r.shots = p->shots;
-	c->r.n_shots = p->n_shots;
-	p->config = config_from_log(log_text ? log_text : err_text ? err_text : "");
-	c->r.config = p->config;
-
-	/* samples */
-	if ((rc = store_samples(c, s)) < 0)
-		goto fail;
-	sampler_metrics(c, s);
-
-	free(frames_path);
-	free(renderer_log);
-	free(stderr_log);
-	free(log_text);
-	free(err_text);
-	return 0;
-fail:
-	free(frames_path);
-	free(renderer_log);
-	free(stderr_log);
-	free(log_text);
-	free(err_text);
+	free(k.frames_path);
+	free(k.renderer_log);
+	free(k.stderr_log);
+	free(k.log_text);
+	free(k.err_text);
+	if (rc == 0)
+		return 0;
 	run_collected_finish(c);
 	if (rc == -ENOMEM)
 		run_errf(errmsg, errmsg_size, rc, "out of memory collecting the run");

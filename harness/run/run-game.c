@@ -285,6 +285,16 @@ struct game {
 	int wstatus;
 	bool player_over;
 	size_t samples_cap;
+	/* the loop's state (the steps below) */
+	bool route_over;           /* the route player is done, for any reason */
+	int64_t route_end_ns;      /* when the route's end came; 0: not yet */
+	int64_t stop_sent_ns;      /* SIGTERM (or SIGKILL) sent at the route's end */
+	int64_t last_progress_ns;  /* when the frame log last grew */
+	off_t last_size;           /* the frame log's size then */
+	off_t log_size;            /* its size this tick (-1: none yet) */
+	bool log_grew;             /* it grew this tick */
+	bool mh_seen;              /* a MangoHud log exists */
+	int64_t next_sample_ns, next_tick_ns, limit_ns;
 };
 
 static void add_sample(struct game *g)
@@ -474,7 +484,7 @@ static int start_game(struct game *g, const char *pad_place, char *errmsg, size_
 }
 
 /* Takes every waiting route notice. */
-static void take_notices(struct game *g, bool *route_over)
+static void take_notices(struct game *g)
 {
 	struct route_notice n;
 	int rc;
@@ -485,12 +495,12 @@ static void take_notices(struct game *g, bool *route_over)
 			break;
 		case ROUTE_NOTICE_END:
 			g->r->route_done = true;
-			*route_over = true;
+			g->route_over = true;
 			g->player_over = true;
 			break;
 		case ROUTE_NOTICE_STOPPED:
 		case ROUTE_NOTICE_DIED:
-			*route_over = true;
+			g->route_over = true;
 			g->player_over = true;
 			if (g->r->end == RUN_END_OK && !g->r->reason[0]) {
 				char how[96];
@@ -507,253 +517,339 @@ static void take_notices(struct game *g, bool *route_over)
 		g->player_over = true;
 }
 
+/* ---- the loop's steps ----------------------------------------------------------
+ *
+ * One tick of the supervision loop is the list of steps in run_game(), in
+ * that order; a step that returns STEP_END ends the loop, with the run's end
+ * and reason already set where one applies. */
+
+enum step { STEP_NEXT, STEP_END };
+
+/* The game: reaped when it has exited, and why that ends the run. */
+static enum step step_reap(struct game *g, int64_t now)
+{
+	const struct run_game_spec *s = g->spec;
+	struct run_game_result *r = g->r;
+	pid_t w = waitpid(g->pid, &g->wstatus, WNOHANG);
+	if (w != g->pid)
+		return STEP_NEXT;
+	g->reaped = true;
+	r->exit_status = exit_status_of(g->wstatus);
+	if (g->stop_sent_ns || r->end != RUN_END_OK)
+		return STEP_END; /* we stopped it */
+	if (r->t0_ns)
+		take_notices(g);
+	if (r->route_done)
+		return STEP_END; /* it ended on its own after the route: a normal end */
+	char how[96];
+	describe_exit(how, sizeof how, g->wstatus);
+	if (!r->first_frame_ns && !r->t0_ns)
+		set_reason(r, RUN_END_CRASHED, "crashed: %s before its first frame", how);
+	else if (!r->t0_ns)
+		set_reason(r, RUN_END_CRASHED, "crashed: %s before the route started", how);
+	else
+		set_reason(r, RUN_END_CRASHED, "crashed: %s at %.1f s into the route, before its end (%.0f s)",
+		           how, (double)(now - r->t0_ns) / 1e9,
+		           (double)route_duration_ms(s->route) / 1e3);
+	return STEP_END;
+}
+
+/* The harness is asked to stop. */
+static enum step step_stop_asked(struct game *g)
+{
+	if (!g->spec->stop || !*g->spec->stop)
+		return STEP_NEXT;
+	set_reason(g->r, RUN_END_INTERRUPTED, "interrupted: the harness was stopped");
+	return STEP_END;
+}
+
+/* Progress of the frame log: its size, and when it last grew. */
+static void step_progress(struct game *g, int64_t now)
+{
+	struct stat st;
+	off_t size = -1;
+	if (g->spec->mangohud) {
+		size = newest_csv_size(g->mh_dir);
+		if (size >= 0)
+			g->mh_seen = true;
+	} else if (stat(g->frames_path, &st) == 0) {
+		size = st.st_size;
+	}
+	g->log_size = size;
+	g->log_grew = size > g->last_size;
+	if (g->log_grew) {
+		g->last_progress_ns = now;
+		g->last_size = size;
+	}
+}
+
+/* The game's first frame: the route's t0, and the route player started. */
+static enum step step_first_frame(struct game *g, int64_t now)
+{
+	const struct run_game_spec *s = g->spec;
+	struct run_game_result *r = g->r;
+	if (r->first_frame_ns)
+		return STEP_NEXT;
+	int64_t present = 0;
+	bool first = false;
+	if (s->mangohud) {
+		/* MangoHud writes its log late: the route starts from the
+		 * game's start (docs/running.md) */
+		first = true;
+		present = r->spawn_ns;
+	} else if (g->log_size > 0 && g->log_grew) {
+		first = first_row(g->frames_path, &present);
+	}
+	if (!first)
+		return STEP_NEXT;
+	r->first_frame_ns = s->mangohud ? r->spawn_ns : now;
+	int64_t t0 = present + (int64_t)(s->start_delay_s * 1e9);
+	if (t0 < now)
+		t0 = now;
+	r->t0_ns = t0;
+	r->t0_log_ns = t0 - r->spawn_ns;
+	g->last_progress_ns = now;
+	int rc = route_player_start(g->player, t0);
+	if (rc < 0) {
+		set_reason(r, RUN_END_FAILED, "failed: cannot start the route player: %s", strerror(-rc));
+		return STEP_END;
+	}
+	g->next_sample_ns = t0;
+	return STEP_NEXT;
+}
+
+/* The route: its notices, and the game stopped at its end. */
+static enum step step_route(struct game *g, int64_t now)
+{
+	const struct run_game_spec *s = g->spec;
+	struct run_game_result *r = g->r;
+	if (r->t0_ns)
+		take_notices(g);
+	if (r->end != RUN_END_OK)
+		return STEP_END;
+	/* the route's end is its duration, which may come after its last
+	 * event: the window must be covered */
+	if (g->route_over && !g->route_end_ns && r->route_done &&
+	    now < r->t0_ns + route_duration_ms(s->route) * 1000000) {
+		/* wait */
+	} else if (g->route_over && !g->route_end_ns) {
+		g->route_end_ns = now;
+		add_sample(g);
+		/* the normal end: SIGTERM, the game flushes and exits */
+		kill(-g->pid, SIGTERM);
+		g->stop_sent_ns = now;
+	}
+	if (g->stop_sent_ns && now - g->stop_sent_ns > (int64_t)(s->stop_timeout_s * 1e9)) {
+		kill(-g->pid, SIGKILL);
+		g->stop_sent_ns = now; /* and wait for it */
+	}
+	return STEP_NEXT;
+}
+
+/* The samplers, every second while the route plays. */
+static void step_samples(struct game *g, int64_t now)
+{
+	if (!g->r->t0_ns || g->route_over || now < g->next_sample_ns)
+		return;
+	add_sample(g);
+	g->next_sample_ns += 1000000000;
+	if (g->next_sample_ns < now)
+		g->next_sample_ns = now + 1000000000;
+}
+
+/* The watchdog and the hard limit. */
+static enum step step_watchdog(struct game *g, int64_t now)
+{
+	const struct run_game_spec *s = g->spec;
+	struct run_game_result *r = g->r;
+	if (!g->stop_sent_ns) {
+		if (!r->first_frame_ns && now - r->spawn_ns > (int64_t)(s->start_timeout_s * 1e9)) {
+			set_reason(r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
+			           s->start_timeout_s);
+			return STEP_END;
+		}
+		bool watch = s->mangohud ? g->mh_seen : r->first_frame_ns != 0;
+		if (watch && now - g->last_progress_ns > (int64_t)(s->watchdog_s * 1e9)) {
+			if (r->t0_ns)
+				set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s, at %.1f s into the route",
+				           s->watchdog_s, (double)(now - r->t0_ns) / 1e9);
+			else
+				set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s", s->watchdog_s);
+			return STEP_END;
+		}
+	}
+	if (now > g->limit_ns) {
+		set_reason(r, RUN_END_HUNG, "hung: still running at the hard limit of %.0f s",
+		           s->hard_limit_s);
+		return STEP_END;
+	}
+	return STEP_NEXT;
+}
+
+/* The caller's tick, once a second. */
+static void step_tick(struct game *g, int64_t now)
+{
+	const struct run_game_spec *s = g->spec;
+	if (!s->on_tick || now < g->next_tick_ns)
+		return;
+	s->on_tick(s->tick_ctx, g->r->t0_ns ? (double)(now - g->r->t0_ns) / 1e9 : -1.0);
+	g->next_tick_ns += 1000000000;
+}
+
+/* Sleeps until the next tick, or a route notice. */
+static enum step step_sleep(struct game *g)
+{
+	struct pollfd pfd = { .fd = g->r->t0_ns && !g->player_over ? route_player_fd(g->player) : -1,
+	                      .events = POLLIN };
+	if (poll(&pfd, 1, TICK_MS) < 0 && errno != EINTR)
+		return STEP_END;
+	return STEP_NEXT;
+}
+
+/* ---- set-up and teardown --------------------------------------------------------- */
+
+/* The run's folders and its control FIFO, from nothing. */
+static int make_places(struct game *g, char *errmsg, size_t errmsg_size)
+{
+	int rc = setup_paths(g);
+	if (rc < 0)
+		return rc;
+	if ((rc = run_mkdirs(g->shots_dir)) < 0 ||
+	    (g->spec->mangohud && (rc = run_mkdirs(g->mh_dir)) < 0))
+		return run_errf(errmsg, errmsg_size, rc, "cannot make folder '%s': %s", g->shots_dir,
+		                strerror(-rc));
+	unlink(g->control_path);
+	unlink(g->frames_path); /* a run played again starts from nothing */
+	unlink(g->log_path);
+	if (mkfifo(g->control_path, 0600) < 0)
+		return run_errf(errmsg, errmsg_size, -errno, "cannot make the control FIFO '%s': %s",
+		                g->control_path, strerror(errno));
+	/* read-write: opening never waits for the game, and a game that reads
+	 * late still finds what was written */
+	g->control_fd = open(g->control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (g->control_fd < 0)
+		return run_errf(errmsg, errmsg_size, -errno, "cannot open the control FIFO '%s': %s",
+		                g->control_path, strerror(errno));
+	return 0;
+}
+
+/* The pad and the route player armed on it; pad_place is where the game
+ * finds the pad ("" for none it needs told). */
+static int make_pad(struct game *g, char *pad_place, size_t place_size, char *errmsg,
+                    size_t errmsg_size)
+{
+	const struct run_game_spec *s = g->spec;
+	int rc = pad_create(s->pad_spec, &g->pad);
+	if (rc < 0)
+		return run_errf(errmsg, errmsg_size, rc, "cannot create the pad '%s': %s", s->pad_spec,
+		                strerror(-rc));
+	if (strncmp(s->pad_spec, "socket:", 7) == 0)
+		snprintf(pad_place, place_size, "%s", s->pad_spec);
+	else if (pad_devnode(g->pad))
+		snprintf(pad_place, place_size, "%s", pad_devnode(g->pad));
+	if ((rc = route_player_create(s->route, g->pad, &g->player)) < 0 ||
+	    (rc = route_player_arm(g->player)) < 0)
+		return run_errf(errmsg, errmsg_size, rc, "cannot prepare the route player: %s",
+		                strerror(-rc));
+	return 0;
+}
+
+/* The normal teardown: the game's group goes first, then the player, then
+ * the pad. */
+static void teardown(struct game *g)
+{
+	const struct run_game_spec *s = g->spec;
+	struct run_game_result *r = g->r;
+	if (g->pid > 0) {
+		double grace = s->stop_timeout_s > 0 ? s->stop_timeout_s : 10;
+		if (r->end == RUN_END_HUNG && grace > 3)
+			grace = 3; /* a hung game gets little time */
+		end_group(g->pid, grace, &g->reaped, &g->wstatus);
+		if (r->exit_status < 0)
+			r->exit_status = exit_status_of(g->wstatus);
+	}
+	r->end_ns = run_now_ns();
+	r->end_unix_ms = run_unix_ms();
+	if (g->player) {
+		route_player_stop(g->player);
+		struct route_player_stats ps;
+		if (route_player_stats(g->player, &ps) == 0) {
+			r->late_p99_ns = ps.late_p99_ns;
+			r->late_max_ns = ps.late_max_ns;
+		}
+		route_player_destroy(g->player);
+		g->player = NULL;
+	}
+	pad_destroy(g->pad);
+	g->pad = NULL;
+	add_sample(g); /* after: the swap counters' end */
+	if (r->end == RUN_END_CRASHED || r->end == RUN_END_HUNG)
+		file_tail(g->err_path, r->log_tail, sizeof r->log_tail);
+	if (g->control_fd >= 0)
+		close(g->control_fd);
+	unlink(g->control_path);
+	free_paths(g);
+}
+
+/* The teardown when the run could not be set up. */
+static void abandon(struct game *g)
+{
+	if (g->pid > 0)
+		end_group(g->pid, 1, &g->reaped, &g->wstatus);
+	route_player_destroy(g->player);
+	pad_destroy(g->pad);
+	if (g->control_fd >= 0)
+		close(g->control_fd);
+	if (g->control_path)
+		unlink(g->control_path);
+	free_paths(g);
+	run_game_result_finish(g->r);
+}
+
 int run_game(const struct run_game_spec *s, struct run_game_result *out, char *errmsg,
              size_t errmsg_size)
 {
 	struct run_game_result r = { .exit_status = -1 };
 	struct game g = { .spec = s, .r = &r, .control_fd = -1, .pid = -1 };
 	char pad_place[512] = "";
-	int rc = setup_paths(&g);
+	int rc = make_places(&g, errmsg, errmsg_size);
 	if (rc < 0)
 		goto fail;
-	if ((rc = run_mkdirs(g.shots_dir)) < 0 || (s->mangohud && (rc = run_mkdirs(g.mh_dir)) < 0)) {
-		run_errf(errmsg, errmsg_size, rc, "cannot make folder '%s': %s", g.shots_dir, strerror(-rc));
-		goto fail;
-	}
-	unlink(g.control_path);
-	unlink(g.frames_path); /* a run played again starts from nothing */
-	unlink(g.log_path);
-	if (mkfifo(g.control_path, 0600) < 0) {
-		rc = run_errf(errmsg, errmsg_size, -errno, "cannot make the control FIFO '%s': %s",
-		              g.control_path, strerror(errno));
-		goto fail;
-	}
-	/* read-write: opening never waits for the game, and a game that reads
-	 * late still finds what was written */
-	g.control_fd = open(g.control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (g.control_fd < 0) {
-		rc = run_errf(errmsg, errmsg_size, -errno, "cannot open the control FIFO '%s': %s",
-		              g.control_path, strerror(errno));
-		goto fail;
-	}
 
 	add_sample(&g); /* before: the swap counters' start */
 
-	rc = pad_create(s->pad_spec, &g.pad);
-	if (rc < 0) {
-		run_errf(errmsg, errmsg_size, rc, "cannot create the pad '%s': %s", s->pad_spec,
-		         strerror(-rc));
+	rc = make_pad(&g, pad_place, sizeof pad_place, errmsg, errmsg_size);
+	if (rc < 0)
 		goto fail;
-	}
-	if (strncmp(s->pad_spec, "socket:", 7) == 0)
-		snprintf(pad_place, sizeof pad_place, "%s", s->pad_spec);
-	else if (pad_devnode(g.pad))
-		snprintf(pad_place, sizeof pad_place, "%s", pad_devnode(g.pad));
-	if ((rc = route_player_create(s->route, g.pad, &g.player)) < 0 ||
-	    (rc = route_player_arm(g.player)) < 0) {
-		run_errf(errmsg, errmsg_size, rc, "cannot prepare the route player: %s", strerror(-rc));
-		goto fail;
-	}
-
 	rc = start_game(&g, pad_place[0] ? pad_place : NULL, errmsg, errmsg_size);
 	if (rc < 0)
 		goto fail;
 
-	int64_t route_end_ns = 0;       /* when the route's END came */
-	int64_t stop_sent_ns = 0;       /* SIGTERM at the route's end */
-	int64_t last_progress_ns = r.spawn_ns;
-	off_t last_size = -1;
-	int64_t next_sample_ns = 0, next_tick_ns = r.spawn_ns + 1000000000;
-	int64_t limit_ns = r.spawn_ns + (int64_t)(s->hard_limit_s * 1e9);
-	bool route_over = false;
-	bool mh_seen = false;
-
+	g.last_progress_ns = r.spawn_ns;
+	g.last_size = -1;
+	g.next_tick_ns = r.spawn_ns + 1000000000;
+	g.limit_ns = r.spawn_ns + (int64_t)(s->hard_limit_s * 1e9);
 	while (!g.reaped) {
 		int64_t now = run_now_ns();
-
-		/* the game */
-		pid_t w = waitpid(g.pid, &g.wstatus, WNOHANG);
-		if (w == g.pid) {
-			g.reaped = true;
-			r.exit_status = exit_status_of(g.wstatus);
-			if (stop_sent_ns || r.end != RUN_END_OK)
-				break; /* we stopped it */
-			if (r.t0_ns)
-				take_notices(&g, &route_over);
-			if (r.route_done)
-				break; /* it ended on its own after the route: a normal end */
-			char how[96];
-			describe_exit(how, sizeof how, g.wstatus);
-			if (!r.first_frame_ns && !r.t0_ns)
-				set_reason(&r, RUN_END_CRASHED, "crashed: %s before its first frame", how);
-			else if (!r.t0_ns)
-				set_reason(&r, RUN_END_CRASHED, "crashed: %s before the route started", how);
-			else
-				set_reason(&r, RUN_END_CRASHED, "crashed: %s at %.1f s into the route, before its end (%.0f s)",
-				           how, (double)(now - r.t0_ns) / 1e9,
-				           (double)route_duration_ms(s->route) / 1e3);
+		if (step_reap(&g, now) == STEP_END || step_stop_asked(&g) == STEP_END)
 			break;
-		}
-
-		/* the harness is asked to stop */
-		if (s->stop && *s->stop) {
-			set_reason(&r, RUN_END_INTERRUPTED, "interrupted: the harness was stopped");
+		step_progress(&g, now);
+		if (step_first_frame(&g, now) == STEP_END || step_route(&g, now) == STEP_END)
 			break;
-		}
-
-		/* progress of the frame log */
-		struct stat st;
-		off_t size = -1;
-		if (s->mangohud) {
-			size = newest_csv_size(g.mh_dir);
-			if (size >= 0)
-				mh_seen = true;
-		} else if (stat(g.frames_path, &st) == 0) {
-			size = st.st_size;
-		}
-		bool grew = size > last_size;
-		if (grew) {
-			last_progress_ns = now;
-			last_size = size;
-		}
-		if (!r.first_frame_ns) {
-			int64_t present = 0;
-			bool first = false;
-			if (s->mangohud) {
-				/* MangoHud writes its log late: the route starts from the
-				 * game's start (docs/running.md) */
-				first = true;
-				present = r.spawn_ns;
-			} else if (size > 0 && grew) {
-				first = first_row(g.frames_path, &present);
-			}
-			if (first) {
-				r.first_frame_ns = s->mangohud ? r.spawn_ns : now;
-				int64_t t0 = present + (int64_t)(s->start_delay_s * 1e9);
-				if (t0 < now)
-					t0 = now;
-				r.t0_ns = t0;
-				r.t0_log_ns = t0 - r.spawn_ns;
-				last_progress_ns = now;
-				if ((rc = route_player_start(g.player, t0)) < 0) {
-					set_reason(&r, RUN_END_FAILED, "failed: cannot start the route player: %s",
-					           strerror(-rc));
-					rc = 0;
-					break;
-				}
-				next_sample_ns = t0;
-			}
-		}
-
-		/* the route */
-		if (r.t0_ns)
-			take_notices(&g, &route_over);
-		if (r.end != RUN_END_OK)
+		step_samples(&g, now);
+		if (step_watchdog(&g, now) == STEP_END)
 			break;
-		/* the route's end is its duration, which may come after its last
-		 * event: the window must be covered */
-		if (route_over && !route_end_ns && r.route_done &&
-		    now < r.t0_ns + route_duration_ms(s->route) * 1000000) {
-			/* wait */
-		} else if (route_over && !route_end_ns) {
-			route_end_ns = now;
-			add_sample(&g);
-			/* the normal end: SIGTERM, the game flushes and exits */
-			kill(-g.pid, SIGTERM);
-			stop_sent_ns = now;
-		}
-		if (stop_sent_ns && now - stop_sent_ns > (int64_t)(s->stop_timeout_s * 1e9)) {
-			kill(-g.pid, SIGKILL);
-			stop_sent_ns = now; /* and wait for it */
-		}
-
-		/* samplers, every second while the route plays */
-		if (r.t0_ns && !route_over && now >= next_sample_ns) {
-			add_sample(&g);
-			next_sample_ns += 1000000000;
-			if (next_sample_ns < now)
-				next_sample_ns = now + 1000000000;
-		}
-
-		/* watchdog and hard limit */
-		if (!stop_sent_ns) {
-			if (!r.first_frame_ns && now - r.spawn_ns > (int64_t)(s->start_timeout_s * 1e9)) {
-				set_reason(&r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
-				           s->start_timeout_s);
-				break;
-			}
-			bool watch = s->mangohud ? mh_seen : r.first_frame_ns != 0;
-			if (watch && now - last_progress_ns > (int64_t)(s->watchdog_s * 1e9)) {
-				if (r.t0_ns)
-					set_reason(&r, RUN_END_HUNG, "hung: no new frame for %.0f s, at %.1f s into the route",
-					           s->watchdog_s, (double)(now - r.t0_ns) / 1e9);
-				else
-					set_reason(&r, RUN_END_HUNG, "hung: no new frame for %.0f s", s->watchdog_s);
-				break;
-			}
-		}
-		if (now > limit_ns) {
-			set_reason(&r, RUN_END_HUNG, "hung: still running at the hard limit of %.0f s",
-			           s->hard_limit_s);
-			break;
-		}
-
-		if (s->on_tick && now >= next_tick_ns) {
-			s->on_tick(s->tick_ctx, r.t0_ns ? (double)(now - r.t0_ns) / 1e9 : -1.0);
-			next_tick_ns += 1000000000;
-		}
-
-		struct pollfd pfd = { .fd = r.t0_ns && !g.player_over ? route_player_fd(g.player) : -1,
-		                      .events = POLLIN };
-		int timeout = TICK_MS;
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
+		step_tick(&g, now);
+		if (step_sleep(&g) == STEP_END)
 			break;
 	}
 
-	/* the game's group goes first, then the player, then the pad */
-	if (g.pid > 0) {
-		double grace = s->stop_timeout_s > 0 ? s->stop_timeout_s : 10;
-		if (r.end == RUN_END_HUNG && grace > 3)
-			grace = 3; /* a hung game gets little time */
-		end_group(g.pid, grace, &g.reaped, &g.wstatus);
-		if (r.exit_status < 0)
-			r.exit_status = exit_status_of(g.wstatus);
-	}
-	r.end_ns = run_now_ns();
-	r.end_unix_ms = run_unix_ms();
-	if (g.player) {
-		route_player_stop(g.player);
-		struct route_player_stats ps;
-		if (route_player_stats(g.player, &ps) == 0) {
-			r.late_p99_ns = ps.late_p99_ns;
-			r.late_max_ns = ps.late_max_ns;
-		}
-		route_player_destroy(g.player);
-		g.player = NULL;
-	}
-	pad_destroy(g.pad);
-	g.pad = NULL;
-	add_sample(&g); /* after: the swap counters' end */
-	if (r.end == RUN_END_CRASHED || r.end == RUN_END_HUNG)
-		file_tail(g.err_path, r.log_tail, sizeof r.log_tail);
-	if (g.control_fd >= 0)
-		close(g.control_fd);
-	unlink(g.control_path);
-	free_paths(&g);
+	teardown(&g);
 	*out = r;
 	return 0;
 
 fail:
-	if (g.pid > 0)
-		end_group(g.pid, 1, &g.reaped, &g.wstatus);
-	route_player_destroy(g.player);
-	pad_destroy(g.pad);
-	if (g.control_fd >= 0)
-		close(g.control_fd);
-	if (g.control_path)
-		unlink(g.control_path);
-	free_paths(&g);
-	run_game_result_finish(&r);
+	abandon(&g);
 	if (errmsg && errmsg_size && !errmsg[0])
 		run_errf(errmsg, errmsg_size, 0, "cannot set the run up: %s", strerror(-rc));
 	return rc < 0 ? rc : -EIO;
