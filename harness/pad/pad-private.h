@@ -1,5 +1,6 @@
-/* pad-private: what pad.c shares with its backends (pad-uinput.c,
- * pad-socket.c).  Not for use outside harness/pad. */
+/* pad-private: what pad.c, the core, shares with its backends
+ * (pad-uinput.c, pad-socket.c): the backend table, the core's struct they
+ * embed, the shared state and its lock.  Not for use outside harness/pad. */
 #ifndef RXDECK_PAD_PRIVATE_H
 #define RXDECK_PAD_PRIVATE_H
 
@@ -7,9 +8,6 @@
 
 #include <pthread.h>
 #include <stdbool.h>
-
-struct libevdev;
-struct libevdev_uinput;
 
 /* Lives in a MAP_SHARED mapping, so the owner and a spawned child see one
  * state and one lock. */
@@ -19,36 +17,40 @@ struct pad_shared {
 	int32_t abs[PAD_AXIS_COUNT];
 };
 
-struct pad_client {
-	int fd;
-	bool behind; /* a frame was dropped; resend the full state first */
-	bool gone;   /* owner side: given up on; the acceptor thread closes it */
+/* A backend, declared (after wlroots' interfaces): the core calls only
+ * through this table and never looks into a backend's fields. */
+struct pad_impl {
+	const char *name;         /* pad_backend()'s answer: "uinput", "socket" */
+	/* Writes one frame (ev ends with SYN_REPORT), with the state lock held.
+	 * A frame that must arrive (must: the neutral frame) waits a while for
+	 * a game that does not read, rather than being dropped for it. */
+	int (*write)(struct pad *pad, struct input_event *ev, size_t n, bool must);
+	/* Releases what the backend holds (in a spawned child: only closes). */
+	void (*close)(struct pad *pad);
+	/* In a new child, before its descriptors are closed: drops what the
+	 * child must not hold.  NULL: nothing to drop. */
+	void (*child_init)(struct pad *pad);
+	/* Adds the descriptors a spawned child keeps to keep[n..]; returns the
+	 * new count (at most PAD_SOCKET_MAX_CLIENTS + 1 added). */
+	size_t (*child_fds)(const struct pad *pad, int *keep, size_t n);
+	/* The device node or socket path the game opens; NULL if none. */
+	const char *(*devnode)(const struct pad *pad);
+	/* Whether the backend is up, so a neutral frame can be written. */
+	bool (*is_open)(const struct pad *pad);
+	/* Games connected, with the lock held.  NULL: the backend has none. */
+	size_t (*client_count)(const struct pad *pad);
+	/* A spawned child is handed the games that connect while it runs, over
+	 * the control pair (ctl_fd). */
+	bool passes_clients;
 };
 
-enum pad_kind { PAD_KIND_UINPUT = 1, PAD_KIND_SOCKET };
-
+/* The core's part of every pad; each backend's struct embeds it first
+ * (struct pad_uinput in pad-uinput.c, struct pad_socket in pad-socket.c). */
 struct pad {
-	enum pad_kind kind;
+	const struct pad_impl *impl;
 	pid_t owner_pid;
 	bool in_child;            /* this copy runs in a spawned child */
 	struct pad_shared *shared;
-
-	/* uinput */
-	struct libevdev *dev;
-	struct libevdev_uinput *ui;
-	int ui_fd;
-	char *devnode;
-
-	/* socket: the clients below belong to whichever process holds this copy */
-	char *path;
-	dev_t path_dev;
-	ino_t path_ino;
-	int listen_fd;
-	struct pad_client clients[PAD_SOCKET_MAX_CLIENTS];
-	size_t n_clients;
-	int wake[2];              /* tells the acceptor thread to stop */
-	pthread_t acceptor;
-	bool acceptor_started;
 	int ctl_fd;               /* owner: passes new clients to the child; child: receives them; -1 */
 
 	/* the spawned child, guarded by spawn_lock */
@@ -69,6 +71,11 @@ struct pad {
 	void *exit_ctx;
 };
 
+/* The core's set-up of a backend's new (zeroed) pad: the shared state and
+ * its lock, the spawn lock.  0 or a negative errno; on failure the pad is
+ * released with pad_destroy(). */
+int pad_init(struct pad *pad, const struct pad_impl *impl);
+
 void pad_lock(struct pad *pad);
 void pad_unlock(struct pad *pad);
 
@@ -77,17 +84,8 @@ void pad_unlock(struct pad *pad);
  * room for PAD_FRAME_MAX records.  Called with the lock held. */
 size_t pad_full_state(const struct pad *pad, bool dropped, struct input_event *ev);
 
-/* Backends.  Writes are called with the lock held; ev ends with SYN_REPORT.
- * A frame that must arrive (must: the neutral frame) waits a while for a
- * game that does not read, rather than being dropped for it. */
-int pad_uinput_open(struct pad *pad);
-int pad_uinput_write(struct pad *pad, struct input_event *ev, size_t n);
-void pad_uinput_close(struct pad *pad);
-
-int pad_socket_open(struct pad *pad, const char *path);
-int pad_socket_write(struct pad *pad, struct input_event *ev, size_t n, bool must);
-void pad_socket_close(struct pad *pad);
-/* In a new child: drop what the child must not hold (listener, wake pipe). */
-void pad_socket_child_init(struct pad *pad);
+/* The backends' constructors: a pad of their kind, opened. */
+int pad_uinput_create(struct pad **out);
+int pad_socket_create(const char *path, struct pad **out);
 
 #endif

@@ -22,6 +22,31 @@
  * (the first state, the neutral frame) before disconnecting it. */
 #define OWNER_SEND_WAIT_MS 200
 
+struct pad_client {
+	int fd;
+	bool behind; /* a frame was dropped; resend the full state first */
+	bool gone;   /* owner side: given up on; the acceptor thread closes it */
+};
+
+struct pad_socket {
+	struct pad base;
+	/* the clients below belong to whichever process holds this copy */
+	char *path;
+	dev_t path_dev;
+	ino_t path_ino;
+	int listen_fd;
+	struct pad_client clients[PAD_SOCKET_MAX_CLIENTS];
+	size_t n_clients;
+	int wake[2];              /* tells the acceptor thread to stop */
+	pthread_t acceptor;
+	bool acceptor_started;
+};
+
+static struct pad_socket *socket_of(const struct pad *pad)
+{
+	return (struct pad_socket *)pad;
+}
+
 static int fill_addr(const char *path, struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof *sa);
@@ -64,14 +89,14 @@ static int send_waiting(int fd, const struct input_event *ev, size_t n)
 	return send_once(fd, ev, n);
 }
 
-static void remove_client(struct pad *pad, size_t i)
+static void remove_client(struct pad_socket *pad, size_t i)
 {
 	close(pad->clients[i].fd);
 	pad->clients[i] = pad->clients[--pad->n_clients];
 }
 
 /* Child side: takes the games the owner accepted since the last frame. */
-static void take_new_clients(struct pad *pad)
+static void take_new_clients(struct pad_socket *pad)
 {
 	for (;;) {
 		char byte;
@@ -84,7 +109,7 @@ static void take_new_clients(struct pad *pad)
 			.msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = c.buf, .msg_controllen = sizeof c.buf,
 		};
-		ssize_t r = recvmsg(pad->ctl_fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		ssize_t r = recvmsg(pad->base.ctl_fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -101,7 +126,7 @@ static void take_new_clients(struct pad *pad)
 	}
 }
 
-static void pass_to_child(struct pad *pad, int fd)
+static void pass_to_child(struct pad_socket *pad, int fd)
 {
 	char byte = 'c';
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
@@ -119,13 +144,13 @@ static void pass_to_child(struct pad *pad, int fd)
 	h->cmsg_type = SCM_RIGHTS;
 	h->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(h), &fd, sizeof fd);
-	while (sendmsg(pad->ctl_fd, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
+	while (sendmsg(pad->base.ctl_fd, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
 
-static void drop_client(struct pad *pad, size_t *i)
+static void drop_client(struct pad_socket *pad, size_t *i)
 {
-	if (pad->in_child) {
+	if (pad->base.in_child) {
 		remove_client(pad, *i);
 		return;
 	}
@@ -135,9 +160,10 @@ static void drop_client(struct pad *pad, size_t *i)
 	(*i)++;
 }
 
-int pad_socket_write(struct pad *pad, struct input_event *ev, size_t n, bool must)
+static int socket_write(struct pad *base, struct input_event *ev, size_t n, bool must)
 {
-	if (pad->in_child)
+	struct pad_socket *pad = socket_of(base);
+	if (base->in_child)
 		take_new_clients(pad);
 	stamp(ev, n);
 	struct input_event full[PAD_FRAME_MAX];
@@ -153,7 +179,7 @@ int pad_socket_write(struct pad *pad, struct input_event *ev, size_t n, bool mus
 		if (c->behind) {
 			/* it missed frames: the full state instead, marked as such */
 			if (n_full == 0) {
-				n_full = pad_full_state(pad, true, full);
+				n_full = pad_full_state(base, true, full);
 				stamp(full, n_full);
 			}
 			f = full;
@@ -173,50 +199,50 @@ int pad_socket_write(struct pad *pad, struct input_event *ev, size_t n, bool mus
 	return 0;
 }
 
-static void accept_client(struct pad *pad)
+static void accept_client(struct pad_socket *pad)
 {
 	int fd = accept4(pad->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
 	int sndbuf = 1 << 20;
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
-	pad_lock(pad);
+	pad_lock(&pad->base);
 	if (pad->n_clients >= PAD_SOCKET_MAX_CLIENTS) {
-		pad_unlock(pad);
+		pad_unlock(&pad->base);
 		close(fd);
 		return;
 	}
 	struct input_event full[PAD_FRAME_MAX];
-	size_t n = pad_full_state(pad, false, full);
+	size_t n = pad_full_state(&pad->base, false, full);
 	stamp(full, n);
 	if (send_waiting(fd, full, n) != 0) {
-		pad_unlock(pad);
+		pad_unlock(&pad->base);
 		close(fd);
 		return;
 	}
 	pad->clients[pad->n_clients++] = (struct pad_client){ .fd = fd };
-	if (pad->ctl_fd >= 0)
+	if (pad->base.ctl_fd >= 0)
 		pass_to_child(pad, fd);
-	pad_unlock(pad);
+	pad_unlock(&pad->base);
 }
 
 static void *acceptor_main(void *arg)
 {
-	struct pad *pad = arg;
+	struct pad_socket *pad = arg;
 	struct pollfd p[2 + PAD_SOCKET_MAX_CLIENTS];
 	int fds[PAD_SOCKET_MAX_CLIENTS];
 	for (;;) {
 		size_t n = 0;
 		p[n++] = (struct pollfd){ .fd = pad->wake[0], .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = pad->listen_fd, .events = POLLIN };
-		pad_lock(pad);
+		pad_lock(&pad->base);
 		size_t nc = pad->n_clients;
 		for (size_t i = 0; i < nc; i++) {
 			fds[i] = pad->clients[i].fd;
 			/* a client that is gone is closed on this pass */
 			p[n++] = (struct pollfd){ .fd = fds[i], .events = POLLIN | POLLRDHUP };
 		}
-		pad_unlock(pad);
+		pad_unlock(&pad->base);
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -237,7 +263,7 @@ static void *acceptor_main(void *arg)
 				ssize_t r = recv(fds[i], junk, sizeof junk, MSG_DONTWAIT);
 				closed = r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR);
 			}
-			pad_lock(pad);
+			pad_lock(&pad->base);
 			for (size_t k = 0; k < pad->n_clients; k++) {
 				if (pad->clients[k].fd != fds[i])
 					continue;
@@ -245,7 +271,7 @@ static void *acceptor_main(void *arg)
 					remove_client(pad, k);
 				break;
 			}
-			pad_unlock(pad);
+			pad_unlock(&pad->base);
 		}
 	}
 }
@@ -274,7 +300,7 @@ static int clear_path(const char *path, const struct sockaddr_un *sa)
 	return unlink(path) == 0 ? 0 : -errno;
 }
 
-int pad_socket_open(struct pad *pad, const char *path)
+static int socket_open(struct pad_socket *pad, const char *path)
 {
 	struct sockaddr_un sa;
 	int r = fill_addr(path, &sa);
@@ -315,8 +341,10 @@ int pad_socket_open(struct pad *pad, const char *path)
 	return 0;
 }
 
-void pad_socket_child_init(struct pad *pad)
+static void socket_child_init(struct pad *base)
 {
+	struct pad_socket *pad = socket_of(base);
+	pad->acceptor_started = false;
 	if (pad->listen_fd >= 0)
 		close(pad->listen_fd);
 	pad->listen_fd = -1;
@@ -334,8 +362,9 @@ void pad_socket_child_init(struct pad *pad)
 	}
 }
 
-void pad_socket_close(struct pad *pad)
+static void socket_close(struct pad *base)
 {
+	struct pad_socket *pad = socket_of(base);
 	if (pad->acceptor_started) {
 		char b = 'q';
 		while (write(pad->wake[1], &b, 1) < 0 && errno == EINTR)
@@ -354,13 +383,67 @@ void pad_socket_close(struct pad *pad)
 		pad->listen_fd = -1;
 		struct stat st;
 		/* remove the file only while it is still ours */
-		if (!pad->in_child && pad->path && stat(pad->path, &st) == 0 &&
+		if (!base->in_child && pad->path && stat(pad->path, &st) == 0 &&
 		    st.st_dev == pad->path_dev && st.st_ino == pad->path_ino)
 			unlink(pad->path);
 	}
-	if (pad->ctl_fd >= 0)
-		close(pad->ctl_fd);
-	pad->ctl_fd = -1;
 	free(pad->path);
 	pad->path = NULL;
+}
+
+static size_t socket_child_fds(const struct pad *base, int *keep, size_t n)
+{
+	const struct pad_socket *pad = socket_of(base);
+	for (size_t i = 0; i < pad->n_clients; i++)
+		keep[n++] = pad->clients[i].fd;
+	return n;
+}
+
+static const char *socket_devnode(const struct pad *pad)
+{
+	return socket_of(pad)->path;
+}
+
+static bool socket_is_open(const struct pad *pad)
+{
+	return socket_of(pad)->listen_fd >= 0;
+}
+
+static size_t socket_client_count(const struct pad *base)
+{
+	const struct pad_socket *pad = socket_of(base);
+	size_t n = 0;
+	for (size_t i = 0; i < pad->n_clients; i++)
+		n += !pad->clients[i].gone;
+	return n;
+}
+
+static const struct pad_impl socket_impl = {
+	.name = "socket",
+	.write = socket_write,
+	.close = socket_close,
+	.child_init = socket_child_init,
+	.child_fds = socket_child_fds,
+	.devnode = socket_devnode,
+	.is_open = socket_is_open,
+	.client_count = socket_client_count,
+	.passes_clients = true,
+};
+
+int pad_socket_create(const char *path, struct pad **out)
+{
+	struct pad_socket *pad = calloc(1, sizeof *pad);
+	if (!pad)
+		return -ENOMEM;
+	pad->listen_fd = -1;
+	pad->wake[0] = pad->wake[1] = -1;
+	int r = pad_init(&pad->base, &socket_impl);
+	if (r == 0)
+		r = socket_open(pad, path);
+	if (r < 0) {
+		pad_destroy(&pad->base);
+		return r;
+	}
+	*out = &pad->base;
+	return 0;
 }

@@ -12,7 +12,20 @@
 #include <string.h>
 #include <unistd.h>
 
-int pad_uinput_open(struct pad *pad)
+struct pad_uinput {
+	struct pad base;
+	struct libevdev *dev;
+	struct libevdev_uinput *ui;
+	int ui_fd;
+	char *devnode;
+};
+
+static struct pad_uinput *uinput_of(const struct pad *pad)
+{
+	return (struct pad_uinput *)pad;
+}
+
+static int uinput_open(struct pad_uinput *pad)
 {
 	struct libevdev *dev = libevdev_new();
 	if (!dev)
@@ -62,8 +75,10 @@ int pad_uinput_open(struct pad *pad)
 	return 0;
 }
 
-int pad_uinput_write(struct pad *pad, struct input_event *ev, size_t n)
+static int uinput_write(struct pad *base, struct input_event *ev, size_t n, bool must)
 {
+	(void)must; /* the kernel never makes a frame wait */
+	struct pad_uinput *pad = uinput_of(base);
 	if (pad->ui_fd < 0)
 		return -EBADF;
 	const char *p = (const char *)ev;
@@ -81,9 +96,10 @@ int pad_uinput_write(struct pad *pad, struct input_event *ev, size_t n)
 	return 0;
 }
 
-void pad_uinput_close(struct pad *pad)
+static void uinput_close(struct pad *base)
 {
-	if (pad->ui && !pad->in_child)
+	struct pad_uinput *pad = uinput_of(base);
+	if (pad->ui && !base->in_child)
 		libevdev_uinput_destroy(pad->ui); /* closes ui_fd too */
 	else if (pad->ui_fd >= 0)
 		close(pad->ui_fd);
@@ -93,4 +109,47 @@ void pad_uinput_close(struct pad *pad)
 	pad->dev = NULL;
 	free(pad->devnode);
 	pad->devnode = NULL;
+}
+
+static size_t uinput_child_fds(const struct pad *pad, int *keep, size_t n)
+{
+	if (uinput_of(pad)->ui_fd >= 0)
+		keep[n++] = uinput_of(pad)->ui_fd;
+	return n;
+}
+
+static const char *uinput_devnode(const struct pad *pad)
+{
+	return uinput_of(pad)->devnode;
+}
+
+static bool uinput_is_open(const struct pad *pad)
+{
+	return uinput_of(pad)->ui != NULL;
+}
+
+static const struct pad_impl uinput_impl = {
+	.name = "uinput",
+	.write = uinput_write,
+	.close = uinput_close,
+	.child_fds = uinput_child_fds,
+	.devnode = uinput_devnode,
+	.is_open = uinput_is_open,
+};
+
+int pad_uinput_create(struct pad **out)
+{
+	struct pad_uinput *pad = calloc(1, sizeof *pad);
+	if (!pad)
+		return -ENOMEM;
+	pad->ui_fd = -1;
+	int r = pad_init(&pad->base, &uinput_impl);
+	if (r == 0)
+		r = uinput_open(pad);
+	if (r < 0) {
+		pad_destroy(&pad->base);
+		return r;
+	}
+	*out = &pad->base;
+	return 0;
 }

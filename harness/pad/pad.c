@@ -4,7 +4,8 @@
  * validation, the neutral frame, and the supervision of a spawned child:
  * the watcher thread that forks it, waits for it by pid, and writes the
  * neutral frame when it ends.  How a frame reaches the game is the
- * backends' business (pad-uinput.c, pad-socket.c).
+ * backends' business (pad-uinput.c, pad-socket.c), which the core reaches
+ * only through their struct pad_impl.
  */
 #include "pad-private.h"
 
@@ -91,12 +92,6 @@ size_t pad_full_state(const struct pad *pad, bool dropped, struct input_event *e
 	return n;
 }
 
-static int backend_write(struct pad *pad, struct input_event *ev, size_t n, bool must)
-{
-	return pad->kind == PAD_KIND_UINPUT ? pad_uinput_write(pad, ev, n)
-	                                    : pad_socket_write(pad, ev, n, must);
-}
-
 static int make_shared(struct pad *pad)
 {
 	void *m = mmap(NULL, sizeof *pad->shared, PROT_READ | PROT_WRITE,
@@ -114,29 +109,10 @@ static int make_shared(struct pad *pad)
 	return -r;
 }
 
-int pad_create(const char *spec, struct pad **out)
+int pad_init(struct pad *pad, const struct pad_impl *impl)
 {
-	if (!spec || !out)
-		return -EINVAL;
-	enum pad_kind kind;
-	const char *path = NULL;
-	if (strcmp(spec, "uinput") == 0) {
-		kind = PAD_KIND_UINPUT;
-	} else if (strncmp(spec, "socket:", 7) == 0 && spec[7]) {
-		kind = PAD_KIND_SOCKET;
-		path = spec + 7;
-	} else {
-		return -EINVAL;
-	}
-
-	struct pad *pad = calloc(1, sizeof *pad);
-	if (!pad)
-		return -ENOMEM;
-	pad->kind = kind;
+	pad->impl = impl;
 	pad->owner_pid = getpid();
-	pad->ui_fd = -1;
-	pad->listen_fd = -1;
-	pad->wake[0] = pad->wake[1] = -1;
 	pad->ctl_fd = -1;
 	pad->child_ctl = -1;
 	pthread_mutex_init(&pad->spawn_lock, NULL);
@@ -145,16 +121,18 @@ int pad_create(const char *spec, struct pad **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&pad->spawn_cond, &ca);
 	pthread_condattr_destroy(&ca);
+	return make_shared(pad);
+}
 
-	int r = make_shared(pad);
-	if (r == 0)
-		r = kind == PAD_KIND_UINPUT ? pad_uinput_open(pad) : pad_socket_open(pad, path);
-	if (r < 0) {
-		pad_destroy(pad);
-		return r;
-	}
-	*out = pad;
-	return 0;
+int pad_create(const char *spec, struct pad **out)
+{
+	if (!spec || !out)
+		return -EINVAL;
+	if (strcmp(spec, "uinput") == 0)
+		return pad_uinput_create(out);
+	if (strncmp(spec, "socket:", 7) == 0 && spec[7])
+		return pad_socket_create(spec + 7, out);
+	return -EINVAL;
 }
 
 static bool child_running(struct pad *pad)
@@ -180,15 +158,15 @@ void pad_destroy(struct pad *pad)
 				pad_wait_child(pad, -1);
 			}
 		}
-		if (pad->ui || pad->listen_fd >= 0)
+		if (pad->impl->is_open(pad))
 			pad_neutral(pad);
 	}
 	if (pad->watcher_started)
 		pthread_join(pad->watcher, NULL);
-	if (pad->kind == PAD_KIND_UINPUT)
-		pad_uinput_close(pad);
-	else
-		pad_socket_close(pad);
+	pad->impl->close(pad);
+	if (pad->ctl_fd >= 0)
+		close(pad->ctl_fd);
+	pad->ctl_fd = -1;
 	if (pad->child_ctl >= 0)
 		close(pad->child_ctl);
 	if (pad->shared) {
@@ -203,12 +181,12 @@ void pad_destroy(struct pad *pad)
 
 const char *pad_backend(const struct pad *pad)
 {
-	return pad->kind == PAD_KIND_UINPUT ? "uinput" : "socket";
+	return pad->impl->name;
 }
 
 const char *pad_devnode(const struct pad *pad)
 {
-	return pad->kind == PAD_KIND_UINPUT ? pad->devnode : pad->path;
+	return pad->impl->devnode(pad);
 }
 
 static int check_event(const struct input_event *e)
@@ -250,7 +228,7 @@ int pad_frame(struct pad *pad, const struct input_event *events, size_t n)
 		else
 			pad->shared->abs[pad_axis_index(buf[i].code)] = buf[i].value;
 	}
-	int r = backend_write(pad, buf, n + 1, false);
+	int r = pad->impl->write(pad, buf, n + 1, false);
 	pad_unlock(pad);
 	return r;
 }
@@ -262,19 +240,17 @@ int pad_neutral(struct pad *pad)
 	memset(pad->shared->key, 0, sizeof pad->shared->key);
 	memset(pad->shared->abs, 0, sizeof pad->shared->abs);
 	size_t n = pad_full_state(pad, false, buf);
-	int r = backend_write(pad, buf, n, true);
+	int r = pad->impl->write(pad, buf, n, true);
 	pad_unlock(pad);
 	return r;
 }
 
 size_t pad_socket_client_count(struct pad *pad)
 {
-	if (pad->kind != PAD_KIND_SOCKET)
+	if (!pad->impl->client_count)
 		return 0;
 	pad_lock(pad);
-	size_t n = 0;
-	for (size_t i = 0; i < pad->n_clients; i++)
-		n += !pad->clients[i].gone;
+	size_t n = pad->impl->client_count(pad);
 	pad_unlock(pad);
 	return n;
 }
@@ -327,7 +303,6 @@ static void close_all_but(int *keep, size_t n)
 static void child_main(struct pad *pad)
 {
 	pad->in_child = true;
-	pad->acceptor_started = false;
 	pad->watcher_started = false;
 	if (pad->ctl_fd >= 0)
 		close(pad->ctl_fd);
@@ -346,20 +321,17 @@ static void child_main(struct pad *pad)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (pad->kind == PAD_KIND_SOCKET)
-		pad_socket_child_init(pad);
+	if (pad->impl->child_init)
+		pad->impl->child_init(pad);
 
 	int keep[16 + PAD_SOCKET_MAX_CLIENTS + 4];
 	size_t n = 0;
 	keep[n++] = 0;
 	keep[n++] = 1;
 	keep[n++] = 2;
-	if (pad->ui_fd >= 0)
-		keep[n++] = pad->ui_fd;
 	if (pad->ctl_fd >= 0)
 		keep[n++] = pad->ctl_fd;
-	for (size_t i = 0; i < pad->n_clients; i++)
-		keep[n++] = pad->clients[i].fd;
+	n = pad->impl->child_fds(pad, keep, n);
 	for (size_t i = 0; i < pad->n_keep; i++)
 		keep[n++] = pad->keep_fds[i];
 	close_all_but(keep, n);
@@ -460,7 +432,7 @@ int pad_spawn(struct pad *pad, int (*fn)(struct pad *pad, void *arg), void *arg,
 	}
 
 	int pair[2] = { -1, -1 };
-	if (pad->kind == PAD_KIND_SOCKET &&
+	if (pad->impl->passes_clients &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
 		return -errno;
 
