@@ -9,19 +9,23 @@
  * inih's bare line number.  Sections are decided in the reader too, since
  * inih hands the handler only the section's name.  Checks across keys (an
  * arm's build exists, the order names every arm) run after the last line.
- * Writing a plan back (plan_write) and the env profile parser live in
- * plan.c.
+ * It also owns reading a plan or profile file whole (plan_read_file).
+ * Writing a plan back (plan_write) lives in plan.c, the env profile parser
+ * in plan-env.c, the string lists in plan-strv.c.
  */
 #include "plan.h"
 #include "plan-private.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_ERRORS 200
 
@@ -255,155 +259,6 @@ bool plan_name_valid(const char *s, size_t max)
 		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
 			return false;
 	return s[0] != '.' && s[0] != '-';
-}
-
-bool plan_env_key_valid(const char *key, size_t len)
-{
-	if (len == 0 || !(isalpha((unsigned char)key[0]) || key[0] == '_'))
-		return false;
-	for (size_t i = 1; i < len; i++)
-		if (!(isalnum((unsigned char)key[i]) || key[i] == '_'))
-			return false;
-	return true;
-}
-
-/* ---- string lists ------------------------------------------------------------ */
-
-int plan_strv_push(struct plan_strv *l, const char *s)
-{
-	char *copy = strdup(s);
-	if (!copy)
-		return -ENOMEM;
-	char **v = realloc(l->v, (l->n + 2) * sizeof *v);
-	if (!v) {
-		free(copy);
-		return -ENOMEM;
-	}
-	v[l->n++] = copy;
-	v[l->n] = NULL;
-	l->v = v;
-	return 0;
-}
-
-void plan_strv_finish(struct plan_strv *l)
-{
-	if (!l)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-const char *plan_strv_getenv(const struct plan_strv *l, const char *key)
-{
-	size_t k = strlen(key);
-	for (size_t i = l->n; i-- > 0;)
-		if (strncmp(l->v[i], key, k) == 0 && l->v[i][k] == '=')
-			return l->v[i] + k + 1;
-	return NULL;
-}
-
-int plan_strv_setenv(struct plan_strv *l, const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	if (!eq || !plan_env_key_valid(kv, (size_t)(eq - kv)))
-		return -EINVAL;
-	size_t k = (size_t)(eq - kv);
-	for (size_t i = 0; i < l->n; i++) {
-		if (strncmp(l->v[i], kv, k) == 0 && l->v[i][k] == '=') {
-			char *copy = strdup(kv);
-			if (!copy)
-				return -ENOMEM;
-			free(l->v[i]);
-			l->v[i] = copy;
-			return 0;
-		}
-	}
-	return plan_strv_push(l, kv);
-}
-
-int plan_strv_copy(struct plan_strv *dst, const struct plan_strv *src)
-{
-	struct plan_strv n = { 0 };
-	for (size_t i = 0; i < src->n; i++) {
-		if (plan_strv_push(&n, src->v[i]) < 0) {
-			plan_strv_finish(&n);
-			return -ENOMEM;
-		}
-	}
-	plan_strv_finish(dst);
-	*dst = n;
-	return 0;
-}
-
-int plan_split_words(const char *s, struct plan_strv *out, size_t *bad_column)
-{
-	size_t len = strlen(s);
-	char *word = malloc(len + 1);
-	if (!word)
-		return -ENOMEM;
-	struct plan_strv words = { 0 };
-	size_t i = 0;
-	int rc = 0;
-	while (i < len) {
-		while (i < len && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (i >= len)
-			break;
-		size_t n = 0;
-		while (i < len && s[i] != ' ' && s[i] != '\t') {
-			char q = s[i];
-			if (q == '\'' || q == '"') {
-				size_t open = i++;
-				for (;;) {
-					if (i >= len) {
-						if (bad_column)
-							*bad_column = open;
-						rc = -EINVAL;
-						goto out;
-					}
-					if (s[i] == q) {
-						i++;
-						break;
-					}
-					if (q == '"' && s[i] == '\\' && i + 1 < len &&
-					    (s[i + 1] == '"' || s[i + 1] == '\\'))
-						i++;
-					word[n++] = s[i++];
-				}
-			} else if (q == '\\') {
-				if (i + 1 >= len) {
-					if (bad_column)
-						*bad_column = i;
-					rc = -EINVAL;
-					goto out;
-				}
-				word[n++] = s[i + 1];
-				i += 2;
-			} else {
-				word[n++] = s[i++];
-			}
-		}
-		word[n] = 0;
-		if ((rc = plan_strv_push(&words, word)) < 0)
-			goto out;
-	}
-	for (size_t k = 0; k < words.n; k++) {
-		if ((rc = plan_strv_push(out, words.v[k])) < 0) {
-			/* undo the partial append */
-			while (out->n > 0 && k-- > 0) {
-				free(out->v[--out->n]);
-				out->v[out->n] = NULL;
-			}
-			goto out;
-		}
-	}
-out:
-	plan_strv_finish(&words);
-	free(word);
-	return rc;
 }
 
 /* ---- the reader ------------------------------------------------------------ */
@@ -1119,14 +974,6 @@ static void handle_pair(struct ctx *c, const char *name, const char *value, bool
 
 /* ---- checks across keys ---------------------------------------------------- */
 
-bool plan_strv_contains(const struct plan_strv *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return true;
-	return false;
-}
-
 static int add_default_build(struct plan *p)
 {
 	struct plan_build *b = calloc(1, sizeof *b);
@@ -1232,6 +1079,69 @@ static void check(struct ctx *c)
 	if (p->rounds && p->until)
 		report(c, p->until_pos.line, p->until_pos.column,
 		       "give 'rounds' or 'until', not both");
+}
+
+/* ---- files ----------------------------------------------------------------- */
+
+int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max_B) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			cap *= 2;
+			char *n = realloc(buf, cap + 1);
+			if (!n) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = n;
+		}
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+			free(buf);
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (len > max_B) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = 0;
+	*out = buf;
+	*len_out = len;
+	return 0;
 }
 
 /* ---- entry points ---------------------------------------------------------- */
