@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmd/cmd.h"
 
 struct run_out {
 	int rc;
@@ -37,7 +37,7 @@ static struct run_out run(int argc, const char **args)
 		argv[i] = (char *)args[i];
 	argv[argc] = NULL;
 	struct run_out r = { 0 };
-	r.rc = cmd_frames(argc, argv);
+	r.rc = cmd_dispatch(argc, argv);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);

@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 
-#include "commands.h"
+#include "cmd/cmd.h"
 #include "test-db-util.h"
 
 /* Runs cmd_db with stdout and stderr captured into out and err. */
@@ -34,7 +34,7 @@ static int run(struct tdb *t, char *out, size_t out_size, char *errbuf, size_t e
 	int fe = open(e_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fo, 1);
 	dup2(fe, 2);
-	int rc = cmd_db(argc, argv);
+	int rc = cmd_dispatch(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(save_out, 1);

@@ -9,7 +9,7 @@
 
 #include <fcntl.h>
 
-#include "commands.h"
+#include "cmd/cmd.h"
 #include "test-deck-util.h"
 
 static int run(struct fake *f, char *out, size_t out_size, char *errbuf, size_t err_size, ...)
@@ -32,7 +32,7 @@ static int run(struct fake *f, char *out, size_t out_size, char *errbuf, size_t 
 	int fe = open(e_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fo, 1);
 	dup2(fe, 2);
-	int rc = cmd_deck(argc, argv);
+	int rc = cmd_dispatch(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(save_out, 1);

@@ -111,12 +111,4 @@ int report_atomic_write(const char *path, const char *data, size_t len);
 /* Creates dir and its parents (0755) as needed.  0 or a negative errno. */
 int report_mkdir_p(const char *dir);
 
-/* For the report commands: opens the database at db_path (NULL: the
- * default; never created) and resolves the campaign (NULL: the newest).
- * Prints the reason as "COMMAND: ..." on failure. */
-int report_cmd_open(const char *command, const char *db_path, const char *campaign,
-                    struct db **db_out, int64_t *id_out);
-/* Reads --baseline's argument (one letter A..Z); prints the error. */
-int report_parse_baseline(const char *command, const char *arg, char *out);
-
 #endif

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cmd/cmd.h"
 #include "pad/pad.h"
 #include "route/route.h"
 
@@ -374,7 +374,7 @@ static void check_record_command(struct ctx *c, struct pad *pad)
 		close(pipefd[0]);
 		char *argv[] = { "route", "record", (char *)out, "--device", (char *)pad_devnode(pad),
 		                 "--stop", "LS+RS", NULL };
-		_exit(cmd_route(7, argv));
+		_exit(cmd_route(7, argv, &(struct cmd_context){ .command = "rxdeck route" }));
 	}
 	close(pipefd[1]);
 	/* the command says "recording ..." once it reads the device */

@@ -11,26 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "report/report.h"
-#include "run/run-private.h"
+#include "results-db/db.h"
 
 #define COMMAND "rxdeck show"
-
-enum { OPT_DB = 1 };
-
-static const struct cli_option options[] = {
-	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
-
-static int on_option(void *ctx, int id, char **args)
-{
-	if (id == OPT_DB)
-		*(const char **)ctx = args[0];
-	return 0;
-}
 
 static void when(int64_t unix_ms, char *buf, size_t size)
 {
@@ -248,9 +233,12 @@ static int show_run(struct db *db, const char *campaign_name, int64_t campaign_i
 	return RXDECK_EXIT_OK;
 }
 
-int cmd_show(int argc, char **argv)
+int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 {
-	const char *db_path_opt = NULL;
+	const struct cli_option options[] = {
+		OPT_DB(&ctx->db_path),
+		OPT_END,
+	};
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "CAMPAIGN | CAMPAIGN/N [--db PATH]",
@@ -259,8 +247,6 @@ int cmd_show(int argc, char **argv)
 		           "(times, folder, the renderer's configuration, every metric, the shots, the\n"
 		           "samplers' readings and the matched log lines).  CAMPAIGN is a name or an id.",
 		.options = options,
-		.on_option = on_option,
-		.ctx = &db_path_opt,
 	};
 	int npos = 0;
 	int exit_code;
@@ -284,18 +270,8 @@ int cmd_show(int argc, char **argv)
 		position = (int)v;
 		*slash = 0;
 	}
-	struct db *db;
-	if (run_cmd_open_db(COMMAND, db_path_opt, false, &db) < 0)
+	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, name) < 0)
 		return RXDECK_EXIT_FAILURE;
-	char msg[512] = "";
-	struct report_options ro = { .errmsg = msg, .errmsg_size = sizeof msg };
-	int64_t id;
-	if (report_campaign_resolve(db, name, &ro, &id) < 0) {
-		cli_error(COMMAND, "%s", msg);
-		db_close(db);
-		return RXDECK_EXIT_FAILURE;
-	}
-	int code = position ? show_run(db, name, id, position) : show_campaign(db, id);
-	db_close(db);
-	return code;
+	int64_t id = ctx->campaign_id;
+	return position ? show_run(ctx->db, name, id, position) : show_campaign(ctx->db, id);
 }

@@ -8,25 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "run/run-private.h"
-
-#define COMMAND "rxdeck list"
-
-enum { OPT_DB = 1 };
-
-static const struct cli_option options[] = {
-	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
-
-static int on_option(void *ctx, int id, char **args)
-{
-	if (id == OPT_DB)
-		*(const char **)ctx = args[0];
-	return 0;
-}
+#include "cmd.h"
+#include "results-db/db.h"
 
 static void when(int64_t unix_ms, char *buf, size_t size)
 {
@@ -38,35 +21,30 @@ static void when(int64_t unix_ms, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
-int cmd_list(int argc, char **argv)
+int cmd_list(int argc, char **argv, struct cmd_context *ctx)
 {
-	const char *db_path_opt = NULL;
+	const struct cli_option options[] = {
+		OPT_DB(&ctx->db_path),
+		OPT_END,
+	};
 	const struct cli cli = {
-		.command = COMMAND,
+		.command = ctx->command,
 		.synopsis = "[--db PATH]",
 		.summary = "Lists the campaigns in the results database, newest first: name, state,\n"
 		           "runs done, void and still to play, when it was made, the route and the arms.\n"
 		           "'rxdeck show NAME' says more about one.",
 		.options = options,
-		.on_option = on_option,
-		.ctx = &db_path_opt,
 	};
 	int npos = 0;
 	int exit_code;
-	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 0, "see 'rxdeck show' for one campaign", &npos,
+	               &exit_code))
 		return exit_code;
-	if (npos > 0) {
-		cli_error(COMMAND, "unexpected argument '%s' (see 'rxdeck show' for one campaign)", argv[1]);
-		return RXDECK_EXIT_USAGE;
-	}
-	struct db *db;
-	if (run_cmd_open_db(COMMAND, db_path_opt, false, &db) < 0)
-		return RXDECK_EXIT_FAILURE;
+	struct db *db = ctx->db;
 	struct db_campaign *cs;
 	size_t n;
 	if (db_campaign_list(db, &cs, &n) < 0) {
-		cli_error(COMMAND, "%s", db_errmsg(db));
-		db_close(db);
+		cli_error(ctx->command, "%s", db_errmsg(db));
 		return RXDECK_EXIT_FAILURE;
 	}
 	if (n == 0)
@@ -81,7 +59,7 @@ int cmd_list(int argc, char **argv)
 		struct db_arm *arms;
 		size_t na;
 		if (db_run_list(db, cs[i].id, &runs, &nr) < 0 || db_arm_list(db, cs[i].id, &arms, &na) < 0) {
-			cli_error(COMMAND, "%s", db_errmsg(db));
+			cli_error(ctx->command, "%s", db_errmsg(db));
 			code = RXDECK_EXIT_FAILURE;
 			break;
 		}
@@ -107,6 +85,5 @@ int cmd_list(int argc, char **argv)
 		free(arms);
 	}
 	free(cs);
-	db_close(db);
 	return code;
 }

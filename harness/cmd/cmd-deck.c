@@ -7,34 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "deck/deck.h"
-
-enum { OPT_ROOT = 1, OPT_CARD };
 
 struct opts {
 	const char *root;
 	const char *card;
 };
 
-static int on_option(void *ctx, int id, char **args)
-{
-	struct opts *o = ctx;
-	if (id == OPT_ROOT)
-		o->root = args[0];
-	else if (id == OPT_CARD)
-		o->card = args[0];
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static const struct cli_option options[] = {
-	{ "card", 0, 1, "NAME", "the DRM card to use, e.g. card1 (default: the first amdgpu card)", OPT_CARD },
-	{ "root", 0, 1, "DIR", "read sys/, proc/ and etc/ under DIR instead of / (for tests)", OPT_ROOT },
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
+#define DECK_OPTIONS(o) \
+	OPT_STRING(0, "card", &(o)->card, "NAME", \
+	           "the DRM card to use, e.g. card1 (default: the first amdgpu card)"), \
+	OPT_STRING(0, "root", &(o)->root, "DIR", \
+	           "read sys/, proc/ and etc/ under DIR instead of / (for tests)"), \
+	OPT_END
 
 static void usage(FILE *f)
 {
@@ -77,16 +63,17 @@ static const char *why(int err)
 	}
 }
 
-static int deck_info(int argc, char **argv)
+static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 {
-	const char *command = "rxdeck deck info";
+	const char *command = ctx->command;
 	struct opts o = { 0 };
+	const struct cli_option options[] = { DECK_OPTIONS(&o) };
 	struct cli cli = {
 		.command = command, .synopsis = "[--card NAME] [--root DIR]",
 		.summary = "Prints what rxdeck stores about this host with each campaign, then one "
 		           "reading of every sensor the run samples.  What this host does not "
 		           "have is printed as absent, with why; nothing is made up.",
-		.options = options, .on_option = on_option, .ctx = &o,
+		.options = options,
 	};
 	int npos, exit_code;
 	if (!cli_parse_command(&cli, argc, argv, 0, NULL, &npos, &exit_code))
@@ -163,10 +150,11 @@ static int parse_mhz(const char *s, unsigned *out)
 	return 0;
 }
 
-static int deck_clock(int argc, char **argv)
+static int deck_clock(int argc, char **argv, struct cmd_context *ctx)
 {
-	const char *command = "rxdeck deck clock";
+	const char *command = ctx->command;
 	struct opts o = { 0 };
+	const struct cli_option options[] = { DECK_OPTIONS(&o) };
 	struct cli cli = {
 		.command = command,
 		.synopsis = "[auto|low|high|profile_standard|profile_peak|manual MHZ] [--card NAME]",
@@ -174,7 +162,7 @@ static int deck_clock(int argc, char **argv)
 		           "clock and the range a fixed clock may take.  With one, sets the level "
 		           "(power_dpm_force_performance_level); 'manual MHZ' fixes the shader clock "
 		           "at MHZ.  Setting needs root or write access to those files.",
-		.options = options, .on_option = on_option, .ctx = &o,
+		.options = options,
 	};
 	int npos;
 	int parse_exit;
@@ -229,20 +217,12 @@ static int deck_clock(int argc, char **argv)
 	return RXDECK_EXIT_OK;
 }
 
-int cmd_deck(int argc, char **argv)
+int cmd_deck(int argc, char **argv, struct cmd_context *ctx)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return RXDECK_EXIT_USAGE;
-	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
-		return RXDECK_EXIT_OK;
-	}
-	if (strcmp(argv[1], "info") == 0)
-		return deck_info(argc - 1, argv + 1);
-	if (strcmp(argv[1], "clock") == 0)
-		return deck_clock(argc - 1, argv + 1);
-	cli_error("rxdeck deck", "unknown command '%s' (info or clock)", argv[1]);
-	return RXDECK_EXIT_USAGE;
+	static const struct cmd_sub subs[] = {
+		{ "info", deck_info, 0 },
+		{ "clock", deck_clock, 0 },
+		{ NULL, NULL, 0 },
+	};
+	return cmd_dispatch_sub(ctx, subs, usage, argc, argv);
 }

@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "pad/pad.h"
 #include "route/route.h"
 
@@ -114,11 +113,11 @@ static void print_summary(const char *file, const struct route *r)
 	print_points("marks", marks, nm);
 }
 
-static int route_check(int argc, char **argv)
+static int route_check(int argc, char **argv, struct cmd_context *ctx)
 {
-	static const struct cli_option options[] = { { NULL, 0, 0, NULL, NULL, 0 } };
+	static const struct cli_option options[] = { OPT_END };
 	const struct cli cli = {
-		.command = "rxdeck route check",
+		.command = ctx->command,
 		.synopsis = "FILE...",
 		.summary = "Parses route files with their includes and repeat blocks.  Every error is\n"
 		           "printed as file:line:column: message and the exit code is 1; a good file\n"
@@ -168,41 +167,14 @@ static void pad_error(const char *command, const char *spec, int err)
 		cli_error(command, "cannot create pad '%s': %s", spec, strerror(-err));
 }
 
-enum { OPT_PAD = 1, OPT_DELAY, OPT_STATS, OPT_WAIT_CLIENT, OPT_DEVICE, OPT_STOP, OPT_NAME,
-       OPT_WINDOW, OPT_DEADZONE, OPT_STEP, OPT_FORCE };
+enum { OPT_STOP = 1, OPT_WINDOW, OPT_DEADZONE, OPT_STEP };
 
 struct play_opts {
 	const char *pad;
-	int64_t delay_ms;
-	bool delay_set;
+	int64_t delay_ms; /* -1: not given */
 	bool stats;
 	bool wait_client;
 };
-
-static int play_option(void *ctx, int id, char **args)
-{
-	struct play_opts *o = ctx;
-	switch (id) {
-	case OPT_PAD:
-		o->pad = args[0];
-		return 0;
-	case OPT_DELAY:
-		if (route_parse_time(args[0], &o->delay_ms) != 0) {
-			cli_error("rxdeck route play", "bad delay '%s': expected a time like 2s or 500ms",
-			          args[0]);
-			return -EINVAL;
-		}
-		o->delay_set = true;
-		return 0;
-	case OPT_STATS:
-		o->stats = true;
-		return 0;
-	case OPT_WAIT_CLIENT:
-		o->wait_client = true;
-		return 0;
-	}
-	return -EINVAL;
-}
 
 static void print_stats(const struct route_player *pl)
 {
@@ -215,17 +187,17 @@ static void print_stats(const struct route_player *pl)
 	       s.realtime ? "real-time" : "normal");
 }
 
-static int route_play(int argc, char **argv)
+static int route_play(int argc, char **argv, struct cmd_context *ctx)
 {
-	static const struct cli_option options[] = {
-		{ "pad", 'p', 1, "uinput|socket:PATH", "the pad to play into (default: uinput)", OPT_PAD },
-		{ "delay", 'd', 1, "TIME", "wait this long before t0 (default: 2s for uinput, 0 for a socket)", OPT_DELAY },
-		{ "wait-client", 0, 0, NULL, "socket pad: start when the first game has connected", OPT_WAIT_CLIENT },
-		{ "stats", 's', 0, NULL, "print the lateness of the pad's writes against schedule", OPT_STATS },
-		{ NULL, 0, 0, NULL, NULL, 0 },
+	struct play_opts o = { .pad = "uinput", .delay_ms = -1 };
+	const struct cli_option options[] = {
+		OPT_STRING('p', "pad", &o.pad, "uinput|socket:PATH", "the pad to play into (default: uinput)"),
+		OPT_DURATION('d', "delay", &o.delay_ms, "TIME", "wait this long before t0 (default: 2s for uinput, 0 for a socket)"),
+		OPT_BOOL(0, "wait-client", &o.wait_client, "socket pad: start when the first game has connected"),
+		OPT_BOOL('s', "stats", &o.stats, "print the lateness of the pad's writes against schedule"),
+		OPT_END,
 	};
-	const char *cmd = "rxdeck route play";
-	struct play_opts o = { .pad = "uinput" };
+	const char *cmd = ctx->command;
 	const struct cli cli = {
 		.command = cmd,
 		.synopsis = "FILE [--pad uinput|socket:PATH] [--delay TIME] [--wait-client] [--stats]",
@@ -233,8 +205,6 @@ static int route_play(int argc, char **argv)
 		           "Shots and marks are printed as they pass.  Ctrl-C (or SIGTERM, SIGHUP) stops\n"
 		           "it; every button is released and every axis centred on every way out.",
 		.options = options,
-		.on_option = play_option,
-		.ctx = &o,
 	};
 	int npos = 0;
 	int exit_code;
@@ -252,7 +222,7 @@ static int route_play(int argc, char **argv)
 	const struct route_parse_options popt = { .on_error = print_error };
 	if (route_load_with(argv[1], &popt, &route, NULL) != 0)
 		return RXDECK_EXIT_FAILURE;
-	if (!o.delay_set)
+	if (o.delay_ms < 0)
 		o.delay_ms = strcmp(o.pad, "uinput") == 0 ? 2000 : 0;
 
 	int status = RXDECK_EXIT_FAILURE;
@@ -366,12 +336,6 @@ static int record_option(void *ctx, int id, char **args)
 	const char *cmd = "rxdeck route record";
 	char *end;
 	switch (id) {
-	case OPT_DEVICE:
-		o->device = args[0];
-		return 0;
-	case OPT_NAME:
-		o->name = args[0];
-		return 0;
 	case OPT_STOP: {
 		o->stop = 0;
 		char buf[128];
@@ -421,9 +385,6 @@ static int record_option(void *ctx, int id, char **args)
 			o->deadzone = v;
 		return 0;
 	}
-	case OPT_FORCE:
-		o->force = true;
-		return 0;
 	}
 	return -EINVAL;
 }
@@ -498,20 +459,20 @@ static int open_source(const char *cmd, const char *path, int *fd_out, struct li
 	return 0;
 }
 
-static int route_record(int argc, char **argv)
+static int route_record(int argc, char **argv, struct cmd_context *ctx)
 {
-	static const struct cli_option options[] = {
-		{ "device", 'D', 1, "/dev/input/eventN", "the pad to record (default: the first gamepad found)", OPT_DEVICE },
-		{ "stop", 0, 1, "BUTTONS", "the combination that ends the recording (default: BACK+START)", OPT_STOP },
-		{ "name", 'n', 1, "NAME", "the route's name (default: OUT's file name without .route)", OPT_NAME },
-		{ "window", 'w', 2, "START END", "the measured window (default: the whole route)", OPT_WINDOW },
-		{ "deadzone", 0, 1, "X", "stick deadzone, radial, of 0..1 (default 0.15)", OPT_DEADZONE },
-		{ "step", 0, 1, "X", "stick and trigger values are multiples of X (default 0.01)", OPT_STEP },
-		{ "force", 'f', 0, NULL, "replace OUT if it exists", OPT_FORCE },
-		{ NULL, 0, 0, NULL, NULL, 0 },
-	};
-	const char *cmd = "rxdeck route record";
 	struct record_opts o = { 0 };
+	const struct cli_option options[] = {
+		OPT_STRING('D', "device", &o.device, "/dev/input/eventN", "the pad to record (default: the first gamepad found)"),
+		OPT_CALLBACK(0, "stop", 1, "BUTTONS", "the combination that ends the recording (default: BACK+START)", OPT_STOP),
+		OPT_STRING('n', "name", &o.name, "NAME", "the route's name (default: OUT's file name without .route)"),
+		OPT_CALLBACK('w', "window", 2, "START END", "the measured window (default: the whole route)", OPT_WINDOW),
+		OPT_CALLBACK(0, "deadzone", 1, "X", "stick deadzone, radial, of 0..1 (default 0.15)", OPT_DEADZONE),
+		OPT_CALLBACK(0, "step", 1, "X", "stick and trigger values are multiples of X (default 0.01)", OPT_STEP),
+		OPT_BOOL('f', "force", &o.force, "replace OUT if it exists"),
+		OPT_END,
+	};
+	const char *cmd = ctx->command;
 	const struct cli cli = {
 		.command = cmd,
 		.synopsis = "OUT [--device /dev/input/eventN] [--stop BUTTONS] [--name NAME] "
@@ -696,23 +657,13 @@ out:
 	return status;
 }
 
-int cmd_route(int argc, char **argv)
+int cmd_route(int argc, char **argv, struct cmd_context *ctx)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return RXDECK_EXIT_USAGE;
-	}
-	const char *sub = argv[1];
-	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
-		usage(stdout);
-		return RXDECK_EXIT_OK;
-	}
-	if (strcmp(sub, "check") == 0)
-		return route_check(argc - 1, argv + 1);
-	if (strcmp(sub, "play") == 0)
-		return route_play(argc - 1, argv + 1);
-	if (strcmp(sub, "record") == 0)
-		return route_record(argc - 1, argv + 1);
-	fprintf(stderr, "rxdeck route: unknown command '%s' (check, play or record)\n", sub);
-	return RXDECK_EXIT_USAGE;
+	static const struct cmd_sub subs[] = {
+		{ "check", route_check, 0 },
+		{ "play", route_play, 0 },
+		{ "record", route_record, 0 },
+		{ NULL, NULL, 0 },
+	};
+	return cmd_dispatch_sub(ctx, subs, usage, argc, argv);
 }

@@ -12,31 +12,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cmd.h"
 #include "collect/collect.h"
-#include "commands.h"
 #include "plan/plan.h"
 #include "report/report.h"
 #include "run/run-private.h"
 
 #define COMMAND "rxdeck import"
 
-enum { OPT_DB = 1, OPT_LOG, OPT_LABEL, OPT_ROUND, OPT_T0, OPT_ENV, OPT_COLLECT };
-
-static const struct cli_option options[] = {
-	{ "log", 'l', 1, "GAMELOG", "the game's log (RX_LOG or stderr), read through the collector profile", OPT_LOG },
-	{ "label", 0, 1, "TEXT", "the arm's label, when the campaign has no such arm yet", OPT_LABEL },
-	{ "env", 'e', 1, "KEY=VALUE", "the arm's env (repeatable), when the campaign has no such arm yet", OPT_ENV },
-	{ "round", 0, 1, "N", "the round the run counts in (default: 1)", OPT_ROUND },
-	{ "t0", 0, 1, "NS", "the route's start on the log's clock, ns (default: its first frame; MangoHud: 0)", OPT_T0 },
-	{ "collect", 0, 1, "PROFILE", "collector profile for --log (default: rxvk)", OPT_COLLECT },
-	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
+enum { OPT_T0 = 1, OPT_ENV };
 
 struct opts {
-	const char *db, *log, *label, *collect;
-	int round;
+	const char *log, *label, *collect;
+	int64_t round;
 	bool have_t0;
 	int64_t t0_ns;
 	struct plan_strv env;
@@ -48,29 +36,6 @@ static int on_option(void *ctx, int id, char **args)
 	struct opts *o = ctx;
 	char *end;
 	switch (id) {
-	case OPT_DB:
-		o->db = args[0];
-		return 0;
-	case OPT_LOG:
-		o->log = args[0];
-		return 0;
-	case OPT_LABEL:
-		o->label = args[0];
-		return 0;
-	case OPT_COLLECT:
-		o->collect = args[0];
-		return 0;
-	case OPT_ROUND: {
-		errno = 0;
-		long v = strtol(args[0], &end, 10);
-		if (errno || end == args[0] || *end || v < 1 || v > PLAN_MAX_ROUNDS) {
-			cli_error(COMMAND, "bad round '%s': expected a whole number from 1 to %d", args[0],
-			          PLAN_MAX_ROUNDS);
-			return -EINVAL;
-		}
-		o->round = (int)v;
-		return 0;
-	}
 	case OPT_T0: {
 		errno = 0;
 		long long v = strtoll(args[0], &end, 10);
@@ -106,9 +71,19 @@ static char *join_env(const struct plan_strv *l)
 	return s;
 }
 
-int cmd_import(int argc, char **argv)
+int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct opts o = { .round = 1 };
+	const struct cli_option options[] = {
+		OPT_STRING('l', "log", &o.log, "GAMELOG", "the game's log (RX_LOG or stderr), read through the collector profile"),
+		OPT_STRING(0, "label", &o.label, "TEXT", "the arm's label, when the campaign has no such arm yet"),
+		OPT_CALLBACK('e', "env", 1, "KEY=VALUE", "the arm's env (repeatable), when the campaign has no such arm yet", OPT_ENV),
+		OPT_INT(0, "round", &o.round, 1, PLAN_MAX_ROUNDS, "N", "the round the run counts in (default: 1)"),
+		OPT_CALLBACK(0, "t0", 1, "NS", "the route's start on the log's clock, ns (default: its first frame; MangoHud: 0)", OPT_T0),
+		OPT_STRING(0, "collect", &o.collect, "PROFILE", "collector profile for --log (default: rxvk)"),
+		OPT_DB(&ctx->db_path),
+		OPT_END,
+	};
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "CAMPAIGN ARM FRAMELOG [--log GAMELOG] [--label TEXT] [--env KEY=VALUE]...",
@@ -183,14 +158,10 @@ int cmd_import(int argc, char **argv)
 		goto out;
 	}
 
-	if (run_cmd_open_db(COMMAND, o.db, false, &db) < 0)
+	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, campaign) < 0)
 		goto out;
-	struct report_options ro = { .errmsg = msg, .errmsg_size = sizeof msg };
-	int64_t cid;
-	if (report_campaign_resolve(db, campaign, &ro, &cid) < 0) {
-		cli_error(COMMAND, "%s", msg);
-		goto out;
-	}
+	db = ctx->db;
+	int64_t cid = ctx->campaign_id;
 	size_t na, nr;
 	if (db_campaign_get(db, cid, &c) < 0 || db_arm_list(db, cid, &arms, &na) < 0 ||
 	    db_run_list(db, cid, &runs, &nr) < 0) {
@@ -264,7 +235,7 @@ int cmd_import(int argc, char **argv)
 		if (rc < 0)
 			goto db_rollback;
 	}
-	struct db_run plan = { .arm_id = arm_id, .round = o.round, .position = position };
+	struct db_run plan = { .arm_id = arm_id, .round = (int)o.round, .position = position };
 	if (db_run_plan(db, cid, &plan, 1) < 0)
 		goto db_rollback;
 	struct db_run *added;
@@ -288,7 +259,7 @@ int cmd_import(int argc, char **argv)
 	if (db_commit(db) < 0)
 		goto db_rollback;
 	printf("imported '%s' into campaign %s as run %d, arm %c, round %d\n", framelog, c->name,
-	       position, letter, o.round);
+	       position, letter, (int)o.round);
 	code = RXDECK_EXIT_OK;
 	goto out;
 db_rollback:
@@ -307,7 +278,6 @@ out:
 	free(c);
 	free(arms);
 	free(runs);
-	db_close(db);
 	plan_strv_finish(&o.env);
 	return code;
 }

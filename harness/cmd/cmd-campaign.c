@@ -1,12 +1,11 @@
-/* run-cmd: what `rxdeck run`, `resume` and `ab` share: opening the
- * database, the stop signals, and the end of a campaign (the comparison
- * table, the forge post, the exit code).  The signal handler's flag is the
+/* cmd-campaign: what `rxdeck run`, `resume` and `ab` share: the stop
+ * signals, the --post options' check, and the end of a campaign (the
+ * comparison table, the forge post, the exit code).  The signal handler's flag is the
  * one mutable global here: SIGINT, SIGTERM and SIGHUP set it once (a second
  * one acts as usual, so a stuck harness can still be killed; its game and
  * route player die with it) and the campaign loop stops the game and ends
  * after it. */
-#include "run.h"
-#include "run-private.h"
+#include "cmd.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
 #include "forge/forge.h"
 #include "report/report.h"
+#include "run/run.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -27,7 +25,7 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
-volatile sig_atomic_t *run_cmd_signals(void)
+volatile sig_atomic_t *cmd_stop_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND };
 	sigemptyset(&sa.sa_mask);
@@ -39,40 +37,9 @@ volatile sig_atomic_t *run_cmd_signals(void)
 	return &stop_flag;
 }
 
-int run_cmd_open_db(const char *command, const char *path, bool create, struct db **out)
-{
-	char msg[1024];
-	struct db_open_options oo = { .flags = create ? DB_OPEN_DEFAULT : DB_OPEN_NO_CREATE,
-		                      .errmsg = msg, .errmsg_size = sizeof msg };
-	int rc = db_open_ex(path, &oo, out);
-	if (rc < 0) {
-		if (rc == -ENOENT && !create) {
-			char *def = NULL;
-			if (!path)
-				db_default_path(&def);
-			cli_error(command, "no results database at '%s' yet (run a campaign first)",
-			          path ? path : def ? def : "$XDG_DATA_HOME/rxdeck/results.db");
-			free(def);
-		} else {
-			cli_error(command, "%s", msg);
-		}
-	}
-	return rc;
-}
-
-int run_cmd_baseline(const char *command, const char *arg, char *out)
-{
-	if (strlen(arg) != 1 || arg[0] < 'A' || arg[0] > 'Z') {
-		cli_error(command, "bad baseline '%s': expected an arm letter, A to Z", arg);
-		return -EINVAL;
-	}
-	*out = arg[0];
-	return 0;
-}
-
-int run_cmd_finish(const char *command, struct db *db, struct run_campaign *c,
-                   const struct run_outcome *o, const struct run_cmd_post *post, char baseline,
-                   bool quiet)
+int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign *c,
+                        const struct run_outcome *o, const struct cmd_post *post, char baseline,
+                        bool quiet)
 {
 	const char *name = run_campaign_name(c);
 	if (o->interrupted) {
@@ -115,37 +82,7 @@ int run_cmd_finish(const char *command, struct db *db, struct run_campaign *c,
 	return exit_code;
 }
 
-int run_cmd_post_option(const char *command, struct run_cmd_post *post, int which, char **args)
-{
-	char *end;
-	switch (which) {
-	case RUN_CMD_POST:
-		post->post = true;
-		return 0;
-	case RUN_CMD_POST_FORGE:
-		post->target.url = args[0];
-		return 0;
-	case RUN_CMD_POST_REPO:
-		post->target.repo = args[0];
-		return 0;
-	case RUN_CMD_POST_PR: {
-		errno = 0;
-		long long v = strtoll(args[0], &end, 10);
-		if (errno || end == args[0] || *end || v <= 0) {
-			cli_error(command, "bad pull request number '%s': expected a number above 0", args[0]);
-			return -EINVAL;
-		}
-		post->target.issue_index = v;
-		return 0;
-	}
-	case RUN_CMD_POST_UPDATE:
-		post->target.update = true;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int run_cmd_post_check(const char *command, struct run_cmd_post *post)
+int cmd_post_check(const char *command, const struct cmd_post *post)
 {
 	const struct forge_target *t = &post->target;
 	bool any = t->url || t->repo || t->issue_index || t->update;

@@ -11,22 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cmd.h"
 #include "collect/collect.h"
-#include "commands.h"
 #include "stats/stats.h"
 
 #define COMMAND "rxdeck frames"
 
-enum { OPT_WINDOW = 1, OPT_JSON, OPT_T0, OPT_SOURCE };
-
-static const struct cli_option options[] = {
-	{ "window", 'w', 2, "START END", "measure over (START, END] after t0, e.g. 30s 110s or 500ms 2s", OPT_WINDOW },
-	{ "t0", 0, 1, "NS", "t0 on the log's clock in ns (default: the first frame)", OPT_T0 },
-	{ "source", 0, 1, "rxvk|mangohud", "read the files as this format (default: from the header)", OPT_SOURCE },
-	{ "json", 0, 0, NULL, "print a JSON array, one object per file", OPT_JSON },
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
+enum { OPT_WINDOW = 1, OPT_T0 };
 
 struct opts {
 	bool window;
@@ -34,7 +25,6 @@ struct opts {
 	bool json;
 	bool have_t0;
 	int64_t t0_ns;
-	enum collect_source source;
 };
 
 static int on_option(void *ctx, int id, char **args)
@@ -56,9 +46,6 @@ static int on_option(void *ctx, int id, char **args)
 		}
 		o->window = true;
 		return 0;
-	case OPT_JSON:
-		o->json = true;
-		return 0;
 	case OPT_T0: {
 		char *end;
 		errno = 0;
@@ -71,19 +58,13 @@ static int on_option(void *ctx, int id, char **args)
 		o->have_t0 = true;
 		return 0;
 	}
-	case OPT_SOURCE:
-		if (strcmp(args[0], "rxvk") == 0)
-			o->source = COLLECT_SOURCE_RXVK;
-		else if (strcmp(args[0], "mangohud") == 0)
-			o->source = COLLECT_SOURCE_MANGOHUD;
-		else {
-			cli_error(COMMAND, "bad source '%s': expected 'rxvk' or 'mangohud'", args[0]);
-			return -EINVAL;
-		}
-		return 0;
 	}
 	return -EINVAL;
 }
+
+/* --source's names, in the order of sources[]; none given: from the header */
+static const char *const source_names[] = { "rxvk", "mangohud", NULL };
+static const enum collect_source sources[] = { COLLECT_SOURCE_RXVK, COLLECT_SOURCE_MANGOHUD };
 
 struct result {
 	const char *file;
@@ -180,9 +161,20 @@ static void print_table(const struct result *r, size_t n)
 	}
 }
 
-int cmd_frames(int argc, char **argv)
+int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 {
+	(void)ctx;
 	struct opts o = { 0 };
+	int source = -1;
+	const struct cli_option options[] = {
+		OPT_CALLBACK('w', "window", 2, "START END", "measure over (START, END] after t0, e.g. 30s 110s or 500ms 2s", OPT_WINDOW),
+		OPT_CALLBACK(0, "t0", 1, "NS", "t0 on the log's clock in ns (default: the first frame)", OPT_T0),
+		{ .name = "source", .nargs = 1, .args = "rxvk|mangohud",
+		  .help = "read the files as this format (default: from the header)", .type = CLI_CHOICE,
+		  .value = &source, .choices = source_names, .expect = "'rxvk' or 'mangohud'" },
+		OPT_BOOL(0, "json", &o.json, "print a JSON array, one object per file"),
+		OPT_END,
+	};
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "FILE... [--window START END] [--t0 NS] [--source rxvk|mangohud] [--json]",
@@ -214,7 +206,7 @@ int cmd_frames(int argc, char **argv)
 		struct result *x = &res[i];
 		x->file = argv[1 + i];
 		struct collect_error err = { { 0 } };
-		int rc = collect_frames_load(x->file, o.source, &x->frames, &err);
+		int rc = collect_frames_load(x->file, source < 0 ? COLLECT_SOURCE_AUTO : sources[source], &x->frames, &err);
 		if (rc < 0) {
 			snprintf(x->error, sizeof x->error, "%s", err.msg[0] ? err.msg : strerror(-rc));
 		} else {

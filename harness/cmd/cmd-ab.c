@@ -11,65 +11,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "plan/plan.h"
 #include "run/run-private.h"
 #include "run/run.h"
 
 #define COMMAND "rxdeck ab"
 
-enum { OPT_AGAINST = 1, OPT_ROUNDS, OPT_SECONDS, OPT_ROUTE, OPT_GAME, OPT_PROFILE, OPT_NAME, OPT_DB,
-       OPT_QUIET, OPT_NO_WARMUP };
-
-static const struct cli_option options[] = {
-	{ "against", 'a', 1, "BUILD", "the other build: its program, or its build folder", OPT_AGAINST },
-	{ "rounds", 'n', 1, "N", "rounds of ABBA (default: 3)", OPT_ROUNDS },
-	{ "seconds", 's', 1, "S", "length of each run on the built-in walk route (default: 30)", OPT_SECONDS },
-	{ "route", 'r', 1, "FILE", "play this route instead of the built-in walk", OPT_ROUTE },
-	{ "game", 'g', 1, "PROGRAM", "this build's program (default: the demo game next to rxdeck)", OPT_GAME },
-	{ "profile", 'p', 1, "NAME", "env profile (default: auto: deck on a Steam Deck, else pc)", OPT_PROFILE },
-	{ "no-warmup", 0, 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP },
-	{ "name", 0, 1, "NAME", "the campaign's name (default: ab and the date)", OPT_NAME },
-	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
-	{ "quiet", 'q', 0, NULL, "no progress lines, only the table and errors", OPT_QUIET },
-	RUN_CMD_POST_OPTIONS,
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
-
 struct opts {
-	const char *against, *rounds, *route, *game, *profile, *name, *db;
+	const char *against, *rounds, *route, *game, *profile, *name;
 	long seconds;
 	bool quiet, no_warmup;
-	struct run_cmd_post post;
+	struct cmd_post post;
 };
+
+enum { OPT_SECONDS = 1 };
 
 static int on_option(void *ctx, int id, char **args)
 {
 	struct opts *o = ctx;
 	char *end;
-	switch (id) {
-	case OPT_AGAINST: o->against = args[0]; return 0;
-	case OPT_ROUNDS: o->rounds = args[0]; return 0;
-	case OPT_ROUTE: o->route = args[0]; return 0;
-	case OPT_GAME: o->game = args[0]; return 0;
-	case OPT_PROFILE: o->profile = args[0]; return 0;
-	case OPT_NAME: o->name = args[0]; return 0;
-	case OPT_DB: o->db = args[0]; return 0;
-	case OPT_QUIET: o->quiet = true; return 0;
-	case OPT_NO_WARMUP: o->no_warmup = true; return 0;
-	case OPT_SECONDS:
-		errno = 0;
-		o->seconds = strtol(args[0], &end, 10);
-		if (errno || end == args[0] || (*end && strcmp(end, "s") != 0) || o->seconds < 10 ||
-		    o->seconds > 3600) {
-			cli_error(COMMAND, "bad length '%s': expected whole seconds from 10 to 3600", args[0]);
-			return -EINVAL;
-		}
-		return 0;
-	default:
-		return run_cmd_post_option(COMMAND, &o->post, id, args);
+	if (id != OPT_SECONDS)
+		return -EINVAL;
+	errno = 0;
+	o->seconds = strtol(args[0], &end, 10);
+	if (errno || end == args[0] || (*end && strcmp(end, "s") != 0) || o->seconds < 10 ||
+	    o->seconds > 3600) {
+		cli_error(COMMAND, "bad length '%s': expected whole seconds from 10 to 3600", args[0]);
+		return -EINVAL;
 	}
+	return 0;
 }
 
 /* The built-in route: walk forward with slow pans, a shot near the end. */
@@ -173,9 +144,23 @@ static int set_program(struct plan_build *b, const char *prog)
 	return 0;
 }
 
-int cmd_ab(int argc, char **argv)
+int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct opts o = { 0 };
+	const struct cli_option options[] = {
+		OPT_STRING('a', "against", &o.against, "BUILD", "the other build: its program, or its build folder"),
+		OPT_STRING('n', "rounds", &o.rounds, "N", "rounds of ABBA (default: 3)"),
+		OPT_CALLBACK('s', "seconds", 1, "S", "length of each run on the built-in walk route (default: 30)", OPT_SECONDS),
+		OPT_STRING('r', "route", &o.route, "FILE", "play this route instead of the built-in walk"),
+		OPT_STRING('g', "game", &o.game, "PROGRAM", "this build's program (default: the demo game next to rxdeck)"),
+		OPT_STRING('p', "profile", &o.profile, "NAME", "env profile (default: auto: deck on a Steam Deck, else pc)"),
+		OPT_BOOL(0, "no-warmup", &o.no_warmup, "no cold warm-up run first"),
+		OPT_STRING(0, "name", &o.name, "NAME", "the campaign's name (default: ab and the date)"),
+		OPT_DB(&ctx->db_path),
+		OPT_BOOL('q', "quiet", &o.quiet, "no progress lines, only the table and errors"),
+		OPT_POST(&o.post),
+		OPT_END,
+	};
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "[--against BUILD] [--rounds N] [--seconds S | --route FILE] [KEY=VALUE...]",
@@ -209,7 +194,7 @@ int cmd_ab(int argc, char **argv)
 		cli_error(COMMAND, "--route and --seconds: one or the other");
 		return RXDECK_EXIT_USAGE;
 	}
-	if (run_cmd_post_check(COMMAND, &o.post) < 0)
+	if (cmd_post_check(COMMAND, &o.post) < 0)
 		return RXDECK_EXIT_USAGE;
 
 	const char *text = o.against ? "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
@@ -282,16 +267,15 @@ int cmd_ab(int argc, char **argv)
 		goto out;
 	}
 
-	struct db *db;
-	if (run_cmd_open_db(COMMAND, o.db, true, &db) < 0)
+	if (cmd_open_db(ctx, CMD_DB_CREATE) < 0)
 		goto out;
-	volatile sig_atomic_t *stop = run_cmd_signals();
+	struct db *db = ctx->db;
+	volatile sig_atomic_t *stop = cmd_stop_signals();
 	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop };
 	struct run_campaign *c;
 	int rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
 	if (rc < 0) {
 		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
-		db_close(db);
 		goto out;
 	}
 	if (!o.quiet)
@@ -302,9 +286,8 @@ int cmd_ab(int argc, char **argv)
 	if (rc < 0)
 		cli_error(COMMAND, "%s; 'rxdeck resume %s' goes on once it is fixed", msg, run_campaign_name(c));
 	else
-		code = run_cmd_finish(COMMAND, db, c, &out, &o.post, 'A', o.quiet);
+		code = cmd_finish_campaign(COMMAND, db, c, &out, &o.post, 'A', o.quiet);
 	run_campaign_destroy(c);
-	db_close(db);
 out:
 	free(route);
 	free(against);

@@ -1,11 +1,14 @@
-/* cli: the option-table parser every rxdeck subcommand uses (see cli.h).
- * It owns argv walking and --help text, nothing about what options mean. */
+/* cli: the option-table parser every rxdeck command uses (see cli.h).
+ * It owns argv walking, --help text and turning a typed option's argument
+ * into its value; what a callback option means is its command's. */
 #include "cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "route/route.h"
 
 void cli_error(const char *command, const char *fmt, ...)
 {
@@ -51,6 +54,94 @@ static const struct cli_option *find_short(const struct cli *cli, char c)
 		if (o->short_name && o->short_name == c)
 			return o;
 	return NULL;
+}
+
+static void bad_value(const struct cli *cli, const struct cli_option *o, const char *arg,
+                      const char *expect)
+{
+	cli_error(cli->command, "bad %s '%s': expected %s", o->what ? o->what : o->name, arg,
+	          o->expect ? o->expect : expect);
+}
+
+static int parse_int(const struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < o->min || v > o->max) {
+		char expect[96];
+		snprintf(expect, sizeof expect, "a whole number from %lld to %lld", (long long)o->min,
+		         (long long)o->max);
+		bad_value(cli, o, arg, expect);
+		return -EINVAL;
+	}
+	*(int64_t *)o->value = v;
+	return 0;
+}
+
+static int parse_choice(const struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	size_t n = 0, shown = 0;
+	for (const char *const *c = o->choices; *c; c++, n++)
+		shown += strchr(*c, '=') == NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = o->choices[i];
+		const char *eq = strchr(c, '=');
+		size_t name_len = eq ? (size_t)(eq - c) : strlen(c);
+		if (strlen(arg) != name_len || strncmp(arg, c, name_len) != 0)
+			continue;
+		/* an alias counts as the choice it names */
+		size_t k = i;
+		for (size_t j = 0; eq && j < n; j++)
+			if (strcmp(o->choices[j], eq + 1) == 0)
+				k = j;
+		*(int *)o->value = (int)k;
+		return 0;
+	}
+	char expect[256] = "";
+	size_t len = 0, k = 0;
+	for (size_t i = 0; i < n && len < sizeof expect; i++) {
+		if (strchr(o->choices[i], '='))
+			continue;
+		const char *sep = k == 0 ? "" : k + 1 == shown ? " or " : ", ";
+		len += (size_t)snprintf(expect + len, sizeof expect - len, "%s%s", sep, o->choices[i]);
+		k++;
+	}
+	bad_value(cli, o, arg, expect);
+	return -EINVAL;
+}
+
+/* Hands one option's arguments to its type's parser or to the callback. */
+static int take(const struct cli *cli, const struct cli_option *o, char **args)
+{
+	switch (o->type) {
+	case CLI_CALLBACK:
+		return cli->on_option ? cli->on_option(cli->ctx, o->id, args) : 0;
+	case CLI_STRING:
+		*(const char **)o->value = args[0];
+		return 0;
+	case CLI_BOOL:
+		*(bool *)o->value = true;
+		return 0;
+	case CLI_INT:
+		return parse_int(cli, o, args[0]);
+	case CLI_DURATION:
+		if (route_parse_time(args[0], (int64_t *)o->value) != 0) {
+			bad_value(cli, o, args[0], "a time like 2s or 500ms");
+			return -EINVAL;
+		}
+		return 0;
+	case CLI_ARM:
+		if (strlen(args[0]) != 1 || args[0][0] < 'A' || args[0][0] > 'Z') {
+			bad_value(cli, o, args[0], "an arm letter A to Z");
+			return -EINVAL;
+		}
+		*(char *)o->value = args[0][0];
+		return 0;
+	case CLI_CHOICE:
+		return parse_choice(cli, o, args[0]);
+	}
+	return -EINVAL;
 }
 
 int cli_parse(const struct cli *cli, int argc, char **argv, int *n_positional)
@@ -102,10 +193,16 @@ int cli_parse(const struct cli *cli, int argc, char **argv, int *n_positional)
 				          o->args ? o->args : "an argument");
 				return -EINVAL;
 			}
-			for (int k = 0; k < o->nargs; k++)
+			for (int k = 0; k < o->nargs; k++) {
+				if (strncmp(argv[i + 1], "--", 2) == 0) {
+					cli_error(cli->command, "option '--%s' needs %s", o->name,
+					          o->nargs == 1 ? "a value" : o->args ? o->args : "its arguments");
+					return -EINVAL;
+				}
 				args[k] = argv[++i];
+			}
 		}
-		int r = cli->on_option ? cli->on_option(cli->ctx, o->id, args) : 0;
+		int r = take(cli, o, args);
 		if (r < 0)
 			return r;
 	}

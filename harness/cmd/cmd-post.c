@@ -10,93 +10,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "forge/forge.h"
 #include "report/report-private.h"
 
 #define COMMAND "rxdeck post"
-
-enum { OPT_DB = 1, OPT_FORGE, OPT_REPO, OPT_PR, OPT_UPDATE, OPT_RETRY, OPT_LIST, OPT_RUN_FILE,
-       OPT_BASELINE, OPT_TIMEOUT };
-
-static const struct cli_option options[] = {
-	{ "forge", 0, 1, "URL", "the forge, https://forge.example.org (http only for 127.0.0.1/localhost)", OPT_FORGE },
-	{ "repo", 0, 1, "OWNER/NAME", "the repository", OPT_REPO },
-	{ "pr", 0, 1, "N", "the pull request or issue number", OPT_PR },
-	{ "issue", 0, 1, "N", "the same as --pr", OPT_PR },
-	{ "update", 0, 0, NULL, "edit the campaign's earlier comment in place (a new one if none)", OPT_UPDATE },
-	{ "run-file", 0, 1, "PATH|URL", "where the run file is, for the summary (default: docs/tested/ when it is there)", OPT_RUN_FILE },
-	{ "baseline", 'b', 1, "ARM", "compare against this arm's letter (default: the first arm)", OPT_BASELINE },
-	{ "timeout", 0, 1, "SECONDS", "give up on one request after this long (default: 30)", OPT_TIMEOUT },
-	{ "retry", 0, 0, NULL, "send every summary still in the outbox now", OPT_RETRY },
-	{ "list", 0, 0, NULL, "list the outbox: every post, its state and last error", OPT_LIST },
-	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
-
-struct opts {
-	const char *db;
-	struct forge_target t;
-	bool have_pr;
-	bool retry;
-	bool list;
-	int timeout_s;
-};
-
-static int on_option(void *ctx, int id, char **args)
-{
-	struct opts *o = ctx;
-	char *end;
-	switch (id) {
-	case OPT_DB:
-		o->db = args[0];
-		return 0;
-	case OPT_FORGE:
-		o->t.url = args[0];
-		return 0;
-	case OPT_REPO:
-		o->t.repo = args[0];
-		return 0;
-	case OPT_PR: {
-		errno = 0;
-		long long v = strtoll(args[0], &end, 10);
-		if (errno || end == args[0] || *end || v <= 0) {
-			cli_error(COMMAND, "bad pull request number '%s': expected a number above 0",
-			          args[0]);
-			return -EINVAL;
-		}
-		o->t.issue_index = v;
-		o->have_pr = true;
-		return 0;
-	}
-	case OPT_UPDATE:
-		o->t.update = true;
-		return 0;
-	case OPT_RUN_FILE:
-		o->t.run_file = args[0];
-		return 0;
-	case OPT_BASELINE:
-		return report_parse_baseline(COMMAND, args[0], &o->t.baseline);
-	case OPT_TIMEOUT: {
-		errno = 0;
-		long v = strtol(args[0], &end, 10);
-		if (errno || end == args[0] || *end || v <= 0 || v > 3600) {
-			cli_error(COMMAND, "bad timeout '%s': expected whole seconds, 1 to 3600", args[0]);
-			return -EINVAL;
-		}
-		o->timeout_s = (int)v;
-		return 0;
-	}
-	case OPT_RETRY:
-		o->retry = true;
-		return 0;
-	case OPT_LIST:
-		o->list = true;
-		return 0;
-	}
-	return -EINVAL;
-}
 
 static int exit_for(int rc)
 {
@@ -145,9 +63,31 @@ static int list_outbox(struct db *db)
 	return RXDECK_EXIT_OK;
 }
 
-int cmd_post(int argc, char **argv)
+int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 {
-	struct opts o = { 0 };
+	struct forge_target t = { 0 };
+	bool retry = false, list = false;
+	int64_t timeout_s = 0;
+#define PR_OPTION(l, text) { .name = (l), .nargs = 1, .args = "N", .help = text, \
+	.type = CLI_INT, .value = &t.issue_index, .min = 1, .max = INT64_MAX, \
+	.what = "pull request number", .expect = "a number above 0" }
+	const struct cli_option options[] = {
+		OPT_STRING(0, "forge", &t.url, "URL", "the forge, https://forge.example.org (http only for 127.0.0.1/localhost)"),
+		OPT_STRING(0, "repo", &t.repo, "OWNER/NAME", "the repository"),
+		PR_OPTION("pr", "the pull request or issue number"),
+		PR_OPTION("issue", "the same as --pr"),
+		OPT_BOOL(0, "update", &t.update, "edit the campaign's earlier comment in place (a new one if none)"),
+		OPT_STRING(0, "run-file", &t.run_file, "PATH|URL", "where the run file is, for the summary (default: docs/tested/ when it is there)"),
+		OPT_BASELINE(&t.baseline),
+		{ .name = "timeout", .nargs = 1, .args = "SECONDS",
+		  .help = "give up on one request after this long (default: 30)", .type = CLI_INT,
+		  .value = &timeout_s, .min = 1, .max = 3600, .expect = "whole seconds, 1 to 3600" },
+		OPT_BOOL(0, "retry", &retry, "send every summary still in the outbox now"),
+		OPT_BOOL(0, "list", &list, "list the outbox: every post, its state and last error"),
+		OPT_DB(&ctx->db_path),
+		OPT_END,
+	};
+#undef PR_OPTION
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "[CAMPAIGN] --forge URL --repo OWNER/NAME --pr N [--update] [--run-file PATH|URL]\n"
@@ -161,56 +101,47 @@ int cmd_post(int argc, char **argv)
 		           "~/.config/rxdeck/forge-token (mode 600) and is never printed or stored.\n"
 		           "Exit 3: some summaries are still in the outbox.  See docs/forge.md.",
 		.options = options,
-		.on_option = on_option,
-		.ctx = &o,
 	};
 	int npos = 0, exit_code;
-	if (!cli_parse_command(&cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
 		return exit_code;
-	bool target = o.t.url || o.t.repo || o.have_pr || o.t.update || o.t.run_file;
-	if ((o.retry || o.list) && (target || npos)) {
+	bool target = t.url || t.repo || t.issue_index || t.update || t.run_file;
+	if ((retry || list) && (target || npos)) {
 		cli_error(COMMAND, "--retry and --list take no campaign, --forge, --repo or --pr");
 		return RXDECK_EXIT_USAGE;
 	}
-	if (o.retry && o.list) {
+	if (retry && list) {
 		cli_error(COMMAND, "--retry and --list: one at a time");
 		return RXDECK_EXIT_USAGE;
 	}
-	if (!o.retry && !o.list && (!o.t.url || !o.t.repo || !o.have_pr)) {
+	if (!retry && !list && (!t.url || !t.repo || !t.issue_index)) {
 		cli_error(COMMAND, "need --forge URL, --repo OWNER/NAME and --pr N (see --help)");
 		return RXDECK_EXIT_USAGE;
 	}
 	char msg[1024];
-	if (!o.retry && !o.list && forge_target_check(&o.t, msg, sizeof msg) != 0) {
+	if (!retry && !list && forge_target_check(&t, msg, sizeof msg) != 0) {
 		cli_error(COMMAND, "%s", msg);
 		return RXDECK_EXIT_USAGE;
 	}
 
-	struct db *db;
-	int64_t id = 0;
-	if (o.retry || o.list) {
-		struct db_open_options oo = { .flags = DB_OPEN_NO_CREATE, .errmsg = msg,
-			                      .errmsg_size = sizeof msg };
-		if (db_open_ex(o.db, &oo, &db) != 0) {
-			cli_error(COMMAND, "%s", msg);
-			return RXDECK_EXIT_FAILURE;
-		}
-	} else if (report_cmd_open(COMMAND, o.db, npos ? argv[1] : NULL, &db, &id)) {
+	if (cmd_open_db(ctx, 0) < 0 ||
+	    (!retry && !list && cmd_find_campaign(ctx, npos ? argv[1] : NULL) < 0))
 		return RXDECK_EXIT_FAILURE;
-	}
+	struct db *db = ctx->db;
+	int64_t id = ctx->campaign_id;
 
-	struct forge_options fo = { .timeout_s = o.timeout_s, .command = COMMAND };
+	struct forge_options fo = { .timeout_s = (int)timeout_s, .command = COMMAND };
 	struct forge_outcome out;
-	if (o.list) {
+	if (list) {
 		exit_code = list_outbox(db);
-	} else if (o.retry) {
+	} else if (retry) {
 		int rc = forge_outbox_flush(db, true, &fo, &out);
 		if (rc == 0 && out.sent == 0)
 			printf("nothing in the outbox to send\n");
 		exit_code = exit_for(rc);
 	} else {
 		char *run_file = NULL;
-		if (!o.t.run_file) {
+		if (!t.run_file) {
 			char *name;
 			struct stat st;
 			if (report_tested_name(db, id, &name) == 0) {
@@ -222,11 +153,10 @@ int cmd_post(int argc, char **argv)
 				}
 				free(name);
 			}
-			o.t.run_file = run_file;
+			t.run_file = run_file;
 		}
-		exit_code = exit_for(forge_post_campaign(db, id, &o.t, &fo, &out));
+		exit_code = exit_for(forge_post_campaign(db, id, &t, &fo, &out));
 		free(run_file);
 	}
-	db_close(db);
 	return exit_code;
 }

@@ -7,32 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
+#include "cmd.h"
 #include "plan/plan.h"
-#include "run/run-private.h"
 #include "run/run.h"
 
 #define COMMAND "rxdeck run"
-
-enum { OPT_ROUTE = 1, OPT_ROUNDS, OPT_UNTIL, OPT_NAME, OPT_PROFILE, OPT_DB, OPT_NO_WARMUP,
-       OPT_WATCHDOG, OPT_PRINT_PLAN, OPT_QUIET, OPT_BASELINE };
-
-static const struct cli_option options[] = {
-	{ "route", 'r', 1, "FILE", "play this route instead of the plan's", OPT_ROUTE },
-	{ "rounds", 'n', 1, "N", "rounds of the order (instead of the plan's)", OPT_ROUNDS },
-	{ "until", 'u', 1, "HH:MM", "keep adding rounds while one still ends before then (overnight)", OPT_UNTIL },
-	{ "name", 0, 1, "NAME", "the campaign's name (default: the plan's name and the date)", OPT_NAME },
-	{ "profile", 'p', 1, "NAME", "env profile: deck, pc, lavapipe or a file (default: the plan's)", OPT_PROFILE },
-	{ "watchdog", 0, 1, "DURATION", "no new frame for this long = hung (default: the plan's, 10s)", OPT_WATCHDOG },
-	{ "no-warmup", 0, 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP },
-	{ "baseline", 'b', 1, "ARM", "the table compares against this arm (default: the first)", OPT_BASELINE },
-	{ "db", 0, 1, "PATH", "the database (default: $XDG_DATA_HOME/rxdeck/results.db)", OPT_DB },
-	{ "print-plan", 0, 0, NULL, "print the plan with every key written out and run nothing", OPT_PRINT_PLAN },
-	{ "quiet", 'q', 0, NULL, "no progress lines, only the table and errors", OPT_QUIET },
-	RUN_CMD_POST_OPTIONS,
-	{ NULL, 0, 0, NULL, NULL, 0 },
-};
 
 struct override {
 	const char *flag, *key, *value;
@@ -42,12 +21,13 @@ struct opts {
 	struct override ov[8];
 	int n_ov;
 	const char *name;
-	const char *db;
 	bool print_plan;
 	bool quiet;
 	char baseline;
-	struct run_cmd_post post;
+	struct cmd_post post;
 };
+
+enum { OPT_ROUTE = 1, OPT_ROUNDS, OPT_UNTIL, OPT_NAME, OPT_PROFILE, OPT_NO_WARMUP, OPT_WATCHDOG };
 
 static int on_option(void *ctx, int id, char **args)
 {
@@ -76,20 +56,8 @@ static int on_option(void *ctx, int id, char **args)
 		}
 		o->name = args[0];
 		return 0;
-	case OPT_DB:
-		o->db = args[0];
-		return 0;
-	case OPT_PRINT_PLAN:
-		o->print_plan = true;
-		return 0;
-	case OPT_QUIET:
-		o->quiet = true;
-		return 0;
-	case OPT_BASELINE:
-		return run_cmd_baseline(COMMAND, args[0], &o->baseline);
-	default:
-		return run_cmd_post_option(COMMAND, &o->post, id, args);
 	}
+	return -EINVAL;
 }
 
 static void print_error(void *ctx, const struct plan_error *e)
@@ -99,9 +67,24 @@ static void print_error(void *ctx, const struct plan_error *e)
 	plan_error_print(e, stderr);
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct opts o = { 0 };
+	const struct cli_option options[] = {
+		OPT_CALLBACK('r', "route", 1, "FILE", "play this route instead of the plan's", OPT_ROUTE),
+		OPT_CALLBACK('n', "rounds", 1, "N", "rounds of the order (instead of the plan's)", OPT_ROUNDS),
+		OPT_CALLBACK('u', "until", 1, "HH:MM", "keep adding rounds while one still ends before then (overnight)", OPT_UNTIL),
+		OPT_CALLBACK(0, "name", 1, "NAME", "the campaign's name (default: the plan's name and the date)", OPT_NAME),
+		OPT_CALLBACK('p', "profile", 1, "NAME", "env profile: deck, pc, lavapipe or a file (default: the plan's)", OPT_PROFILE),
+		OPT_CALLBACK(0, "watchdog", 1, "DURATION", "no new frame for this long = hung (default: the plan's, 10s)", OPT_WATCHDOG),
+		OPT_CALLBACK(0, "no-warmup", 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP),
+		OPT_BASELINE(&o.baseline),
+		OPT_DB(&ctx->db_path),
+		OPT_BOOL(0, "print-plan", &o.print_plan, "print the plan with every key written out and run nothing"),
+		OPT_BOOL('q', "quiet", &o.quiet, "no progress lines, only the table and errors"),
+		OPT_POST(&o.post),
+		OPT_END,
+	};
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "[PLAN.ini] [--route FILE] [--rounds N | --until HH:MM] [--post ...]",
@@ -122,7 +105,7 @@ int cmd_run(int argc, char **argv)
 	int npos = 0, exit_code;
 	if (!cli_parse_command(&cli, argc, argv, 1, "one plan at a time", &npos, &exit_code))
 		return exit_code;
-	if (run_cmd_post_check(COMMAND, &o.post) < 0)
+	if (cmd_post_check(COMMAND, &o.post) < 0)
 		return RXDECK_EXIT_USAGE;
 
 	struct plan *plan = NULL;
@@ -162,12 +145,12 @@ int cmd_run(int argc, char **argv)
 		return RXDECK_EXIT_USAGE;
 	}
 
-	struct db *db;
-	if (run_cmd_open_db(COMMAND, o.db, true, &db) < 0) {
+	if (cmd_open_db(ctx, CMD_DB_CREATE) < 0) {
 		plan_free(plan);
 		return RXDECK_EXIT_FAILURE;
 	}
-	volatile sig_atomic_t *stop = run_cmd_signals();
+	struct db *db = ctx->db;
+	volatile sig_atomic_t *stop = cmd_stop_signals();
 	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop };
 	struct run_campaign *c;
 	char msg[2048] = "";
@@ -175,8 +158,7 @@ int cmd_run(int argc, char **argv)
 	plan_free(plan);
 	if (rc < 0) {
 		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
-		db_close(db);
-		return RXDECK_EXIT_FAILURE;
+			return RXDECK_EXIT_FAILURE;
 	}
 	if (!o.quiet) {
 		const struct plan *p = run_campaign_plan(c);
@@ -195,11 +177,9 @@ int cmd_run(int argc, char **argv)
 		cli_error(COMMAND, "%s; 'rxdeck resume %s' goes on once it is fixed", msg,
 		          run_campaign_name(c));
 		run_campaign_destroy(c);
-		db_close(db);
-		return RXDECK_EXIT_FAILURE;
+			return RXDECK_EXIT_FAILURE;
 	}
-	int code = run_cmd_finish(COMMAND, db, c, &out, &o.post, o.baseline, o.quiet);
+	int code = cmd_finish_campaign(COMMAND, db, c, &out, &o.post, o.baseline, o.quiet);
 	run_campaign_destroy(c);
-	db_close(db);
 	return code;
 }
