@@ -868,190 +868,261 @@ static bool parse_repeat(struct line *l, int64_t *count, int64_t *every)
 	return true;
 }
 
-/* The part of a line after its time; b is the innermost open block. */
-static void parse_action(struct line *l, struct block **stack, int *sp, int64_t t, uint32_t src)
+/* Where an action lands: the stack of open blocks (the innermost is
+ * stack[*sp]), the action's time in it and its line. */
+struct at {
+	struct block **stack;
+	int *sp;
+	int64_t t;
+	uint32_t src;
+};
+
+/* press BUTTON DURATION */
+static void act_press(struct line *l, const struct tok *a, struct at *at)
+{
+	(void)a;
+	if (!expect_count(l, 2, 2, "a button and a duration (press A 100ms)"))
+		return;
+	int btn = get_button(l, &l->tok[2]);
+	int64_t d;
+	if (btn < 0 || !get_duration(l, &l->tok[3], &d) || !no_more(l, 4))
+		return;
+	add_set(l, at->stack[*at->sp], at->t, at->src, C_BUTTON0 + btn, 1, 0, d, H_PRESS);
+}
+
+/* hold BUTTON, release BUTTON */
+static void act_hold_release(struct line *l, const struct tok *a, struct at *at)
+{
+	bool hold = tok_is(a, "hold");
+	if (!expect_count(l, 2, 1, "a button"))
+		return;
+	int btn = get_button(l, &l->tok[2]);
+	if (btn < 0 || !no_more(l, 3))
+		return;
+	struct block *b = at->stack[*at->sp];
+	if (hold) {
+		add_set(l, b, at->t, at->src, C_BUTTON0 + btn, 1, 0, -1, H_HOLD);
+		return;
+	}
+	struct step *s = add_step(l->c, b);
+	if (!s)
+		return;
+	s->t = at->t;
+	s->src = at->src;
+	s->control = (uint8_t)(C_BUTTON0 + btn);
+	s->op = OP_END;
+	s->how = H_RELEASE;
+}
+
+/* stick SIDE X Y [for DURATION] */
+static void act_stick(struct line *l, const struct tok *a, struct at *at)
+{
+	(void)a;
+	if (!expect_count(l, 2, 3, "a side and two values (stick left 0 -1)"))
+		return;
+	int right;
+	int32_t x, y;
+	int64_t d;
+	if (!get_side(l, &l->tok[2], &right))
+		return;
+	bool okx = get_stick(l, &l->tok[3], &x);
+	bool oky = get_stick(l, &l->tok[4], &y);
+	if (!okx || !oky || !get_for(l, 5, &d))
+		return;
+	add_set(l, at->stack[*at->sp], at->t, at->src, right ? C_STICK_R : C_STICK_L, x, y, d, H_SET);
+}
+
+/* trigger SIDE VALUE [for DURATION] */
+static void act_trigger(struct line *l, const struct tok *a, struct at *at)
+{
+	(void)a;
+	if (!expect_count(l, 2, 2, "a side and a value (trigger right 1)"))
+		return;
+	int right;
+	int32_t v;
+	int64_t d;
+	if (!get_side(l, &l->tok[2], &right) || !get_trigger(l, &l->tok[3], &v) ||
+	    !get_for(l, 4, &d))
+		return;
+	add_set(l, at->stack[*at->sp], at->t, at->src, right ? C_TRIG_R : C_TRIG_L, v, 0, d, H_SET);
+}
+
+/* dpad DIRECTION [for DURATION] */
+static void act_dpad(struct line *l, const struct tok *a, struct at *at)
+{
+	(void)a;
+	char q[64];
+	if (!expect_count(l, 2, 1, "a direction (dpad up)"))
+		return;
+	const struct tok *dt = &l->tok[2];
+	int k = -1;
+	for (size_t i = 0; i < sizeof dpad_dirs / sizeof *dpad_dirs; i++)
+		if (tok_is(dt, dpad_dirs[i].name))
+			k = (int)i;
+	if (k < 0) {
+		lerr(l, dt, "unknown d-pad direction '%s' (up down left right up-left "
+		            "up-right down-left down-right centre)", tq(dt, q, sizeof q));
+		return;
+	}
+	int64_t d;
+	if (!get_for(l, 3, &d))
+		return;
+	add_set(l, at->stack[*at->sp], at->t, at->src, C_DPAD, dpad_dirs[k].x, dpad_dirs[k].y, d, H_SET);
+}
+
+/* shot NAME, mark NAME */
+static void act_point(struct line *l, const struct tok *a, struct at *at)
 {
 	struct ctx *c = l->c;
-	struct block *b = stack[*sp];
-	const struct tok *a = &l->tok[1];
 	char q[64];
-
-	if (tok_is(a, "press")) {
-		if (!expect_count(l, 2, 2, "a button and a duration (press A 100ms)"))
-			return;
-		int btn = get_button(l, &l->tok[2]);
-		int64_t d;
-		if (btn < 0 || !get_duration(l, &l->tok[3], &d) || !no_more(l, 4))
-			return;
-		add_set(l, b, t, src, C_BUTTON0 + btn, 1, 0, d, H_PRESS);
-	} else if (tok_is(a, "hold") || tok_is(a, "release")) {
-		bool hold = tok_is(a, "hold");
-		if (!expect_count(l, 2, 1, "a button"))
-			return;
-		int btn = get_button(l, &l->tok[2]);
-		if (btn < 0 || !no_more(l, 3))
-			return;
-		if (hold) {
-			add_set(l, b, t, src, C_BUTTON0 + btn, 1, 0, -1, H_HOLD);
-		} else {
-			struct step *s = add_step(c, b);
-			if (!s)
-				return;
-			s->t = t;
-			s->src = src;
-			s->control = (uint8_t)(C_BUTTON0 + btn);
-			s->op = OP_END;
-			s->how = H_RELEASE;
-		}
-	} else if (tok_is(a, "stick")) {
-		if (!expect_count(l, 2, 3, "a side and two values (stick left 0 -1)"))
-			return;
-		int right;
-		int32_t x, y;
-		int64_t d;
-		if (!get_side(l, &l->tok[2], &right))
-			return;
-		bool okx = get_stick(l, &l->tok[3], &x);
-		bool oky = get_stick(l, &l->tok[4], &y);
-		if (!okx || !oky || !get_for(l, 5, &d))
-			return;
-		add_set(l, b, t, src, right ? C_STICK_R : C_STICK_L, x, y, d, H_SET);
-	} else if (tok_is(a, "trigger")) {
-		if (!expect_count(l, 2, 2, "a side and a value (trigger right 1)"))
-			return;
-		int right;
-		int32_t v;
-		int64_t d;
-		if (!get_side(l, &l->tok[2], &right) || !get_trigger(l, &l->tok[3], &v) ||
-		    !get_for(l, 4, &d))
-			return;
-		add_set(l, b, t, src, right ? C_TRIG_R : C_TRIG_L, v, 0, d, H_SET);
-	} else if (tok_is(a, "dpad")) {
-		if (!expect_count(l, 2, 1, "a direction (dpad up)"))
-			return;
-		const struct tok *dt = &l->tok[2];
-		int k = -1;
-		for (size_t i = 0; i < sizeof dpad_dirs / sizeof *dpad_dirs; i++)
-			if (tok_is(dt, dpad_dirs[i].name))
-				k = (int)i;
-		if (k < 0) {
-			lerr(l, dt, "unknown d-pad direction '%s' (up down left right up-left "
-			            "up-right down-left down-right centre)", tq(dt, q, sizeof q));
-			return;
-		}
-		int64_t d;
-		if (!get_for(l, 3, &d))
-			return;
-		add_set(l, b, t, src, C_DPAD, dpad_dirs[k].x, dpad_dirs[k].y, d, H_SET);
-	} else if (tok_is(a, "shot") || tok_is(a, "mark")) {
-		bool shot = tok_is(a, "shot");
-		if (!expect_count(l, 2, 1, "a name"))
-			return;
-		const struct tok *n = &l->tok[2];
-		if (!valid_name(n)) {
-			lerr(l, n, "%s name '%s' may hold only letters, digits, '.', '_' and '-' "
-			           "(not first), at most %d of them", shot ? "shot" : "mark",
-			     tq(n, q, sizeof q), ROUTE_MAX_NAME);
-			return;
-		}
-		if (!no_more(l, 3))
-			return;
-		struct step *s = add_step(c, b);
-		if (!s)
-			return;
-		s->t = t;
-		s->src = src;
-		s->control = shot ? C_SHOT : C_MARK;
-		s->op = OP_POINT;
-		s->how = H_POINT;
-		s->name = add_string(c, n->s, n->len);
-		s->base_len = (uint16_t)n->len;
-	} else if (tok_is(a, "repeat")) {
-		int64_t count = 0, every = 0;
-		bool ok = parse_repeat(l, &count, &every);
-		bool opens = tok_is(&l->tok[l->n - 1], "{");
-		if (!ok && !opens)
-			return;
-		if (*sp >= ROUTE_MAX_REPEAT_DEPTH) {
-			/* not opened, but its '}' must still match */
-			lerr(l, a, "repeat blocks nest deeper than %d", ROUTE_MAX_REPEAT_DEPTH);
-			stack[*sp]->unopened++;
-			return;
-		}
-		struct block *nb = calloc(1, sizeof *nb);
-		if (!nb) {
-			c->oom = true;
-			return;
-		}
-		/* a bad repeat line still opens a block, so its '}' matches; the
-		 * block's lines are read for their own errors, then dropped */
-		nb->start = t;
-		nb->count = ok ? count : 0;
-		nb->every = ok ? every : ROUTE_MAX_DURATION_MS;
-		nb->src = src;
-		stack[++*sp] = nb;
-	} else if (tok_is(a, "include")) {
-		if (!expect_count(l, 2, 1, "a file name"))
-			return;
-		const struct tok *ft = &l->tok[2];
-		if (!no_more(l, 3))
-			return;
-		if (c->depth >= ROUTE_MAX_INCLUDE_DEPTH) {
-			lerr(l, ft, "includes nest deeper than %d", ROUTE_MAX_INCLUDE_DEPTH);
-			return;
-		}
-		char *path = join_path(c->files[l->file], ft->s, ft->len);
-		if (!path) {
-			c->oom = true;
-			return;
-		}
-		/* cycles are found on the real path when reading from disk, and
-		 * on the path with "." and ".." folded otherwise */
-		char *real = (c->opt && c->opt->read_file) ? fold_path(path) : realpath(path, NULL);
-		const char *key = real ? real : path;
-		for (int i = 0; i <= c->depth; i++) {
-			if (c->chain[i] && strcmp(c->chain[i], key) == 0) {
-				char chain[700];
-				size_t o = 0;
-				for (int k = i; k <= c->depth && o < sizeof chain; k++)
-					o += (size_t)snprintf(chain + o, sizeof chain - o, "'%s'%s includes ",
-					                      c->files[c->chain_file[k]], k > i ? ", which" : "");
-				if (o < sizeof chain)
-					snprintf(chain + o, sizeof chain - o, "'%s' again", path);
-				lerr(l, ft, "include cycle: %s", chain);
-				free(real);
-				free(path);
-				return;
-			}
-		}
-		char *text = NULL;
-		size_t tlen = 0;
-		int r = (c->opt && c->opt->read_file)
-		                ? c->opt->read_file(c->opt->read_ctx, path, &text, &tlen)
-		                : read_from_disk(NULL, path, &text, &tlen);
-		if (r < 0) {
-			lerr(l, ft, "cannot read included file '%s': %s", path, strerror(-r));
-			free(real);
-			free(path);
-			return;
-		}
-		uint32_t fi = add_file(c, path);
-		if (fi != UINT32_MAX) {
-			struct block inc = { .every = -1 };
-			c->chain[++c->depth] = key;
-			c->chain_file[c->depth] = fi;
-			parse_text(c, fi, text, tlen, &inc);
-			c->depth--;
-			copy_steps(c, b, &inc, t, 0);
-			free_block(c, &inc);
-		}
-		free(text);
-		free(real);
-		free(path);
-	} else {
-		lerr(l, a, "unknown action '%s' (actions: press hold release stick trigger dpad "
-		           "shot mark repeat include)", tq(a, q, sizeof q));
+	bool shot = tok_is(a, "shot");
+	if (!expect_count(l, 2, 1, "a name"))
+		return;
+	const struct tok *n = &l->tok[2];
+	if (!valid_name(n)) {
+		lerr(l, n, "%s name '%s' may hold only letters, digits, '.', '_' and '-' "
+		           "(not first), at most %d of them", shot ? "shot" : "mark",
+		     tq(n, q, sizeof q), ROUTE_MAX_NAME);
+		return;
 	}
+	if (!no_more(l, 3))
+		return;
+	struct step *s = add_step(c, at->stack[*at->sp]);
+	if (!s)
+		return;
+	s->t = at->t;
+	s->src = at->src;
+	s->control = shot ? C_SHOT : C_MARK;
+	s->op = OP_POINT;
+	s->how = H_POINT;
+	s->name = add_string(c, n->s, n->len);
+	s->base_len = (uint16_t)n->len;
+}
+
+/* repeat N every DURATION {: opens a block, even a bad one */
+static void act_repeat(struct line *l, const struct tok *a, struct at *at)
+{
+	int64_t count = 0, every = 0;
+	bool ok = parse_repeat(l, &count, &every);
+	bool opens = tok_is(&l->tok[l->n - 1], "{");
+	if (!ok && !opens)
+		return;
+	if (*at->sp >= ROUTE_MAX_REPEAT_DEPTH) {
+		/* not opened, but its '}' must still match */
+		lerr(l, a, "repeat blocks nest deeper than %d", ROUTE_MAX_REPEAT_DEPTH);
+		at->stack[*at->sp]->unopened++;
+		return;
+	}
+	struct block *nb = calloc(1, sizeof *nb);
+	if (!nb) {
+		l->c->oom = true;
+		return;
+	}
+	/* a bad repeat line still opens a block, so its '}' matches; the
+	 * block's lines are read for their own errors, then dropped */
+	nb->start = at->t;
+	nb->count = ok ? count : 0;
+	nb->every = ok ? every : ROUTE_MAX_DURATION_MS;
+	nb->src = at->src;
+	at->stack[++*at->sp] = nb;
+}
+
+/* Whether including key (path as named) closes a cycle; says so if it
+ * does. */
+static bool include_cycle(struct line *l, const struct tok *ft, const char *key, const char *path)
+{
+	struct ctx *c = l->c;
+	for (int i = 0; i <= c->depth; i++) {
+		if (!c->chain[i] || strcmp(c->chain[i], key) != 0)
+			continue;
+		char chain[700];
+		size_t o = 0;
+		for (int k = i; k <= c->depth && o < sizeof chain; k++)
+			o += (size_t)snprintf(chain + o, sizeof chain - o, "'%s'%s includes ",
+			                      c->files[c->chain_file[k]], k > i ? ", which" : "");
+		if (o < sizeof chain)
+			snprintf(chain + o, sizeof chain - o, "'%s' again", path);
+		lerr(l, ft, "include cycle: %s", chain);
+		return true;
+	}
+	return false;
+}
+
+/* include FILE: its steps copied in at the line's time */
+static void act_include(struct line *l, const struct tok *a, struct at *at)
+{
+	(void)a;
+	struct ctx *c = l->c;
+	if (!expect_count(l, 2, 1, "a file name"))
+		return;
+	const struct tok *ft = &l->tok[2];
+	if (!no_more(l, 3))
+		return;
+	if (c->depth >= ROUTE_MAX_INCLUDE_DEPTH) {
+		lerr(l, ft, "includes nest deeper than %d", ROUTE_MAX_INCLUDE_DEPTH);
+		return;
+	}
+	char *path = join_path(c->files[l->file], ft->s, ft->len);
+	if (!path) {
+		c->oom = true;
+		return;
+	}
+	/* cycles are found on the real path when reading from disk, and
+	 * on the path with "." and ".." folded otherwise */
+	char *real = (c->opt && c->opt->read_file) ? fold_path(path) : realpath(path, NULL);
+	const char *key = real ? real : path;
+	char *text = NULL;
+	size_t tlen = 0;
+	if (include_cycle(l, ft, key, path))
+		goto out;
+	int r = (c->opt && c->opt->read_file)
+	                ? c->opt->read_file(c->opt->read_ctx, path, &text, &tlen)
+	                : read_from_disk(NULL, path, &text, &tlen);
+	if (r < 0) {
+		lerr(l, ft, "cannot read included file '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	uint32_t fi = add_file(c, path);
+	if (fi != UINT32_MAX) {
+		struct block inc = { .every = -1 };
+		c->chain[++c->depth] = key;
+		c->chain_file[c->depth] = fi;
+		parse_text(c, fi, text, tlen, &inc);
+		c->depth--;
+		copy_steps(c, at->stack[*at->sp], &inc, at->t, 0);
+		free_block(c, &inc);
+	}
+out:
+	free(text);
+	free(real);
+	free(path);
+}
+
+static const struct action {
+	const char *name;
+	void (*parse)(struct line *l, const struct tok *a, struct at *at);
+} actions[] = {
+	{ "press", act_press },     { "hold", act_hold_release }, { "release", act_hold_release },
+	{ "stick", act_stick },     { "trigger", act_trigger },   { "dpad", act_dpad },
+	{ "shot", act_point },      { "mark", act_point },        { "repeat", act_repeat },
+	{ "include", act_include },
+};
+
+/* The part of a line after its time, in the innermost open block
+ * stack[*sp]. */
+static void parse_action(struct line *l, struct block **stack, int *sp, int64_t t, uint32_t src)
+{
+	const struct tok *a = &l->tok[1];
+	struct at at = { .stack = stack, .sp = sp, .t = t, .src = src };
+	for (size_t i = 0; i < sizeof actions / sizeof *actions; i++) {
+		if (tok_is(a, actions[i].name)) {
+			actions[i].parse(l, a, &at);
+			return;
+		}
+	}
+	char q[64];
+	lerr(l, a, "unknown action '%s' (actions: press hold release stick trigger dpad "
+	           "shot mark repeat include)", tq(a, q, sizeof q));
 }
 
 /* Closes the innermost repeat block: checks that each step fits its length,
@@ -1345,48 +1416,227 @@ static void check_unique(struct ctx *c, struct route_point *pts, size_t n, const
 	free(sorted);
 }
 
-/* Checks the expanded, absolute steps and builds the route's events. */
-static void build(struct ctx *c, struct block *top, struct route *r)
+/* Building the route from the sorted steps: every control's state, the
+ * pad's values so far, and the points' lines for check_unique(). */
+struct building {
+	struct ctx *c;
+	struct route *r;
+	uint8_t *said;             /* an error is said once per action, not once per repetition */
+	uint32_t *shot_src, *mark_src;
+	struct cstate st[C_COUNT];
+	int32_t cur[PAD_BUTTON_COUNT + PAD_AXIS_COUNT];
+};
+
+static bool once(struct building *b, uint32_t src)
 {
-	struct tbuf tb = { 0 };
-	if (top->n > 1)
-		qsort(top->steps, top->n, sizeof *top->steps, cmp_step);
+	if (b->said[src])
+		return false;
+	b->said[src] = 1;
+	return true;
+}
 
-	/* an error is said once per action, not once per repetition */
-	uint8_t *said = calloc(c->n_srcs + 1, 1);
-	if (!said) {
-		c->oom = true;
-		return;
-	}
-#define ONCE(src) (said[(src)] ? false : (said[(src)] = 1, true))
-
+/* The route's arrays, sized for the steps.  false: out of memory. */
+static bool build_alloc(struct building *b, const struct block *top)
+{
+	struct route *r = b->r;
 	size_t n_points = 0, n_ev = 0;
 	for (size_t i = 0; i < top->n; i++) {
 		const struct step *s = &top->steps[i];
 		n_points += s->op == OP_POINT;
 		n_ev += (s->control == C_STICK_L || s->control == C_STICK_R || s->control == C_DPAD) ? 2 : 1;
 	}
+	b->said = calloc(b->c->n_srcs + 1, 1);
 	r->events = calloc(n_ev + 1, sizeof *r->events);
-	uint32_t *point_src = calloc(n_points + 1, sizeof *point_src);
+	b->mark_src = calloc(n_points + 1, sizeof *b->mark_src);
 	r->shots = calloc(n_points + 1, sizeof *r->shots);
 	r->marks = calloc(n_points + 1, sizeof *r->marks);
-	uint32_t *shot_src = calloc(n_points + 1, sizeof *shot_src);
-	uint32_t *mark_src = point_src;
-	if (!r->events || !point_src || !r->shots || !r->marks || !shot_src) {
-		c->oom = true;
-		free(said);
-		free(point_src);
-		free(shot_src);
+	b->shot_src = calloc(n_points + 1, sizeof *b->shot_src);
+	for (int i = 0; i < C_COUNT; i++)
+		b->st[i] = (struct cstate){ .until = -1, .set_t = -1, .end_t = -1 };
+	return b->said && r->events && b->mark_src && r->shots && r->marks && b->shot_src;
+}
+
+/* A button's step: down (not while down, not the instant it went up) or
+ * up (a release only while down and not inside a press). */
+static void step_button(struct building *b, const struct step *s, int64_t t, struct pending *pend)
+{
+	struct ctx *c = b->c;
+	struct tbuf tb = { 0 };
+	struct cstate *cs = &b->st[s->control];
+	const char *bn = pad_buttons[s->control].name;
+	if (s->op == OP_SET) {
+		if (cs->on) {
+			if (once(b, s->src))
+				error_src(c, s->src, "button '%s' is already down at %s "
+				          "(since %s, line %d)", bn, ts(&tb, t),
+				          ts(&tb, cs->set_t), c->srcs[cs->src].line);
+		} else if (cs->end_t == t) {
+			if (once(b, s->src))
+				error_src(c, s->src, "button '%s' goes down at %s, the "
+				          "instant it goes up (line %d): leave at least 1 ms",
+				          bn, ts(&tb, t), c->srcs[cs->src].line);
+		}
+		cs->on = true;
+		cs->until = s->until;
+		cs->src = s->src;
+		cs->set_t = t;
+		touch(pend, s->control, 1, s->src);
 		return;
 	}
+	if (s->how == H_RELEASE) {
+		if (!cs->on) {
+			if (once(b, s->src))
+				error_src(c, s->src, "button '%s' is released at %s "
+				          "but is not down", bn, ts(&tb, t));
+		} else if (cs->until > t) {
+			if (once(b, s->src))
+				error_src(c, s->src, "button '%s' is released at %s "
+				          "inside its press at line %d, which lasts "
+				          "until %s", bn, ts(&tb, t),
+				          c->srcs[cs->src].line, ts(&tb, cs->until));
+		}
+	} else if (!cs->on || cs->src != s->src) {
+		/* the end of a press whose button was taken over:
+		 * reported at the taking over */
+		return;
+	}
+	cs->on = false;
+	cs->until = -1;
+	cs->end_t = t;
+	cs->src = s->src;
+	touch(pend, s->control, 0, s->src);
+}
 
-	struct cstate st[C_COUNT];
-	for (int i = 0; i < C_COUNT; i++)
-		st[i] = (struct cstate){ .until = -1, .set_t = -1, .end_t = -1 };
-	int32_t cur[PAD_BUTTON_COUNT + PAD_AXIS_COUNT] = { 0 };
+/* An axis control's step (stick, trigger, d-pad): set (not while a timed
+ * action holds it, not twice in one instant) or back to 0. */
+static void step_axis(struct building *b, const struct step *s, int64_t t, struct pending *pend)
+{
+	struct ctx *c = b->c;
+	struct tbuf tb = { 0 };
+	struct cstate *cs = &b->st[s->control];
+	if (s->op == OP_SET) {
+		if (cs->on && cs->until > t) {
+			if (once(b, s->src))
+				error_src(c, s->src, "%s is set at %s while the action at "
+				          "line %d holds it until %s", control_name(s->control),
+				          ts(&tb, t), c->srcs[cs->src].line, ts(&tb, cs->until));
+		} else if (cs->set_t == t) {
+			if (once(b, s->src))
+				error_src(c, s->src, "%s is given two values at %s (lines %d "
+				          "and %d)", control_name(s->control), ts(&tb, t),
+				          c->srcs[cs->src].line, c->srcs[s->src].line);
+		}
+		cs->on = true;
+		cs->until = s->until;
+		cs->src = s->src;
+		cs->set_t = t;
+		cs->v[0] = s->v[0];
+		cs->v[1] = s->v[1];
+	} else {
+		if (cs->src != s->src || !cs->on)
+			return; /* taken over: reported there */
+		cs->on = false;
+		cs->until = -1;
+		cs->v[0] = cs->v[1] = 0;
+		cs->end_t = t;
+	}
+	switch (s->control) {
+	case C_STICK_L:
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_LX, cs->v[0], s->src);
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_LY, cs->v[1], s->src);
+		break;
+	case C_STICK_R:
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_RX, cs->v[0], s->src);
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_RY, cs->v[1], s->src);
+		break;
+	case C_TRIG_L:
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_LT, cs->v[0], s->src);
+		break;
+	case C_TRIG_R:
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_RT, cs->v[0], s->src);
+		break;
+	case C_DPAD:
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_HATX, cs->v[0], s->src);
+		touch(pend, PAD_BUTTON_COUNT + PAD_AXIS_HATY, cs->v[1], s->src);
+		break;
+	}
+}
 
+/* An instant's pad events: its changes, in the order the file touched
+ * them. */
+static void emit_changes(struct building *b, int64_t t, const struct pending *pend)
+{
+	struct ctx *c = b->c;
+	struct route *r = b->r;
+	int order[PAD_BUTTON_COUNT + PAD_AXIS_COUNT];
+	for (int k = 0; k < PAD_BUTTON_COUNT + PAD_AXIS_COUNT; k++)
+		if (pend->code_seen[k] >= 0)
+			order[pend->code_seen[k]] = k;
+	bool any = false;
+	for (int o = 0; o < pend->n; o++) {
+		int k = order[o];
+		if (pend->value[k] == b->cur[k])
+			continue;
+		b->cur[k] = pend->value[k];
+		struct route_event *e = &r->events[r->n_events++];
+		const struct src *sr = &c->srcs[pend->src[k]];
+		*e = (struct route_event){
+			.t_ms = t,
+			.type = k < PAD_BUTTON_COUNT ? ROUTE_EVENT_KEY : ROUTE_EVENT_ABS,
+			.code = k < PAD_BUTTON_COUNT ? pad_buttons[k].code
+			                             : pad_axes[k - PAD_BUTTON_COUNT].code,
+			.value = pend->value[k],
+			.file = c->files[sr->file],
+			.line = sr->line,
+		};
+		r->n_pad_events++;
+		any = true;
+	}
+	r->n_instants += any;
+}
+
+/* An instant's points (shots, marks), after its pad events. */
+static void emit_points(struct building *b, const struct step *steps, size_t n, int64_t t)
+{
+	struct ctx *c = b->c;
+	struct route *r = b->r;
+	for (size_t k = 0; k < n; k++) {
+		const struct step *s = &steps[k];
+		if (s->op != OP_POINT || s->name >= c->n_strings)
+			continue;
+		const struct src *sr = &c->srcs[s->src];
+		bool shot = s->control == C_SHOT;
+		r->events[r->n_events++] = (struct route_event){
+			.t_ms = t,
+			.type = shot ? ROUTE_EVENT_SHOT : ROUTE_EVENT_MARK,
+			.name = c->strings[s->name],
+			.file = c->files[sr->file],
+			.line = sr->line,
+		};
+		if (shot) {
+			b->shot_src[r->n_shots] = s->src;
+			r->shots[r->n_shots++] = (struct route_point){ c->strings[s->name], t };
+		} else {
+			b->mark_src[r->n_marks] = s->src;
+			r->marks[r->n_marks++] = (struct route_point){ c->strings[s->name], t };
+		}
+	}
+}
+
+/* Checks the expanded, absolute steps and builds the route's events, one
+ * instant at a time. */
+static void build(struct ctx *c, struct block *top, struct route *r)
+{
+	if (top->n > 1)
+		qsort(top->steps, top->n, sizeof *top->steps, cmp_step);
+	struct building b = { .c = c, .r = r };
+	if (!build_alloc(&b, top)) {
+		c->oom = true;
+		goto out;
+	}
 	size_t i = 0;
 	while (i < top->n) {
+		struct tbuf tb = { 0 };
 		int64_t t = top->steps[i].t;
 		struct pending pend = { .n = 0 };
 		for (int k = 0; k < PAD_BUTTON_COUNT + PAD_AXIS_COUNT; k++)
@@ -1394,161 +1644,27 @@ static void build(struct ctx *c, struct block *top, struct route *r)
 		size_t first = i;
 		for (; i < top->n && top->steps[i].t == t; i++) {
 			const struct step *s = &top->steps[i];
-			if (t > c->duration_ms && c->duration_line && ONCE(s->src)) {
+			if (t > c->duration_ms && c->duration_line && once(&b, s->src)) {
 				error_src(c, s->src, "%s at %s, past the route's duration of %s",
 				          s->how == H_AUTO_END ? "this ends" : "this is", ts(&tb, t),
 				          ts(&tb, c->duration_ms));
 			}
 			if (s->op == OP_POINT)
 				continue;
-			struct cstate *cs = &st[s->control];
-			if (s->control < C_STICK_L) {
-				const char *bn = pad_buttons[s->control].name;
-				if (s->op == OP_SET) {
-					if (cs->on) {
-						if (ONCE(s->src))
-							error_src(c, s->src, "button '%s' is already down at %s "
-							          "(since %s, line %d)", bn, ts(&tb, t),
-							          ts(&tb, cs->set_t), c->srcs[cs->src].line);
-					} else if (cs->end_t == t) {
-						if (ONCE(s->src))
-							error_src(c, s->src, "button '%s' goes down at %s, the "
-							          "instant it goes up (line %d): leave at least 1 ms",
-							          bn, ts(&tb, t), c->srcs[cs->src].line);
-					}
-					cs->on = true;
-					cs->until = s->until;
-					cs->src = s->src;
-					cs->set_t = t;
-					touch(&pend, s->control, 1, s->src);
-				} else {
-					if (s->how == H_RELEASE) {
-						if (!cs->on) {
-							if (ONCE(s->src))
-								error_src(c, s->src, "button '%s' is released at %s "
-								          "but is not down", bn, ts(&tb, t));
-						} else if (cs->until > t) {
-							if (ONCE(s->src))
-								error_src(c, s->src, "button '%s' is released at %s "
-								          "inside its press at line %d, which lasts "
-								          "until %s", bn, ts(&tb, t),
-								          c->srcs[cs->src].line, ts(&tb, cs->until));
-						}
-					} else if (!cs->on || cs->src != s->src) {
-						/* the end of a press whose button was taken over:
-						 * reported at the taking over */
-						continue;
-					}
-					cs->on = false;
-					cs->until = -1;
-					cs->end_t = t;
-					cs->src = s->src;
-					touch(&pend, s->control, 0, s->src);
-				}
-				continue;
-			}
-			/* an axis control */
-			if (s->op == OP_SET) {
-				if (cs->on && cs->until > t) {
-					if (ONCE(s->src))
-						error_src(c, s->src, "%s is set at %s while the action at "
-						          "line %d holds it until %s", control_name(s->control),
-						          ts(&tb, t), c->srcs[cs->src].line, ts(&tb, cs->until));
-				} else if (cs->set_t == t) {
-					if (ONCE(s->src))
-						error_src(c, s->src, "%s is given two values at %s (lines %d "
-						          "and %d)", control_name(s->control), ts(&tb, t),
-						          c->srcs[cs->src].line, c->srcs[s->src].line);
-				}
-				cs->on = true;
-				cs->until = s->until;
-				cs->src = s->src;
-				cs->set_t = t;
-				cs->v[0] = s->v[0];
-				cs->v[1] = s->v[1];
-			} else {
-				if (cs->src != s->src || !cs->on)
-					continue; /* taken over: reported there */
-				cs->on = false;
-				cs->until = -1;
-				cs->v[0] = cs->v[1] = 0;
-				cs->end_t = t;
-			}
-			switch (s->control) {
-			case C_STICK_L:
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_LX, cs->v[0], s->src);
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_LY, cs->v[1], s->src);
-				break;
-			case C_STICK_R:
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_RX, cs->v[0], s->src);
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_RY, cs->v[1], s->src);
-				break;
-			case C_TRIG_L:
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_LT, cs->v[0], s->src);
-				break;
-			case C_TRIG_R:
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_RT, cs->v[0], s->src);
-				break;
-			case C_DPAD:
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_HATX, cs->v[0], s->src);
-				touch(&pend, PAD_BUTTON_COUNT + PAD_AXIS_HATY, cs->v[1], s->src);
-				break;
-			}
+			if (s->control < C_STICK_L)
+				step_button(&b, s, t, &pend);
+			else
+				step_axis(&b, s, t, &pend);
 		}
-		/* this instant's changes, in the order the file touched them */
-		int order[PAD_BUTTON_COUNT + PAD_AXIS_COUNT];
-		for (int k = 0; k < PAD_BUTTON_COUNT + PAD_AXIS_COUNT; k++)
-			if (pend.code_seen[k] >= 0)
-				order[pend.code_seen[k]] = k;
-		bool any = false;
-		for (int o = 0; o < pend.n; o++) {
-			int k = order[o];
-			if (pend.value[k] == cur[k])
-				continue;
-			cur[k] = pend.value[k];
-			struct route_event *e = &r->events[r->n_events++];
-			const struct src *sr = &c->srcs[pend.src[k]];
-			*e = (struct route_event){
-				.t_ms = t,
-				.type = k < PAD_BUTTON_COUNT ? ROUTE_EVENT_KEY : ROUTE_EVENT_ABS,
-				.code = k < PAD_BUTTON_COUNT ? pad_buttons[k].code
-				                             : pad_axes[k - PAD_BUTTON_COUNT].code,
-				.value = pend.value[k],
-				.file = c->files[sr->file],
-				.line = sr->line,
-			};
-			r->n_pad_events++;
-			any = true;
-		}
-		r->n_instants += any;
-		for (size_t k = first; k < i; k++) {
-			const struct step *s = &top->steps[k];
-			if (s->op != OP_POINT || s->name >= c->n_strings)
-				continue;
-			const struct src *sr = &c->srcs[s->src];
-			bool shot = s->control == C_SHOT;
-			r->events[r->n_events++] = (struct route_event){
-				.t_ms = t,
-				.type = shot ? ROUTE_EVENT_SHOT : ROUTE_EVENT_MARK,
-				.name = c->strings[s->name],
-				.file = c->files[sr->file],
-				.line = sr->line,
-			};
-			if (shot) {
-				shot_src[r->n_shots] = s->src;
-				r->shots[r->n_shots++] = (struct route_point){ c->strings[s->name], t };
-			} else {
-				mark_src[r->n_marks] = s->src;
-				r->marks[r->n_marks++] = (struct route_point){ c->strings[s->name], t };
-			}
-		}
+		emit_changes(&b, t, &pend);
+		emit_points(&b, top->steps + first, i - first, t);
 	}
-#undef ONCE
-	check_unique(c, r->shots, r->n_shots, shot_src, "shot");
-	check_unique(c, r->marks, r->n_marks, mark_src, "mark");
-	free(shot_src);
-	free(point_src);
-	free(said);
+	check_unique(c, r->shots, r->n_shots, b.shot_src, "shot");
+	check_unique(c, r->marks, r->n_marks, b.mark_src, "mark");
+out:
+	free(b.shot_src);
+	free(b.mark_src);
+	free(b.said);
 }
 
 static int cmp_error(const void *a, const void *b)
