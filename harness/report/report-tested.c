@@ -262,12 +262,10 @@ static void duration_text(char *buf, size_t size, int64_t ms)
 		snprintf(buf, size, "%lld s", s);
 }
 
-static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
+/* Title, identity line, dates, host, state and notes. */
+static void section_title(const struct db_campaign *c, FILE *out)
 {
-	const struct db_campaign *c = rd->campaign;
-	char t0[64], t1[64], buf[256];
-	int err;
-
+	char t0[64], t1[64];
 	fputs("# ", out);
 	report_md_text(out, c->name);
 	fputs("\n\n", out);
@@ -288,34 +286,43 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		report_md_text(out, c->notes);
 		fputc('\n', out);
 	}
+}
 
+static void section_builds(const struct report_data *rd, FILE *out)
+{
 	fputs("\n## Builds\n\n", out);
 	if (rd->n_builds == 0) {
 		fputs("No build was recorded.\n", out);
-	} else {
-		fputs("| build | commit | binary | SHA-256 |\n|---|---|---|---|\n", out);
-		for (size_t i = 0; i < rd->n_builds; i++) {
-			const struct db_build *b = &rd->builds[i];
-			fputs("| ", out);
-			report_md_text(out, b->label);
-			fputs(" | ", out);
-			report_md_text(out, b->commit && b->commit[0] ? b->commit : "not recorded");
-			fputs(" | ", out);
-			/* the file name: its checksum identifies it, and where it lay on
-			 * the machine that ran it stays in the database */
-			if (b->path && b->path[0])
-				report_md_code(out, strrchr(b->path, '/') ? strrchr(b->path, '/') + 1 : b->path);
-			else
-				fputs("not recorded", out);
-			fputs(" | ", out);
-			if (b->sha256 && b->sha256[0])
-				report_md_code(out, b->sha256);
-			else
-				fputs("not recorded", out);
-			fputs(" |\n", out);
-		}
+		return;
 	}
+	fputs("| build | commit | binary | SHA-256 |\n|---|---|---|---|\n", out);
+	for (size_t i = 0; i < rd->n_builds; i++) {
+		const struct db_build *b = &rd->builds[i];
+		fputs("| ", out);
+		report_md_text(out, b->label);
+		fputs(" | ", out);
+		report_md_text(out, b->commit && b->commit[0] ? b->commit : "not recorded");
+		fputs(" | ", out);
+		/* the file name: its checksum identifies it, and where it lay on
+		 * the machine that ran it stays in the database */
+		if (b->path && b->path[0])
+			report_md_code(out, strrchr(b->path, '/') ? strrchr(b->path, '/') + 1 : b->path);
+		else
+			fputs("not recorded", out);
+		fputs(" | ", out);
+		if (b->sha256 && b->sha256[0])
+			report_md_code(out, b->sha256);
+		else
+			fputs("not recorded", out);
+		fputs(" |\n", out);
+	}
+}
 
+static int section_hardware(struct db *db, const struct report_data *rd, FILE *out)
+{
+	const struct db_campaign *c = rd->campaign;
+	char buf[256];
+	int err;
 	fputs("\n## Hardware\n\n", out);
 	fact(out, "Device", c->device_model);
 	fact(out, "GPU", c->gpu);
@@ -337,7 +344,13 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 			return err;
 	}
 	fputs("\n", out);
+	return 0;
+}
 
+/* The arms' settings, the env profile and the plan as the campaign ran it. */
+static void section_settings(const struct report_data *rd, FILE *out)
+{
+	const struct db_campaign *c = rd->campaign;
 	fputs("\n## Settings\n\n| arm | label | build | env |\n|---|---|---|---|\n", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		const struct report_arm *a = &rd->arms[i];
@@ -382,7 +395,11 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 	else
 		fputs("Not recorded.\n", out);
 	free(shown);
+}
 
+static void section_route(const struct report_data *rd, FILE *out)
+{
+	const struct db_campaign *c = rd->campaign;
 	fputs("\n## Route and window\n\n", out);
 	fact(out, "Route", c->route_name);
 	if (c->window_start_s < c->window_end_s)
@@ -405,16 +422,23 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		fputs("\n", out);
 		fenced(out, "", c->route_text);
 	}
+}
 
+/* The order, the runs' counts and a line per run; *n_void: the void runs. */
+static void section_method(const struct report_data *rd, size_t *n_void, FILE *out)
+{
+	const struct db_campaign *c = rd->campaign;
+	char t0[64], t1[64], buf[256];
 	fputs("\n## Method\n\n", out);
 	fputs("- Order of one round: ", out);
 	report_md_text(out, c->order && c->order[0] ? c->order : "not recorded");
 	fprintf(out, "; %d round%s; %s\n", c->rounds, c->rounds == 1 ? "" : "s",
 	        c->warmup ? "a cold warm-up run first, not measured" : "no warm-up run");
-	size_t n_done = 0, n_void = 0;
+	size_t n_done = 0;
+	*n_void = 0;
 	for (size_t i = 0; i < rd->n_runs; i++)
-		rd->runs[i].is_void ? n_void++ : n_done++;
-	fprintf(out, "- Runs: %zu usable, %zu void, %zu not finished", n_done, n_void,
+		rd->runs[i].is_void ? (*n_void)++ : n_done++;
+	fprintf(out, "- Runs: %zu usable, %zu void, %zu not finished", n_done, *n_void,
 	        rd->n_pending);
 	if (rd->n_warmup)
 		fprintf(out, ", %zu warm-up", rd->n_warmup);
@@ -445,21 +469,15 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 		fprintf(out, "| %d | %c | %s | %s | %s | %s | %s |\n", r->position, r->arm_letter,
 		        round, r->start_unix_ms ? t0 : "-", t1, buf, db_run_status_name(r->status));
 	}
+}
 
-	fputs("\n## Results\n\n", out);
-	if ((err = report_md_body(rd, false, out)))
-		return err;
-
-	fputs("\n## Void runs\n\n", out);
-	if (n_void == 0)
-		fputs("None.\n", out);
-	else
-		report_md_void_list(rd, out);
-
+static int section_reproduce(const struct db_campaign *c, FILE *out)
+{
 	fputs("\n## How to reproduce\n\n", out);
 	if (c->plan_text && c->plan_text[0]) {
 		char *stem;
-		if ((err = tested_stem(c, &stem)))
+		int err = tested_stem(c, &stem);
+		if (err)
 			return err;
 		fprintf(out, "Save the plan under Settings as `%s.ini` at the top of an rxdeck tree, "
 		             "then:\n\n", stem);
@@ -476,6 +494,31 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 			fputc(*p, out);
 	}
 	fputs("'\n```\n", out);
+	return 0;
+}
+
+/* The run file, section by section (docs/tested-configurations.md). */
+static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
+{
+	size_t n_void;
+	int err;
+	section_title(rd->campaign, out);
+	section_builds(rd, out);
+	if ((err = section_hardware(db, rd, out)))
+		return err;
+	section_settings(rd, out);
+	section_route(rd, out);
+	section_method(rd, &n_void, out);
+	fputs("\n## Results\n\n", out);
+	if ((err = report_md_body(rd, false, out)))
+		return err;
+	fputs("\n## Void runs\n\n", out);
+	if (n_void == 0)
+		fputs("None.\n", out);
+	else
+		report_md_void_list(rd, out);
+	if ((err = section_reproduce(rd->campaign, out)))
+		return err;
 	return ferror(out) ? -EIO : 0;
 }
 
