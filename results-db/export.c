@@ -500,12 +500,11 @@ struct arm_ref {
 	int64_t id;
 };
 
-static int import_run(struct importer *im, json_t *o, int64_t campaign_id,
-                      const struct arm_ref *arms, size_t n_arms)
+/* The run's own row and state; *run_id the new row's. */
+static int import_run_row(struct importer *im, json_t *o, int64_t campaign_id,
+                          const struct arm_ref *arms, size_t n_arms, int64_t *run_id)
 {
 	struct db *db = im->db;
-	if (!json_is_object(o))
-		return bad(im, NULL, "expected an object");
 	const char *arm, *status;
 	int64_t round = 0, position = 0, start = 0, end = 0, exit_status = -1;
 	bool warmup = false;
@@ -556,74 +555,63 @@ static int import_run(struct importer *im, json_t *o, int64_t campaign_id,
 	err = db_run_plan_tx(db, campaign_id, &r, 1);
 	if (err)
 		return bad(im, NULL, "%s", db->errmsg);
-	int64_t run_id = sqlite3_last_insert_rowid(db->sql);
-	err = db_run_set_state_tx(db, run_id, &r);
+	*run_id = sqlite3_last_insert_rowid(db->sql);
+	err = db_run_set_state_tx(db, *run_id, &r);
 	if (err)
 		return bad(im, NULL, "%s", db->errmsg);
+	return 0;
+}
 
-	/* Results. */
-	json_t *frames, *samples, *lines, *shots;
-	if ((err = get_array(im, o, "frames", &frames)) || (err = get_array(im, o, "samples", &samples)) ||
-	    (err = get_array(im, o, "log_lines", &lines)) || (err = get_array(im, o, "shots", &shots)))
-		return err;
-	json_t *metrics = json_object_get(o, "metrics");
-	if (metrics && !json_is_object(metrics))
-		return bad(im, "metrics", "expected an object of name: value");
+/* A run's results as read: the arrays res points into, owned here. */
+struct run_parts {
+	struct db_run_results res;
+	struct db_frame *f;
+	struct db_sample *s;
+	struct db_metric *m;
+	struct db_log_line *l;
+	struct db_shot *sh;
+	const char **caps;
+};
 
-	struct db_run_results res = { 0 };
-	struct db_frame *f = NULL;
-	struct db_sample *s = NULL;
-	struct db_metric *m = NULL;
-	struct db_log_line *l = NULL;
-	struct db_shot *sh = NULL;
-	const char **caps = NULL;
-	err = import_frames(im, frames, &f, &res.n_frames);
-	res.frames = f;
-
-	res.n_samples = samples ? json_array_size(samples) : 0;
-	res.n_metrics = metrics ? json_object_size(metrics) : 0;
-	res.n_log_lines = lines ? json_array_size(lines) : 0;
-	res.n_shots = shots ? json_array_size(shots) : 0;
-	size_t n_caps = 0;
-	for (size_t i = 0; i < res.n_log_lines; i++)
-		n_caps += json_array_size(json_object_get(json_array_get(lines, i), "captures"));
-	if (!err) {
-		s = calloc(res.n_samples + 1, sizeof *s);
-		m = calloc(res.n_metrics + 1, sizeof *m);
-		l = calloc(res.n_log_lines + 1, sizeof *l);
-		sh = calloc(res.n_shots + 1, sizeof *sh);
-		caps = calloc(n_caps + 1, sizeof *caps);
-		if (!s || !m || !l || !sh || !caps)
-			err = db_fail(db, -ENOMEM, "out of memory importing a run");
-	}
-	for (size_t i = 0; !err && i < res.n_samples; i++) {
+/* Samples: [t_ns, "name", value or null]. */
+static int import_samples(struct importer *im, json_t *samples, struct run_parts *p)
+{
+	for (size_t i = 0; i < p->res.n_samples; i++) {
 		json_t *row = json_array_get(samples, i);
 		json_t *v = json_array_get(row, 2);
 		if (!json_is_array(row) || json_array_size(row) != 3 ||
 		    !json_is_integer(json_array_get(row, 0)) || !json_is_string(json_array_get(row, 1)) ||
-		    !(json_is_number(v) || json_is_null(v))) {
-			err = bad(im, NULL, "samples[%zu]: expected [t_ns, \"name\", value or null]", i);
-			break;
-		}
-		s[i] = (struct db_sample){ .t_ns = json_integer_value(json_array_get(row, 0)),
-		                           .name = json_string_value(json_array_get(row, 1)),
-		                           .absent = json_is_null(v),
-		                           .value = json_is_null(v) ? 0 : json_number_value(v) };
+		    !(json_is_number(v) || json_is_null(v)))
+			return bad(im, NULL, "samples[%zu]: expected [t_ns, \"name\", value or null]", i);
+		p->s[i] = (struct db_sample){ .t_ns = json_integer_value(json_array_get(row, 0)),
+		                              .name = json_string_value(json_array_get(row, 1)),
+		                              .absent = json_is_null(v),
+		                              .value = json_is_null(v) ? 0 : json_number_value(v) };
 	}
-	if (!err) {
-		const char *key;
-		json_t *v;
-		size_t i = 0;
-		json_object_foreach(metrics, key, v) {
-			if (!json_is_number(v)) {
-				err = bad(im, NULL, "metrics.%s: expected a number", key);
-				break;
-			}
-			m[i++] = (struct db_metric){ .name = key, .value = json_number_value(v) };
-		}
+	return 0;
+}
+
+/* Metrics: { name: value }. */
+static int import_metrics(struct importer *im, json_t *metrics, struct run_parts *p)
+{
+	const char *key;
+	json_t *v;
+	size_t i = 0;
+	json_object_foreach(metrics, key, v) {
+		if (!json_is_number(v))
+			return bad(im, NULL, "metrics.%s: expected a number", key);
+		p->m[i++] = (struct db_metric){ .name = key, .value = json_number_value(v) };
 	}
-	const char **cap = caps;
-	for (size_t i = 0; !err && i < res.n_log_lines; i++) {
+	return 0;
+}
+
+/* Log lines: { t_ns, pattern, text, captures }, the captures in one array. */
+static int import_log_lines(struct importer *im, json_t *lines, struct run_parts *p)
+{
+	int err = 0;
+	const char **cap = p->caps;
+	for (size_t i = 0; !err && i < p->res.n_log_lines; i++) {
+		struct db_log_line *l = &p->l[i];
 		json_t *lo = json_array_get(lines, i);
 		size_t len = push(im, ".log_lines[%zu]", i);
 		json_t *ca = json_object_get(lo, "captures");
@@ -633,15 +621,15 @@ static int import_run(struct importer *im, json_t *o, int64_t campaign_id,
 		if (!err)
 			err = get_int(im, lo, "t_ns", false, INT64_MIN, INT64_MAX, &t_ns);
 		if (!err)
-			err = get_str(im, lo, "pattern", true, &l[i].pattern);
+			err = get_str(im, lo, "pattern", true, &l->pattern);
 		if (!err)
-			err = get_str(im, lo, "text", true, &l[i].text);
+			err = get_str(im, lo, "text", true, &l->text);
 		if (!err && !json_is_array(ca))
 			err = bad(im, "captures", "expected an array of strings");
-		l[i].t_ns = t_ns;
-		l[i].captures = cap;
-		l[i].n_captures = err ? 0 : json_array_size(ca);
-		for (size_t k = 0; !err && k < l[i].n_captures; k++) {
+		l->t_ns = t_ns;
+		l->captures = cap;
+		l->n_captures = err ? 0 : json_array_size(ca);
+		for (size_t k = 0; !err && k < l->n_captures; k++) {
 			json_t *c = json_array_get(ca, k);
 			if (!json_is_string(c) && !json_is_null(c))
 				err = bad(im, "captures", "item %zu is not a string or null", k);
@@ -649,38 +637,97 @@ static int import_run(struct importer *im, json_t *o, int64_t campaign_id,
 		}
 		pop(im, len);
 	}
-	for (size_t i = 0; !err && i < res.n_shots; i++) {
+	return err;
+}
+
+/* Shots: { name, path, checksum, luma }. */
+static int import_shots(struct importer *im, json_t *shots, struct run_parts *p)
+{
+	int err = 0;
+	for (size_t i = 0; !err && i < p->res.n_shots; i++) {
+		struct db_shot *sh = &p->sh[i];
 		json_t *so = json_array_get(shots, i);
 		size_t len = push(im, ".shots[%zu]", i);
 		json_t *luma = json_object_get(so, "luma");
 		if (!json_is_object(so))
 			err = bad(im, NULL, "expected an object");
 		if (!err)
-			err = get_str(im, so, "name", true, &sh[i].name);
+			err = get_str(im, so, "name", true, &sh->name);
 		if (!err)
-			err = get_str(im, so, "path", false, &sh[i].path);
+			err = get_str(im, so, "path", false, &sh->path);
 		if (!err)
-			err = get_str(im, so, "checksum", false, &sh[i].checksum);
+			err = get_str(im, so, "checksum", false, &sh->checksum);
 		if (!err && luma && !json_is_null(luma) && !json_is_number(luma))
 			err = bad(im, "luma", "expected a number or null");
-		sh[i].luma = json_is_number(luma) ? json_number_value(luma) : NAN;
+		sh->luma = json_is_number(luma) ? json_number_value(luma) : NAN;
 		pop(im, len);
 	}
-	res.samples = s;
-	res.metrics = m;
-	res.log_lines = l;
-	res.shots = sh;
+	return err;
+}
+
+/* One run: its row, then its results, read whole before they are stored. */
+static int import_run(struct importer *im, json_t *o, int64_t campaign_id,
+                      const struct arm_ref *arms, size_t n_arms)
+{
+	struct db *db = im->db;
+	if (!json_is_object(o))
+		return bad(im, NULL, "expected an object");
+	int64_t run_id = 0;
+	int err = import_run_row(im, o, campaign_id, arms, n_arms, &run_id);
+	if (err)
+		return err;
+
+	json_t *frames = NULL, *samples = NULL, *lines = NULL, *shots = NULL;
+	if ((err = get_array(im, o, "frames", &frames)) || (err = get_array(im, o, "samples", &samples)) ||
+	    (err = get_array(im, o, "log_lines", &lines)) || (err = get_array(im, o, "shots", &shots)))
+		return err;
+	json_t *metrics = json_object_get(o, "metrics");
+	if (metrics && !json_is_object(metrics))
+		return bad(im, "metrics", "expected an object of name: value");
+
+	struct run_parts p = { 0 };
+	struct db_run_results *res = &p.res;
+	err = import_frames(im, frames, &p.f, &res->n_frames);
+	res->frames = p.f;
+	res->n_samples = samples ? json_array_size(samples) : 0;
+	res->n_metrics = metrics ? json_object_size(metrics) : 0;
+	res->n_log_lines = lines ? json_array_size(lines) : 0;
+	res->n_shots = shots ? json_array_size(shots) : 0;
+	size_t n_caps = 0;
+	for (size_t i = 0; i < res->n_log_lines; i++)
+		n_caps += json_array_size(json_object_get(json_array_get(lines, i), "captures"));
 	if (!err) {
-		err = db_run_store_parts(db, run_id, &res);
+		p.s = calloc(res->n_samples + 1, sizeof *p.s);
+		p.m = calloc(res->n_metrics + 1, sizeof *p.m);
+		p.l = calloc(res->n_log_lines + 1, sizeof *p.l);
+		p.sh = calloc(res->n_shots + 1, sizeof *p.sh);
+		p.caps = calloc(n_caps + 1, sizeof *p.caps);
+		if (!p.s || !p.m || !p.l || !p.sh || !p.caps)
+			err = db_fail(db, -ENOMEM, "out of memory importing a run");
+	}
+	if (!err)
+		err = import_samples(im, samples, &p);
+	if (!err)
+		err = import_metrics(im, metrics, &p);
+	if (!err)
+		err = import_log_lines(im, lines, &p);
+	if (!err)
+		err = import_shots(im, shots, &p);
+	res->samples = p.s;
+	res->metrics = p.m;
+	res->log_lines = p.l;
+	res->shots = p.sh;
+	if (!err) {
+		err = db_run_store_parts(db, run_id, res);
 		if (err)
 			err = bad(im, NULL, "%s", db->errmsg);
 	}
-	free(f);
-	free(s);
-	free(m);
-	free(l);
-	free(sh);
-	free(caps);
+	free(p.f);
+	free(p.s);
+	free(p.m);
+	free(p.l);
+	free(p.sh);
+	free(p.caps);
 	return err;
 }
 
@@ -735,11 +782,10 @@ static int import_posts(struct importer *im, json_t *posts, int64_t campaign_id)
 	return 0;
 }
 
-static int import_campaign(struct importer *im, json_t *o)
+/* The campaign's own row; *campaign_id the new row's. */
+static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign_id)
 {
 	struct db *db = im->db;
-	if (!json_is_object(o))
-		return bad(im, NULL, "expected an object");
 	struct db_campaign c = { 0 };
 	const char *status;
 	int64_t rounds, created, finished;
@@ -774,29 +820,20 @@ static int import_campaign(struct importer *im, json_t *o)
 	c.rounds = (int)rounds;
 	c.created_unix_ms = created;
 	c.finished_unix_ms = finished;
-	int64_t campaign_id;
-	err = db_campaign_create_tx(db, &c, &campaign_id);
+	err = db_campaign_create_tx(db, &c, campaign_id);
 	if (err == -EEXIST)
 		return db_fail(db, err, "%s: %s: campaign '%s' is already in '%s'", im->name, im->path,
 		               c.name, db->path);
 	if (err)
 		return bad(im, NULL, "%s", db->errmsg);
+	return 0;
+}
 
-	json_t *builds, *arms, *marks, *runs, *posts;
-	if ((err = get_array(im, o, "builds", &builds)) || (err = get_array(im, o, "arms", &arms)) ||
-	    (err = get_array(im, o, "route_marks", &marks)) || (err = get_array(im, o, "runs", &runs)) ||
-	    (err = get_array(im, o, "posts", &posts)))
-		return err;
-
-	size_t nb = builds ? json_array_size(builds) : 0;
-	size_t na = arms ? json_array_size(arms) : 0;
-	size_t nm = marks ? json_array_size(marks) : 0;
-	const char **build_labels = calloc(nb + 1, sizeof *build_labels);
-	int64_t *build_ids = calloc(nb + 1, sizeof *build_ids);
-	struct arm_ref *arm_refs = calloc(na + 1, sizeof *arm_refs);
-	struct db_route_mark *m = calloc(nm + 1, sizeof *m);
-	if (!build_labels || !build_ids || !arm_refs || !m)
-		err = db_fail(db, -ENOMEM, "out of memory importing campaign '%s'", c.name);
+/* The builds; labels[i] and ids[i] for the arms that name them. */
+static int import_builds(struct importer *im, json_t *builds, size_t nb, int64_t campaign_id,
+                         const char **labels, int64_t *ids)
+{
+	int err = 0;
 	for (size_t i = 0; !err && i < nb; i++) {
 		json_t *bo = json_array_get(builds, i);
 		size_t len = push(im, ".builds[%zu]", i);
@@ -811,11 +848,20 @@ static int import_campaign(struct importer *im, json_t *o)
 			err = get_str(im, bo, "path", false, &b.path);
 		if (!err)
 			err = get_str(im, bo, "sha256", false, &b.sha256);
-		if (!err && (err = db_build_add_tx(db, &b, &build_ids[i])) < 0)
-			err = bad(im, NULL, "%s", db->errmsg);
-		build_labels[i] = b.label;
+		if (!err && (err = db_build_add_tx(im->db, &b, &ids[i])) < 0)
+			err = bad(im, NULL, "%s", im->db->errmsg);
+		labels[i] = b.label;
 		pop(im, len);
 	}
+	return err;
+}
+
+/* The arms, each with its build by label; refs[i] for the runs. */
+static int import_arms(struct importer *im, json_t *arms, size_t na, int64_t campaign_id,
+                       const char **build_labels, const int64_t *build_ids, size_t nb,
+                       struct arm_ref *refs)
+{
+	int err = 0;
 	for (size_t i = 0; !err && i < na; i++) {
 		json_t *ao = json_array_get(arms, i);
 		size_t len = push(im, ".arms[%zu]", i);
@@ -842,12 +888,20 @@ static int import_campaign(struct importer *im, json_t *o)
 		}
 		if (!err) {
 			a.letter = letter[0];
-			arm_refs[i].letter = a.letter;
-			if ((err = db_arm_add_tx(db, &a, &arm_refs[i].id)) < 0)
-				err = bad(im, NULL, "%s", db->errmsg);
+			refs[i].letter = a.letter;
+			if ((err = db_arm_add_tx(im->db, &a, &refs[i].id)) < 0)
+				err = bad(im, NULL, "%s", im->db->errmsg);
 		}
 		pop(im, len);
 	}
+	return err;
+}
+
+/* The route marks, stored together. */
+static int import_marks(struct importer *im, json_t *marks, size_t nm, int64_t campaign_id,
+                        struct db_route_mark *m)
+{
+	int err = 0;
 	for (size_t i = 0; !err && i < nm; i++) {
 		json_t *mo = json_array_get(marks, i);
 		size_t len = push(im, ".route_marks[%zu]", i);
@@ -861,8 +915,44 @@ static int import_campaign(struct importer *im, json_t *o)
 			err = get_str(im, mo, "kind", false, &m[i].kind);
 		pop(im, len);
 	}
-	if (!err && nm && (err = db_route_marks_store_tx(db, campaign_id, m, nm)) < 0)
-		err = bad(im, "route_marks", "%s", db->errmsg);
+	if (!err && nm && (err = db_route_marks_store_tx(im->db, campaign_id, m, nm)) < 0)
+		err = bad(im, "route_marks", "%s", im->db->errmsg);
+	return err;
+}
+
+/* One campaign: its row, builds, arms, route marks, runs and posts. */
+static int import_campaign(struct importer *im, json_t *o)
+{
+	struct db *db = im->db;
+	if (!json_is_object(o))
+		return bad(im, NULL, "expected an object");
+	int64_t campaign_id = 0;
+	int err = import_campaign_row(im, o, &campaign_id);
+	if (err)
+		return err;
+
+	json_t *builds = NULL, *arms = NULL, *marks = NULL, *runs = NULL, *posts = NULL;
+	if ((err = get_array(im, o, "builds", &builds)) || (err = get_array(im, o, "arms", &arms)) ||
+	    (err = get_array(im, o, "route_marks", &marks)) || (err = get_array(im, o, "runs", &runs)) ||
+	    (err = get_array(im, o, "posts", &posts)))
+		return err;
+
+	size_t nb = builds ? json_array_size(builds) : 0;
+	size_t na = arms ? json_array_size(arms) : 0;
+	size_t nm = marks ? json_array_size(marks) : 0;
+	const char **build_labels = calloc(nb + 1, sizeof *build_labels);
+	int64_t *build_ids = calloc(nb + 1, sizeof *build_ids);
+	struct arm_ref *arm_refs = calloc(na + 1, sizeof *arm_refs);
+	struct db_route_mark *m = calloc(nm + 1, sizeof *m);
+	if (!build_labels || !build_ids || !arm_refs || !m)
+		err = db_fail(db, -ENOMEM, "out of memory importing campaign '%s'",
+		              json_string_value(json_object_get(o, "name")));
+	if (!err)
+		err = import_builds(im, builds, nb, campaign_id, build_labels, build_ids);
+	if (!err)
+		err = import_arms(im, arms, na, campaign_id, build_labels, build_ids, nb, arm_refs);
+	if (!err)
+		err = import_marks(im, marks, nm, campaign_id, m);
 	for (size_t i = 0; !err && runs && i < json_array_size(runs); i++) {
 		size_t len = push(im, ".runs[%zu]", i);
 		err = import_run(im, json_array_get(runs, i), campaign_id, arm_refs, na);
