@@ -1,8 +1,9 @@
 /* deck GPU clock: the amdgpu performance level and a fixed shader clock,
  * for arms that compare clocks or pin them to remove boost noise.
  *
- * It owns writes to power_dpm_force_performance_level and
- * pp_od_clk_voltage and the messages when the kernel refuses them.  It does
+ * It owns writes to power_dpm_force_performance_level, pp_od_clk_voltage
+ * and the hwmon power caps (the TDP), and the messages when the kernel
+ * refuses them.  It does
  * not remember or restore the previous level: the caller (the run
  * supervisor) reads it first and sets it back.
  */
@@ -142,25 +143,30 @@ int deck_sclk_range_mhz(struct deck *d, unsigned *min_mhz, unsigned *max_mhz)
 
 int deck_sclk_set_mhz(struct deck *d, unsigned mhz)
 {
-	unsigned lo, hi;
-	int err = deck_sclk_range_mhz(d, &lo, &hi);
+	/* amdgpu prints OD_RANGE only in manual mode: switch first, read the
+	 * range, and put the previous level back if the clock is refused. */
+	char before[64] = "";
+	int err = deck_perf_level_get(d, before, sizeof before);
 	if (err)
 		return err;
-	if (mhz < lo || mhz > hi)
-		return deck_fail(d, -ERANGE, "%u MHz is outside the card's range, %u to %u MHz", mhz,
-		                 lo, hi);
 	err = deck_perf_level_set(d, "manual");
 	if (err)
 		return err;
-	char *path;
-	err = card_file(d, "pp_od_clk_voltage", &path);
-	if (err)
-		return err;
+	unsigned lo, hi;
+	err = deck_sclk_range_mhz(d, &lo, &hi);
+	if (!err && (mhz < lo || mhz > hi))
+		err = deck_fail(d, -ERANGE, "%u MHz is outside the card's range, %u to %u MHz", mhz,
+		                lo, hi);
+	char *path = NULL;
+	if (!err)
+		err = card_file(d, "pp_od_clk_voltage", &path);
 	/* The lowest and highest allowed shader clock, then commit: one
 	 * command per write, as the kernel reads them. */
 	char cmd[64];
-	snprintf(cmd, sizeof cmd, "s 0 %u\n", mhz);
-	err = write_attr(d, path, cmd, true);
+	if (!err) {
+		snprintf(cmd, sizeof cmd, "s 0 %u\n", mhz);
+		err = write_attr(d, path, cmd, true);
+	}
 	if (!err) {
 		snprintf(cmd, sizeof cmd, "s 1 %u\n", mhz);
 		err = write_attr(d, path, cmd, true);
@@ -168,5 +174,94 @@ int deck_sclk_set_mhz(struct deck *d, unsigned mhz)
 	if (!err)
 		err = write_attr(d, path, "c\n", true);
 	free(path);
+	if (err && strcmp(before, "manual") != 0) {
+		char msg[sizeof d->errmsg];
+		memcpy(msg, d->errmsg, sizeof msg);
+		deck_perf_level_set(d, before);
+		memcpy(d->errmsg, msg, sizeof msg);
+	}
+	return err;
+}
+
+/* ---- TDP ---------------------------------------------------------------- */
+
+static int hwmon_file(struct deck *d, const char *name, char **out)
+{
+	if (!d->card_dev)
+		return deck_fail(d, -ENODEV, "this host has no amdgpu card (no "
+		                 "sys/class/drm/card*/device/gpu_busy_percent under '%s')", d->root);
+	if (!d->hwmon)
+		return deck_fail(d, -ENOENT, "the card has no hwmon folder ('%s/hwmon')", d->card_dev);
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", d->hwmon, name) < 0)
+		return deck_fail(d, -ENOMEM, "out of memory");
+	*out = p;
+	return 0;
+}
+
+static int read_uw(struct deck *d, const char *name, double *w)
+{
+	char *path;
+	int err = hwmon_file(d, name, &path);
+	if (err)
+		return err;
+	char text[64];
+	size_t len;
+	err = deck_read_file(path, text, sizeof text, &len);
+	struct deck_err e = { "" };
+	double v = 0;
+	if (err)
+		deck_fail(d, err, "cannot read '%s': %s", path, strerror(-err));
+	else if ((err = deck_parse_number(path, text, len, &v, &e)) != 0)
+		deck_fail(d, err, "%s", e.msg);
+	free(path);
+	if (!err)
+		*w = v / 1e6;
+	return err;
+}
+
+int deck_tdp_get_w(struct deck *d, double *cap_w, double *min_w, double *max_w)
+{
+	double cap, lo = 0, hi = 0;
+	int err = read_uw(d, "power1_cap", &cap);
+	if (!err)
+		err = read_uw(d, "power1_cap_min", &lo);
+	if (!err)
+		err = read_uw(d, "power1_cap_max", &hi);
+	if (err)
+		return err;
+	*cap_w = cap;
+	*min_w = lo;
+	*max_w = hi;
+	return 0;
+}
+
+int deck_tdp_set_w(struct deck *d, double watts)
+{
+	double cap, lo, hi;
+	int err = deck_tdp_get_w(d, &cap, &lo, &hi);
+	if (err)
+		return err;
+	if (!(watts >= lo && watts <= hi))
+		return deck_fail(d, -ERANGE, "%g W is outside the card's TDP range, %g to %g W", watts,
+		                 lo, hi);
+	char text[64];
+	snprintf(text, sizeof text, "%lld\n", (long long)(watts * 1e6 + 0.5));
+	static const char *const caps[] = { "power1_cap", "power2_cap" };
+	for (size_t i = 0; i < 2 && !err; i++) {
+		char *path;
+		err = hwmon_file(d, caps[i], &path);
+		if (err)
+			return err;
+		/* power2_cap (Van Gogh's fast limit) only where the card has one */
+		if (i == 0 || access(path, F_OK) == 0) {
+			err = write_attr(d, path, text, false);
+			if (err == -EACCES || err == -EPERM)
+				deck_fail(d, err, "cannot write '%s': %s; setting the TDP needs "
+				          "steamos-manager (SteamOS), root, or write access to that file",
+				          path, strerror(-err));
+		}
+		free(path);
+	}
 	return err;
 }

@@ -17,6 +17,10 @@ struct deck {
 	char *temps[DECK_MAX_TEMPS]; /* temp*_input, by number */
 	size_t n_temps;
 	int temp_main;        /* index of "edge", else 0; -1 without temps */
+	char *gpu_metrics;    /* the card's gpu_metrics, when it has one */
+	bool apu;             /* gpu_metrics format 2, or hwmon power labelled slowPPT */
+	char *fan;            /* steamdeck_hwmon's fan1_input, else the card hwmon's */
+	char *power_cap;      /* the card hwmon's power1_cap */
 	char *battery;        /* power_supply folder of type Battery (host scope) */
 	char *ac;             /* power_supply folder of type Mains */
 	char *source[DECK_N_READINGS];

@@ -9,6 +9,7 @@
 #ifndef RXDECK_DECK_PRIVATE_H
 #define RXDECK_DECK_PRIVATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,5 +66,47 @@ int deck_parse_pacman_dir(const char *dir_name, const char *package, char **out)
  * the word, trimmed.  -EINVAL when empty or more than one line of text. */
 int deck_parse_word(const char *name, const char *text, size_t len, char *buf, size_t size,
                     struct deck_err *err);
+
+/* amdgpu's binary gpu_metrics, format 2 (APU), v2.1 to v2.4: the fields the
+ * samplers use, in the units of their names.  A field the firmware leaves
+ * unfilled (0xffff) is NAN. */
+struct deck_gpu_metrics {
+	unsigned format, content;   /* 2, 1..4 */
+	double gfx_activity_pct;    /* average_gfx_activity, 0..100 */
+	double socket_power_w;      /* average_socket_power: the whole APU */
+	double cpu_power_w;         /* average_cpu_power */
+	double soc_power_w;         /* average_soc_power */
+	double gfx_power_w;         /* average_gfx_power: the GPU alone */
+	double temp_gfx_c;          /* temperature_gfx */
+	double temp_soc_c;          /* temperature_soc */
+	double gfxclk_mhz;          /* current_gfxclk */
+	double fclk_mhz;            /* current_fclk */
+	double fan_pwm;             /* fan_pwm (not filled on Van Gogh) */
+	uint32_t throttle_status;   /* ASIC-dependent bits */
+	bool has_indep_throttle;    /* v2.2 and later */
+	uint64_t indep_throttle_status; /* amdgpu_smu.h's SMU_THROTTLER_* bits: 0-15
+	                                   power, 16-31 current, 32-55 temperature */
+};
+
+#define DECK_THROTTLE_POWER_MASK 0x000000000000ffffULL
+#define DECK_THROTTLE_CURRENT_MASK 0x00000000ffff0000ULL
+#define DECK_THROTTLE_THERMAL_MASK 0x00ffffff00000000ULL
+
+/* Parses a gpu_metrics file's bytes.  -EOPNOTSUPP (with a message) for a
+ * format other than 2.1-2.4; -EINVAL "name: byte N: what" for a table
+ * whose size does not match its revision or is cut short. */
+int deck_parse_gpu_metrics(const char *name, const void *bytes, size_t len,
+                           struct deck_gpu_metrics *out, struct deck_err *err);
+
+/* An EDID block's first detailed timing (the preferred mode): its size and
+ * refresh rate, pixel clock / (htotal * vtotal).  -EINVAL "name: byte N:"
+ * for a block without the EDID header, a bad checksum or no timing. */
+int deck_parse_edid_mode(const char *name, const void *bytes, size_t len, unsigned *width,
+                         unsigned *height, double *refresh_hz, struct deck_err *err);
+
+/* zram's comp_algorithm ("lzo lzo-rle [zstd]"): the bracketed one.
+ * -EINVAL when none is bracketed. */
+int deck_parse_zram_algorithm(const char *name, const char *text, size_t len, char *buf,
+                              size_t size, struct deck_err *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,15 @@ static const char *const reading_names[DECK_N_READINGS] = {
 	[DECK_BATTERY_PCT] = "battery_pct",
 	[DECK_BATTERY_DISCHARGING] = "battery_discharging",
 	[DECK_AC_ONLINE] = "ac_online",
+	[DECK_SOCKET_POWER_W] = "socket_power_w",
+	[DECK_CPU_POWER_W] = "cpu_power_w",
+	[DECK_GPU_ACTIVITY_PCT] = "gpu_activity_pct",
+	[DECK_GPU_CLOCK_MHZ] = "gpu_clock_mhz",
+	[DECK_SOC_TEMP_C] = "soc_temp_c",
+	[DECK_THROTTLED_POWER] = "throttled_power",
+	[DECK_THROTTLED_THERMAL] = "throttled_thermal",
+	[DECK_FAN_RPM] = "fan_rpm",
+	[DECK_POWER_CAP_W] = "power_cap_w",
 };
 
 const char *deck_reading_name(enum deck_reading_id id)
@@ -207,6 +217,29 @@ static int find_hwmon(struct deck *d)
 		else
 			free(p);
 	}
+	/* An APU's hwmon power is the whole package's: amdgpu labels it
+	 * slowPPT there (PPT on a discrete card). */
+	char label[64];
+	char *lp = join(hw, "power1_label");
+	if (!lp)
+		return -ENOMEM;
+	if (read_word(lp, label, sizeof label) == 0 && strcmp(label, "slowPPT") == 0)
+		d->apu = true;
+	free(lp);
+	char *fan = join(hw, "fan1_input"), *cap = join(hw, "power1_cap");
+	if (!fan || !cap) {
+		free(fan);
+		free(cap);
+		return -ENOMEM;
+	}
+	if (exists(fan))
+		d->fan = fan;
+	else
+		free(fan);
+	if (exists(cap))
+		d->power_cap = cap;
+	else
+		free(cap);
 	struct numbered *t = NULL;
 	size_t nt = 0;
 	err = list_numbered(hw, "temp", "_input", &t, &nt);
@@ -219,9 +252,9 @@ static int find_hwmon(struct deck *d)
 			return -ENOMEM;
 		}
 		d->temps[d->n_temps] = p;
-		char label_name[64], label[64];
+		char label_name[64];
 		snprintf(label_name, sizeof label_name, "temp%ld_label", t[i].n);
-		char *lp = join(hw, label_name);
+		lp = join(hw, label_name);
 		if (lp && read_word(lp, label, sizeof label) == 0 && strcmp(label, "edge") == 0 &&
 		    d->temp_main < 0)
 			d->temp_main = (int)d->n_temps;
@@ -336,6 +369,70 @@ static int find_power_supplies(struct deck *d)
 	return err;
 }
 
+/* The Steam Deck's embedded controller reports the fan through its own
+ * hwmon device, named steamdeck_hwmon (jupiter-fan-control reads it). */
+static int find_deck_fan(struct deck *d)
+{
+	char *dir = deck_path(d, "sys/class/hwmon");
+	if (!dir)
+		return -ENOMEM;
+	struct numbered *h = NULL;
+	size_t nh = 0;
+	int err = list_numbered(dir, "hwmon", "", &h, &nh);
+	if (err) {
+		free(dir);
+		return err == -ENOMEM ? err : 0;
+	}
+	for (size_t i = 0; i < nh && !err; i++) {
+		char *hw = join(dir, h[i].name), *np = hw ? join(hw, "name") : NULL;
+		char name[64];
+		if (!np) {
+			err = -ENOMEM;
+		} else if (read_word(np, name, sizeof name) == 0 &&
+		           strcmp(name, "steamdeck_hwmon") == 0) {
+			char *fan = join(hw, "fan1_input");
+			if (!fan) {
+				err = -ENOMEM;
+			} else if (exists(fan)) {
+				free(d->fan);
+				d->fan = fan;
+			} else {
+				free(fan);
+			}
+		}
+		free(np);
+		free(hw);
+	}
+	free(h);
+	free(dir);
+	return err;
+}
+
+/* gpu_metrics' header says whether the card is an APU (format 2). */
+static int find_gpu_metrics(struct deck *d)
+{
+	char *p = join(d->card_dev, "gpu_metrics");
+	if (!p)
+		return -ENOMEM;
+	if (!exists(p)) {
+		free(p);
+		return 0;
+	}
+	/* Format 1 (a discrete card) is not read: hwmon has its readings. */
+	unsigned char head[4];
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, head, sizeof head) == (ssize_t)sizeof head && head[2] == 2) {
+			d->apu = true;
+			d->gpu_metrics = p;
+			p = NULL;
+		}
+		close(fd);
+	}
+	free(p);
+	return 0;
+}
+
 void deck_destroy(struct deck *d)
 {
 	if (!d)
@@ -348,6 +445,9 @@ void deck_destroy(struct deck *d)
 		free(d->power[i]);
 	for (size_t i = 0; i < d->n_temps; i++)
 		free(d->temps[i]);
+	free(d->gpu_metrics);
+	free(d->fan);
+	free(d->power_cap);
 	free(d->battery);
 	free(d->ac);
 	for (int i = 0; i < DECK_N_READINGS; i++)
@@ -364,7 +464,26 @@ static int set_sources(struct deck *d)
 		if (!s[DECK_GPU_BUSY_PCT] || !s[DECK_GPU_SCLK_MHZ])
 			return -ENOMEM;
 	}
-	if (d->n_power && !(s[DECK_GPU_POWER_W] = strdup(d->power[0])))
+	if (d->gpu_metrics) {
+		static const int from_metrics[] = { DECK_SOCKET_POWER_W, DECK_CPU_POWER_W,
+		                                    DECK_GPU_ACTIVITY_PCT, DECK_GPU_CLOCK_MHZ,
+		                                    DECK_SOC_TEMP_C, DECK_THROTTLED_POWER,
+		                                    DECK_THROTTLED_THERMAL };
+		for (size_t i = 0; i < sizeof from_metrics / sizeof from_metrics[0]; i++)
+			if (!(s[from_metrics[i]] = strdup(d->gpu_metrics)))
+				return -ENOMEM;
+		if (d->apu && !(s[DECK_GPU_POWER_W] = strdup(d->gpu_metrics)))
+			return -ENOMEM;
+	}
+	/* hwmon power: the GPU's on a discrete card, the whole APU's on an APU. */
+	if (d->n_power && !d->apu && !(s[DECK_GPU_POWER_W] = strdup(d->power[0])))
+		return -ENOMEM;
+	if (d->n_power && d->apu && !s[DECK_SOCKET_POWER_W] &&
+	    !(s[DECK_SOCKET_POWER_W] = strdup(d->power[0])))
+		return -ENOMEM;
+	if (d->fan && !(s[DECK_FAN_RPM] = strdup(d->fan)))
+		return -ENOMEM;
+	if (d->power_cap && !(s[DECK_POWER_CAP_W] = strdup(d->power_cap)))
 		return -ENOMEM;
 	if (d->n_temps) {
 		if (!(s[DECK_GPU_TEMP_C] = strdup(d->temps[d->temp_main])) ||
@@ -409,6 +528,10 @@ int deck_create(const struct deck_options *opts, char *errmsg, size_t errmsg_siz
 	int err = find_card(d, opts ? opts->card : NULL, errmsg, errmsg_size);
 	if (!err && d->card_dev)
 		err = find_hwmon(d);
+	if (!err && d->card_dev)
+		err = find_gpu_metrics(d);
+	if (!err)
+		err = find_deck_fan(d);
 	if (!err)
 		err = find_power_supplies(d);
 	if (!err)
@@ -479,6 +602,63 @@ static void sample_number(struct deck *d, const char *path, double scale, double
 	set_parsed(d, r, err, v * scale, &e);
 }
 
+static void set_metric(struct deck_reading *r, double v)
+{
+	/* A field the firmware leaves unfilled is absent, not 0. */
+	if (isnan(v)) {
+		r->err = -ENOENT;
+	} else {
+		r->value = v;
+		r->err = 0;
+	}
+}
+
+/* One read of gpu_metrics fills the readings it is the source of. */
+static void sample_gpu_metrics(struct deck *d, struct deck_sample *s)
+{
+	if (!d->gpu_metrics)
+		return;
+	unsigned char buf[4096];
+	size_t len;
+	struct deck_reading r = { 0 };
+	static const int ids[] = { DECK_SOCKET_POWER_W, DECK_CPU_POWER_W, DECK_GPU_ACTIVITY_PCT,
+	                           DECK_GPU_CLOCK_MHZ, DECK_SOC_TEMP_C, DECK_THROTTLED_POWER,
+	                           DECK_THROTTLED_THERMAL };
+	size_t n_ids = sizeof ids / sizeof ids[0];
+	if (!read_source(d, d->gpu_metrics, (char *)buf, sizeof buf, &len, &r)) {
+		for (size_t i = 0; i < n_ids; i++)
+			s->r[ids[i]] = r;
+		if (d->apu)
+			s->r[DECK_GPU_POWER_W] = r;
+		return;
+	}
+	struct deck_err e = { "" };
+	struct deck_gpu_metrics m;
+	int err = deck_parse_gpu_metrics(d->gpu_metrics, buf, len, &m, &e);
+	if (err) {
+		deck_fail(d, err, "%s", e.msg);
+		for (size_t i = 0; i < n_ids; i++)
+			s->r[ids[i]].err = err == -EOPNOTSUPP ? -ENOENT : -EINVAL;
+		if (d->apu)
+			s->r[DECK_GPU_POWER_W].err = err == -EOPNOTSUPP ? -ENOENT : -EINVAL;
+		return;
+	}
+	set_metric(&s->r[DECK_SOCKET_POWER_W], m.socket_power_w);
+	set_metric(&s->r[DECK_CPU_POWER_W], m.cpu_power_w);
+	set_metric(&s->r[DECK_GPU_ACTIVITY_PCT], m.gfx_activity_pct);
+	set_metric(&s->r[DECK_GPU_CLOCK_MHZ], m.gfxclk_mhz);
+	set_metric(&s->r[DECK_SOC_TEMP_C], m.temp_soc_c);
+	if (d->apu)
+		set_metric(&s->r[DECK_GPU_POWER_W], m.gfx_power_w);
+	if (m.has_indep_throttle) {
+		set_metric(&s->r[DECK_THROTTLED_POWER],
+		           (m.indep_throttle_status &
+		            (DECK_THROTTLE_POWER_MASK | DECK_THROTTLE_CURRENT_MASK)) != 0);
+		set_metric(&s->r[DECK_THROTTLED_THERMAL],
+		           (m.indep_throttle_status & DECK_THROTTLE_THERMAL_MASK) != 0);
+	}
+}
+
 int deck_sample(struct deck *d, struct deck_sample *out)
 {
 	if (!d || !out)
@@ -502,13 +682,21 @@ int deck_sample(struct deck *d, struct deck_sample *out)
 		set_parsed(d, r, err, mhz, &e);
 	}
 
-	/* power1_average, else power1_input, in µW. */
-	r = &s.r[DECK_GPU_POWER_W];
+	/* hwmon power1_average, else power1_input, in µW: the GPU's on a
+	 * discrete card, the whole APU's on an APU. */
+	sample_gpu_metrics(d, &s);
+	struct deck_reading hw = { .err = -ENOENT };
 	for (size_t i = 0; i < d->n_power; i++) {
-		sample_number(d, d->power[i], 1e-6, 0, 1e9, r);
-		if (r->err == 0)
+		sample_number(d, d->power[i], 1e-6, 0, 1e9, &hw);
+		if (hw.err == 0)
 			break;
 	}
+	if (!d->apu)
+		s.r[DECK_GPU_POWER_W] = hw;
+	else if (s.r[DECK_SOCKET_POWER_W].err != 0 && (hw.err == 0 || !d->gpu_metrics))
+		s.r[DECK_SOCKET_POWER_W] = hw;
+	sample_number(d, d->fan, 1, 0, 100000, &s.r[DECK_FAN_RPM]);
+	sample_number(d, d->power_cap, 1e-6, 0, 1e9, &s.r[DECK_POWER_CAP_W]);
 
 	/* Temperatures in m°C. */
 	r = &s.r[DECK_GPU_TEMP_MAX_C];

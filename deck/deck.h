@@ -60,7 +60,10 @@ const char *deck_card(const struct deck *d);
 enum deck_reading_id {
 	DECK_GPU_BUSY_PCT = 0,   /* card/device/gpu_busy_percent, 0..100 */
 	DECK_GPU_SCLK_MHZ,       /* card/device/pp_dpm_sclk, the line marked '*' */
-	DECK_GPU_POWER_W,        /* hwmon power1_average, else power1_input (µW in the file) */
+	DECK_GPU_POWER_W,        /* the GPU alone: gpu_metrics average_gfx_power on an APU;
+	                            a discrete card's hwmon power1_average, else power1_input
+	                            (µW).  Absent on an APU without gpu_metrics: its hwmon
+	                            power is the whole APU's (DECK_SOCKET_POWER_W) */
 	DECK_GPU_TEMP_C,         /* hwmon temp labelled "edge", else the lowest temp*_input */
 	DECK_GPU_TEMP_MAX_C,     /* the hottest of the hwmon's temp*_input */
 	DECK_SWAP_IN_PAGES,      /* /proc/vmstat pswpin, a counter since boot */
@@ -71,6 +74,17 @@ enum deck_reading_id {
 	DECK_BATTERY_PCT,        /* power_supply of type Battery: capacity */
 	DECK_BATTERY_DISCHARGING, /* 1 when its status is "Discharging", else 0 */
 	DECK_AC_ONLINE,          /* power_supply of type Mains: online, 0 or 1 */
+	DECK_SOCKET_POWER_W,     /* the whole APU (CPU + GPU + SoC): gpu_metrics
+	                            average_socket_power, else an APU's hwmon power1_average
+	                            (on Van Gogh labelled slowPPT) */
+	DECK_CPU_POWER_W,        /* gpu_metrics average_cpu_power */
+	DECK_GPU_ACTIVITY_PCT,   /* gpu_metrics average_gfx_activity, 0..100 */
+	DECK_GPU_CLOCK_MHZ,      /* gpu_metrics current_gfxclk */
+	DECK_SOC_TEMP_C,         /* gpu_metrics temperature_soc */
+	DECK_THROTTLED_POWER,    /* 1 while gpu_metrics' power/current throttle bits are set */
+	DECK_THROTTLED_THERMAL,  /* 1 while its temperature throttle bits are set */
+	DECK_FAN_RPM,            /* steamdeck_hwmon fan1_input, else the card's hwmon fan1_input */
+	DECK_POWER_CAP_W,        /* the card's hwmon power1_cap (µW): the TDP limit in force */
 	DECK_N_READINGS
 };
 
@@ -130,6 +144,20 @@ int deck_sclk_range_mhz(struct deck *d, unsigned *min_mhz, unsigned *max_mhz);
  */
 int deck_sclk_set_mhz(struct deck *d, unsigned mhz);
 
+/*
+ * The TDP limit: the card's hwmon power1_cap and its power1_cap_min/max,
+ * in W (the files hold µW).  -ENOENT (with the file named) without them.
+ */
+int deck_tdp_get_w(struct deck *d, double *cap_w, double *min_w, double *max_w);
+
+/*
+ * Sets the TDP limit to watts: power1_cap, and power2_cap (Van Gogh's fast
+ * limit) when the card has one, as SteamOS's own TDP setting does.
+ * -ERANGE outside power1_cap_min..max; -EACCES/-EPERM with a message naming
+ * the file when it is not writable.
+ */
+int deck_tdp_set_w(struct deck *d, double watts);
+
 /* ---- host facts -------------------------------------------------------- */
 
 /* Facts that stay put while the host runs.  Each string is malloc'd, or
@@ -154,7 +182,20 @@ struct deck_facts {
 	 * reports ("Mesa 24.1.3"): callers that have it overwrite this with
 	 * deck_mesa_from_driver_info(). */
 	char *mesa;
-	char *mesa_source;    /* "pacman", "dpkg", "vulkan driver info" */
+	char *mesa_source;    /* "holo pacmandb", "pacman", "dpkg", "vulkan driver info" */
+	bool apu;             /* the card is an APU (gpu_metrics format 2, or hwmon power
+	                         labelled slowPPT): its hwmon power is socket power */
+	char *gpu_metrics;    /* "v2.2" when the card has a readable gpu_metrics */
+	int64_t swap_total_B; /* /proc/meminfo SwapTotal (zram included); -1 not known */
+	int swappiness;       /* /proc/sys/vm/swappiness; -1 not known */
+	int64_t zram_B;       /* sum of /sys/block/zram* disksize; 0 none, -1 not known */
+	char *zram_algorithm; /* the first zram device's comp_algorithm in use ("zstd") */
+	int64_t vram_B;       /* the card's mem_info_vram_total: on an APU the carve-out
+	                         (UMA frame buffer) set in the firmware; -1 not known */
+	char *display;        /* the connected connector whose EDID gave the mode, "eDP-1" */
+	unsigned display_width, display_height; /* its preferred mode; 0 not known */
+	double display_refresh_hz; /* the preferred mode's refresh; 0 not known.  The
+	                              rate gamescope set is not visible in sysfs */
 };
 
 /* Reads the facts.  Returns 0 with whatever was found (absent ones NULL),

@@ -548,3 +548,25 @@ int deck_parse_word(const char *name, const char *text, size_t len, char *buf, s
 	buf[e - s] = '\0';
 	return 0;
 }
+
+int deck_parse_zram_algorithm(const char *name, const char *text, size_t len, char *buf,
+                              size_t size, struct deck_err *err)
+{
+	struct cur c;
+	cur_init(&c, name, text, len, err);
+	const char *end = line_end(&c);
+	const char *open = memchr(text, '[', (size_t)(end - text));
+	if (!open)
+		return fail_at(&c, text, -EINVAL, "no algorithm in brackets (the one in use)");
+	const char *close = memchr(open, ']', (size_t)(end - open));
+	if (!close || close == open + 1)
+		return fail_at(&c, open, -EINVAL, "unclosed or empty brackets");
+	for (const char *p = open + 1; p < close; p++)
+		if (!isgraph((unsigned char)*p))
+			return fail_at(&c, p, -EINVAL, "unexpected byte 0x%02x", (unsigned char)*p);
+	if ((size_t)(close - open - 1) + 1 > size)
+		return fail_at(&c, open, -EINVAL, "algorithm name too long");
+	memcpy(buf, open + 1, (size_t)(close - open - 1));
+	buf[close - open - 1] = '\0';
+	return 0;
+}

@@ -44,6 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (deck_parse_dpkg_version("f", t, size, "mesa-vulkan-drivers", &s, &e) == 0)
 		free(s);
 	check(deck_parse_word("f", t, size, word, sizeof word, &e), &e);
+	struct deck_gpu_metrics m;
+	int err = deck_parse_gpu_metrics("f", t, size, &m, &e);
+	if (err == -EINVAL && strncmp(e.msg, "f: byte ", 8) != 0)
+		abort(); /* a binary file's refusal names the byte */
+	unsigned w, h;
+	double hz;
+	err = deck_parse_edid_mode("f", t, size, &w, &h, &hz, &e);
+	if (err == -EINVAL && strncmp(e.msg, "f: byte ", 8) != 0)
+		abort();
+	check(deck_parse_zram_algorithm("f", t, size, word, sizeof word, &e), &e);
 	char *name = strndup(t, size);
 	if (name && deck_parse_pacman_dir(name, "mesa", &s) == 0)
 		free(s);

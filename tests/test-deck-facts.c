@@ -41,6 +41,17 @@ static void test_facts__a_deck_lcd(void **state)
 	/* mesa-utils is another package; mesa's own folder gives the version. */
 	assert_string_equal(facts.mesa, "1:24.1.3_steamos-2");
 	assert_string_equal(facts.mesa_source, "pacman");
+	assert_true(facts.apu);
+	assert_string_equal(facts.gpu_metrics, "v2.2");
+	assert_int_equal(facts.swap_total_B, 1048572LL * 1024);
+	assert_int_equal(facts.swappiness, 100);
+	assert_int_equal(facts.zram_B, 0); /* sys/block without zram: none */
+	assert_null(facts.zram_algorithm);
+	assert_int_equal(facts.vram_B, 1073741824LL);
+	assert_string_equal(facts.display, "eDP-1"); /* connected, not DP-1 */
+	assert_int_equal(facts.display_width, 800);
+	assert_int_equal(facts.display_height, 1280);
+	assert_true(facts.display_refresh_hz > 59.99 && facts.display_refresh_hz < 60.02);
 	deck_facts_finish(&facts);
 	assert_null(facts.os);
 	assert_int_equal(facts.memory_B, -1);
@@ -103,6 +114,61 @@ static void test_facts__nothing_known_is_left_absent(void **state)
 	assert_null(facts.gpu_driver);
 	assert_null(facts.mesa);
 	assert_null(facts.mesa_source);
+	assert_false(facts.apu);
+	assert_null(facts.gpu_metrics);
+	assert_int_equal(facts.swap_total_B, -1);
+	assert_int_equal(facts.swappiness, -1);
+	assert_int_equal(facts.zram_B, -1);
+	assert_int_equal(facts.vram_B, -1);
+	assert_null(facts.display);
+	assert_true(facts.display_refresh_hz == 0);
+	deck_facts_finish(&facts);
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
+static void test_facts__a_deck_oled_on_steamos_3_6(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_galileo(&f);
+	struct deck *d = fake_open(&f);
+	struct deck_facts facts;
+	assert_int_equal(deck_facts_read(d, &facts), 0);
+	assert_string_equal(facts.device_model, "Steam Deck OLED");
+	assert_string_equal(facts.gpu_pci_id, "1002:1435");
+	assert_string_equal(facts.cpu, "AMD Custom APU 0932");
+	/* /var/lib/pacman is empty on SteamOS 3.5+: the image's database */
+	assert_string_equal(facts.mesa, "1:24.2.0_steamos-1");
+	assert_string_equal(facts.mesa_source, "holo pacmandb");
+	assert_string_equal(facts.gpu_metrics, "v2.3");
+	assert_int_equal(facts.zram_B, 8053063680LL);
+	assert_string_equal(facts.zram_algorithm, "zstd");
+	assert_int_equal(facts.swappiness, 1);
+	assert_true(facts.display_refresh_hz > 89.98 && facts.display_refresh_hz < 90.01);
+	deck_facts_finish(&facts);
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
+static void test_facts__a_desktop_amd_card(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_desktop_amd(&f);
+	struct deck *d = fake_open(&f);
+	struct deck_facts facts;
+	assert_int_equal(deck_facts_read(d, &facts), 0);
+	assert_string_equal(facts.device_model, "MS-7C56");
+	assert_false(facts.apu);
+	assert_null(facts.gpu_metrics); /* format 1 is not read */
+	assert_int_equal(facts.vram_B, 17163091968LL);
+	assert_int_equal(facts.swap_total_B, 0);
+	assert_int_equal(facts.zram_B, 0);
+	assert_string_equal(facts.mesa_source, "dpkg");
+	assert_string_equal(facts.display, "DP-1");
+	assert_int_equal(facts.display_width, 2560);
+	assert_true(facts.display_refresh_hz > 59.9 && facts.display_refresh_hz < 60.0);
 	deck_facts_finish(&facts);
 	deck_destroy(d);
 	fake_cleanup(&f);
@@ -150,6 +216,8 @@ int main(void)
 		cmocka_unit_test(test_facts__a_deck_lcd),
 		cmocka_unit_test(test_facts__an_oled_with_debian_mesa_and_a_driver_link),
 		cmocka_unit_test(test_facts__nothing_known_is_left_absent),
+		cmocka_unit_test(test_facts__a_deck_oled_on_steamos_3_6),
+		cmocka_unit_test(test_facts__a_desktop_amd_card),
 		cmocka_unit_test(test_mesa__from_vulkan_driver_info),
 		cmocka_unit_test(test_facts__malformed_os_release_is_named),
 	};

@@ -23,7 +23,17 @@ static void test_sample__a_deck_reads_every_source(void **state)
 			fail_msg("%s absent (%d): %s", deck_reading_name(i), s.r[i].err, deck_errmsg(d));
 	assert_true(s.r[DECK_GPU_BUSY_PCT].value == 37);
 	assert_true(s.r[DECK_GPU_SCLK_MHZ].value == 1600);
-	assert_true(s.r[DECK_GPU_POWER_W].value == 11.25);   /* power1_average first */
+	/* An APU: gpu_metrics gives the GPU's own power and the socket's. */
+	assert_true(s.r[DECK_GPU_POWER_W].value == 5.4);
+	assert_true(s.r[DECK_SOCKET_POWER_W].value == 11.25);
+	assert_true(s.r[DECK_CPU_POWER_W].value == 3.1);
+	assert_true(s.r[DECK_GPU_ACTIVITY_PCT].value == 37);
+	assert_true(s.r[DECK_GPU_CLOCK_MHZ].value == 1600);
+	assert_true(s.r[DECK_SOC_TEMP_C].value == 58.5);
+	assert_true(s.r[DECK_THROTTLED_POWER].value == 0);
+	assert_true(s.r[DECK_THROTTLED_THERMAL].value == 0);
+	assert_true(s.r[DECK_FAN_RPM].value == 2890);       /* steamdeck_hwmon */
+	assert_true(s.r[DECK_POWER_CAP_W].value == 15);
 	assert_true(s.r[DECK_GPU_TEMP_C].value == 61);       /* labelled edge */
 	assert_true(s.r[DECK_GPU_TEMP_MAX_C].value == 68.5);
 	assert_true(s.r[DECK_SWAP_IN_PAGES].value == 4200);
@@ -47,15 +57,11 @@ static void test_sample__a_deck_reads_every_source(void **state)
 	fake_write(&f, "sys/class/drm/card2/device/pp_dpm_sclk", "0: 200Mhz *\n1: 1600Mhz\n");
 	fake_write(&f, "sys/class/power_supply/BAT1/status", "Discharging\n");
 	fake_write(&f, "sys/class/power_supply/ACAD/online", "0\n");
-	fake_write(&f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_average", "");
 	assert_int_equal(deck_sample(d, &s), 0);
 	assert_true(s.r[DECK_GPU_SCLK_MHZ].value == 200);
 	assert_true(s.r[DECK_BATTERY_DISCHARGING].value == 1);
 	assert_int_equal(s.r[DECK_AC_ONLINE].err, 0);
 	assert_true(s.r[DECK_AC_ONLINE].value == 0);
-	/* A broken power1_average falls back to power1_input. */
-	assert_int_equal(s.r[DECK_GPU_POWER_W].err, 0);
-	assert_true(s.r[DECK_GPU_POWER_W].value == 9);
 	deck_destroy(d);
 	fake_cleanup(&f);
 }
@@ -178,6 +184,120 @@ static void test_create__named_card_and_bad_root(void **state)
 	fake_cleanup(&f);
 }
 
+static void test_sample__galileo_reads_v2_3_and_thermal_throttle(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_galileo(&f);
+	struct deck *d = fake_open(&f);
+	struct deck_sample s;
+	assert_int_equal(deck_sample(d, &s), 0);
+	assert_true(s.r[DECK_GPU_POWER_W].value == 3.9);
+	assert_true(s.r[DECK_SOCKET_POWER_W].value == 9);
+	assert_true(s.r[DECK_GPU_CLOCK_MHZ].value == 1100);
+	assert_true(s.r[DECK_GPU_ACTIVITY_PCT].value == 12);
+	assert_true(s.r[DECK_THROTTLED_THERMAL].value == 1);
+	assert_true(s.r[DECK_THROTTLED_POWER].value == 0);
+	assert_true(s.r[DECK_FAN_RPM].value == 3400);
+	char expect[PATH_MAX];
+	snprintf(expect, sizeof expect, "%s/sys/class/drm/card0/device/gpu_metrics", f.root);
+	assert_string_equal(deck_reading_source(d, DECK_SOCKET_POWER_W), expect);
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
+static void test_sample__desktop_card_power_is_the_gpus(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_desktop_amd(&f);
+	struct deck *d = fake_open(&f);
+	struct deck_sample s;
+	assert_int_equal(deck_sample(d, &s), 0);
+	/* PPT on a discrete card is the card's own power; no socket power. */
+	assert_int_equal(s.r[DECK_GPU_POWER_W].err, 0);
+	assert_true(s.r[DECK_GPU_POWER_W].value == 45);
+	assert_int_equal(s.r[DECK_SOCKET_POWER_W].err, -ENOENT);
+	/* gpu_metrics format 1 is not read: its readings are absent. */
+	assert_int_equal(s.r[DECK_GPU_ACTIVITY_PCT].err, -ENOENT);
+	assert_int_equal(s.r[DECK_THROTTLED_THERMAL].err, -ENOENT);
+	assert_true(s.r[DECK_FAN_RPM].value == 1100);      /* the card's own fan */
+	assert_int_equal(s.r[DECK_BATTERY_PCT].err, -ENOENT);
+	assert_string_equal(deck_errmsg(d), "");
+	/* A broken power1_average falls back to power1_input. */
+	fake_write(&f, "sys/class/drm/card1/device/hwmon/hwmon2/power1_average", "");
+	fake_write(&f, "sys/class/drm/card1/device/hwmon/hwmon2/power1_input", "9000000\n");
+	deck_destroy(d);
+	d = fake_open(&f);
+	assert_int_equal(deck_sample(d, &s), 0);
+	assert_true(s.r[DECK_GPU_POWER_W].value == 9);
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
+static void test_sample__apu_without_gpu_metrics_labels_hwmon_power_socket(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_deck(&f);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/sys/class/drm/card2/device/gpu_metrics", f.root);
+	assert_int_equal(unlink(path), 0);
+	struct deck *d = fake_open(&f);
+	struct deck_sample s;
+	assert_int_equal(deck_sample(d, &s), 0);
+	/* slowPPT is the whole APU's: never passed off as the GPU's power */
+	assert_int_equal(s.r[DECK_GPU_POWER_W].err, -ENOENT);
+	assert_true(s.r[DECK_SOCKET_POWER_W].value == 11.25);
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
+static void test_sample__files_vanishing_mid_run_are_absent(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_deck(&f);
+	struct deck *d = fake_open(&f);
+	struct deck_sample s;
+	assert_int_equal(deck_sample(d, &s), 0);
+	assert_int_equal(s.r[DECK_GPU_CLOCK_MHZ].err, 0);
+	/* the card, the fan and the battery go away after deck_create() */
+	const char *gone[] = { "sys/class/drm/card2/device/gpu_metrics",
+	                       "sys/class/drm/card2/device/gpu_busy_percent",
+	                       "sys/class/hwmon/hwmon5/fan1_input",
+	                       "sys/class/power_supply/BAT1/capacity",
+	                       "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap" };
+	for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", f.root, gone[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(deck_sample(d, &s), 0);
+	assert_int_equal(s.r[DECK_GPU_CLOCK_MHZ].err, -ENOENT);
+	assert_int_equal(s.r[DECK_GPU_POWER_W].err, -ENOENT);
+	assert_int_equal(s.r[DECK_THROTTLED_THERMAL].err, -ENOENT);
+	assert_int_equal(s.r[DECK_GPU_BUSY_PCT].err, -ENOENT);
+	assert_int_equal(s.r[DECK_FAN_RPM].err, -ENOENT);
+	assert_int_equal(s.r[DECK_BATTERY_PCT].err, -ENOENT);
+	assert_int_equal(s.r[DECK_POWER_CAP_W].err, -ENOENT);
+	/* hwmon's slowPPT stands in for the socket power gpu_metrics gave */
+	assert_true(s.r[DECK_SOCKET_POWER_W].value == 11.25);
+	assert_int_equal(s.r[DECK_GPU_SCLK_MHZ].err, 0);
+	/* a truncated table is malformed, and says where */
+	unsigned char half[60];
+	memset(half, 0, sizeof half);
+	half[0] = 128;
+	half[2] = 2;
+	half[3] = 2;
+	fake_write_bytes(&f, "sys/class/drm/card2/device/gpu_metrics", half, sizeof half);
+	assert_int_equal(deck_sample(d, &s), 0);
+	assert_int_equal(s.r[DECK_GPU_CLOCK_MHZ].err, -EINVAL);
+	assert_non_null(strstr(deck_errmsg(d), "gpu_metrics: byte 60: 60 bytes, the header says 128"));
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
 static void test_reading_names__are_stable_and_unique(void **state)
 {
 	assert_string_equal(deck_reading_name(DECK_GPU_BUSY_PCT), "gpu_busy_pct");
@@ -200,6 +320,10 @@ int main(void)
 		cmocka_unit_test(test_sample__missing_pieces_are_absent_one_by_one),
 		cmocka_unit_test(test_sample__temperature_without_edge_label_uses_the_first),
 		cmocka_unit_test(test_create__named_card_and_bad_root),
+		cmocka_unit_test(test_sample__galileo_reads_v2_3_and_thermal_throttle),
+		cmocka_unit_test(test_sample__desktop_card_power_is_the_gpus),
+		cmocka_unit_test(test_sample__apu_without_gpu_metrics_labels_hwmon_power_socket),
+		cmocka_unit_test(test_sample__files_vanishing_mid_run_are_absent),
 		cmocka_unit_test(test_reading_names__are_stable_and_unique),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,7 +81,98 @@ static inline void fake_cleanup(struct fake *f)
 	nftw(f->root, fake_rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* A Steam Deck LCD as sysfs and procfs show it. */
+/* Writes ROOT/rel with len bytes (binary sysfs files). */
+static inline void fake_write_bytes(struct fake *f, const char *rel, const void *bytes, size_t len)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", f->root, rel);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = '\0';
+	fake_mkdirs(dir);
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(bytes, 1, len, fp), len);
+	fclose(fp);
+}
+
+static inline void put16(unsigned char *b, size_t off, unsigned v)
+{
+	b[off] = (unsigned char)(v & 0xff);
+	b[off + 1] = (unsigned char)(v >> 8);
+}
+
+/* What a fake gpu_metrics v2.x holds, in the kernel's units: centi-°C,
+ * centi-%, mW, MHz. */
+struct fake_metrics {
+	unsigned content;         /* 2.x */
+	unsigned temp_gfx, temp_soc, activity;
+	unsigned socket_mw, cpu_mw, soc_mw, gfx_mw;
+	unsigned gfxclk_mhz, fclk_mhz;
+	uint64_t indep_throttle;
+};
+
+/* Lays fields out at struct gpu_metrics_v2_x's offsets
+ * (kgd_pp_interface.h); every other 16-bit field is 0xffff (unfilled). */
+static inline size_t fake_metrics_bytes(const struct fake_metrics *m, unsigned char *b)
+{
+	static const unsigned sizes[] = { 0, 120, 128, 152, 164 };
+	size_t size = sizes[m->content];
+	memset(b, 0xff, size);
+	put16(b, 0, (unsigned)size);
+	b[2] = 2;
+	b[3] = (unsigned char)m->content;
+	put16(b, 4, m->temp_gfx);
+	put16(b, 6, m->temp_soc);
+	put16(b, 28, m->activity);
+	memset(b + 32, 0, 8); /* system_clock_counter */
+	put16(b, 40, m->socket_mw);
+	put16(b, 42, m->cpu_mw);
+	put16(b, 44, m->soc_mw);
+	put16(b, 46, m->gfx_mw);
+	put16(b, 76, m->gfxclk_mhz);
+	put16(b, 82, m->fclk_mhz);
+	memset(b + 108, 0, 4); /* throttle_status */
+	memset(b + 114, 0, 6); /* padding */
+	if (m->content >= 2)
+		for (int i = 0; i < 8; i++)
+			b[120 + i] = (unsigned char)(m->indep_throttle >> (8 * i));
+	return size;
+}
+
+static inline void fake_metrics(struct fake *f, const char *rel, const struct fake_metrics *m)
+{
+	unsigned char b[256];
+	size_t n = fake_metrics_bytes(m, b);
+	fake_write_bytes(f, rel, b, n);
+}
+
+/* An EDID base block whose preferred mode is w x h, the pixel clock in
+ * 10 kHz units, with the blanking given: refresh = clock / totals. */
+static inline void fake_edid(struct fake *f, const char *rel, unsigned w, unsigned h,
+                             unsigned h_blank, unsigned v_blank, unsigned clock_10khz)
+{
+	unsigned char b[128] = { 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00 };
+	b[18] = 1;
+	b[19] = 4; /* EDID 1.4 */
+	unsigned char *t = b + 54;
+	t[0] = clock_10khz & 0xff;
+	t[1] = (unsigned char)(clock_10khz >> 8);
+	t[2] = w & 0xff;
+	t[3] = h_blank & 0xff;
+	t[4] = (unsigned char)(((w >> 8) & 0xf) << 4 | ((h_blank >> 8) & 0xf));
+	t[5] = h & 0xff;
+	t[6] = v_blank & 0xff;
+	t[7] = (unsigned char)(((h >> 8) & 0xf) << 4 | ((v_blank >> 8) & 0xf));
+	unsigned sum = 0;
+	for (int i = 0; i < 127; i++)
+		sum += b[i];
+	b[127] = (unsigned char)((256 - sum % 256) % 256);
+	fake_write_bytes(f, rel, b, sizeof b);
+}
+
+/* A Steam Deck LCD (Jupiter) as sysfs and procfs show it: see
+ * tests/data/deck/README.md for where the values come from. */
 static inline void fake_deck(struct fake *f)
 {
 	/* A connector entry that is not a card, and a card without amdgpu. */
@@ -127,6 +218,109 @@ static inline void fake_deck(struct fake *f)
 	                                "VERSION_ID=3.6.19\nBUILD_ID=20241001.1\n");
 	fake_write(f, "var/lib/pacman/local/mesa-utils-9.0.0-1/desc", "x\n");
 	fake_write(f, "var/lib/pacman/local/mesa-1:24.1.3_steamos-2/desc", "x\n");
+	/* Van Gogh: hwmon power is the APU's (slowPPT), the TDP caps, the
+	 * binary sensor table, the EC's fan, the panel's EDID. */
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_label", "slowPPT\n");
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap", "15000000\n");
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_min", "0\n");
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_max", "15000000\n");
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power2_cap", "15000000\n");
+	fake_write(f, "sys/class/drm/card2/device/mem_info_vram_total", "1073741824\n");
+	fake_metrics(f, "sys/class/drm/card2/device/gpu_metrics",
+	             &(struct fake_metrics){ .content = 2, .temp_gfx = 6100, .temp_soc = 5850,
+	                                     .activity = 3700, .socket_mw = 11250, .cpu_mw = 3100,
+	                                     .soc_mw = 1900, .gfx_mw = 5400, .gfxclk_mhz = 1600,
+	                                     .fclk_mhz = 800, .indep_throttle = 0 });
+	fake_write(f, "sys/class/hwmon/hwmon0/name", "acpitz\n");
+	fake_write(f, "sys/class/hwmon/hwmon5/name", "steamdeck_hwmon\n");
+	fake_write(f, "sys/class/hwmon/hwmon5/fan1_input", "2890\n");
+	fake_write(f, "sys/class/drm/card2-eDP-1/status", "connected\n");
+	fake_edid(f, "sys/class/drm/card2-eDP-1/edid", 800, 1280, 80, 40, 6970);
+	fake_write(f, "sys/class/drm/card2-DP-1/status", "disconnected\n");
+	fake_write(f, "proc/sys/vm/swappiness", "100\n");
+	fake_write(f, "proc/meminfo", "MemTotal:       16092652 kB\nMemFree:  1 kB\n"
+	                              "SwapTotal:       1048572 kB\n");
+	fake_write(f, "sys/block/nvme0n1/size", "1000215216\n");
+}
+
+/* A Steam Deck OLED (Galileo) on SteamOS 3.6: gpu_metrics v2.3, zram, a
+ * 90 Hz panel, Mesa only in the image's package database. */
+static inline void fake_galileo(struct fake *f)
+{
+	const char *dev = "sys/class/drm/card0/device/";
+	char p[256];
+#define DEVFILE(name, text) (snprintf(p, sizeof p, "%s%s", dev, name), fake_write(f, p, text))
+	DEVFILE("gpu_busy_percent", "12\n");
+	DEVFILE("vendor", "0x1002\n");
+	DEVFILE("device", "0x1435\n");
+	DEVFILE("driver", "amdgpu\n");
+	DEVFILE("pp_dpm_sclk", "0: 200Mhz\n1: 1100Mhz *\n2: 1600Mhz\n");
+	DEVFILE("power_dpm_force_performance_level", "auto\n");
+	DEVFILE("mem_info_vram_total", "1073741824\n");
+	DEVFILE("hwmon/hwmon3/power1_label", "slowPPT\n");
+	DEVFILE("hwmon/hwmon3/power1_average", "9000000\n");
+	DEVFILE("hwmon/hwmon3/power1_cap", "15000000\n");
+	DEVFILE("hwmon/hwmon3/power1_cap_min", "0\n");
+	DEVFILE("hwmon/hwmon3/power1_cap_max", "15000000\n");
+	DEVFILE("hwmon/hwmon3/temp1_input", "55000\n");
+	DEVFILE("hwmon/hwmon3/temp1_label", "edge\n");
+#undef DEVFILE
+	fake_metrics(f, "sys/class/drm/card0/device/gpu_metrics",
+	             &(struct fake_metrics){ .content = 3, .temp_gfx = 5500, .temp_soc = 5300,
+	                                     .activity = 1200, .socket_mw = 9000, .cpu_mw = 2500,
+	                                     .soc_mw = 1500, .gfx_mw = 3900, .gfxclk_mhz = 1100,
+	                                     .fclk_mhz = 1000,
+	                                     .indep_throttle = 1ULL << 35 /* TEMP_EDGE */ });
+	fake_write(f, "sys/class/hwmon/hwmon6/name", "steamdeck_hwmon\n");
+	fake_write(f, "sys/class/hwmon/hwmon6/fan1_input", "3400\n");
+	fake_write(f, "sys/class/drm/card0-eDP-1/status", "connected\n");
+	fake_edid(f, "sys/class/drm/card0-eDP-1/edid", 800, 1280, 80, 40, 10454);
+	fake_write(f, "sys/class/dmi/id/product_name", "Galileo\n");
+	fake_write(f, "sys/class/dmi/id/sys_vendor", "Valve\n");
+	fake_write(f, "proc/sys/kernel/osrelease", "6.5.0-valve22-1-neptune-65\n");
+	fake_write(f, "proc/cpuinfo", "model name\t: AMD Custom APU 0932\n");
+	fake_write(f, "proc/meminfo", "MemTotal:       15896556 kB\nSwapTotal:      9437180 kB\n");
+	fake_write(f, "proc/sys/vm/swappiness", "1\n");
+	fake_write(f, "proc/vmstat", "pswpin 0\npswpout 0\n");
+	fake_write(f, "proc/loadavg", "0.50 0.40 0.30 1/300 4000\n");
+	fake_write(f, "sys/block/zram0/disksize", "8053063680\n");
+	fake_write(f, "sys/block/zram0/comp_algorithm", "lzo lzo-rle lz4 [zstd]\n");
+	fake_write(f, "etc/os-release", "NAME=\"SteamOS\"\nPRETTY_NAME=\"SteamOS\"\n"
+	                                "VERSION_ID=3.6.19\nBUILD_ID=20241001.1\n");
+	fake_write(f, "usr/lib/holo/pacmandb/local/mesa-1:24.2.0_steamos-1/desc", "x\n");
+	fake_write(f, "var/lib/pacman/local/.keep", "");
+	fake_write(f, "sys/class/power_supply/ACAD/type", "Mains\n");
+	fake_write(f, "sys/class/power_supply/ACAD/online", "1\n");
+	fake_write(f, "sys/class/power_supply/BAT1/type", "Battery\n");
+	fake_write(f, "sys/class/power_supply/BAT1/capacity", "64\n");
+	fake_write(f, "sys/class/power_supply/BAT1/status", "Charging\n");
+}
+
+/* A desktop with a discrete AMD card: hwmon power is the card's (PPT),
+ * gpu_metrics is format 1 (not read), Mesa from dpkg, no battery. */
+static inline void fake_desktop_amd(struct fake *f)
+{
+	fake_write(f, "sys/class/drm/card1/device/gpu_busy_percent", "4\n");
+	fake_write(f, "sys/class/drm/card1/device/vendor", "0x1002\n");
+	fake_write(f, "sys/class/drm/card1/device/device", "0x73bf\n");
+	fake_write(f, "sys/class/drm/card1/device/driver", "amdgpu\n");
+	fake_write(f, "sys/class/drm/card1/device/mem_info_vram_total", "17163091968\n");
+	fake_write(f, "sys/class/drm/card1/device/pp_dpm_sclk", "0: 500Mhz\n1: 2250Mhz *\n");
+	fake_write(f, "sys/class/drm/card1/device/hwmon/hwmon2/power1_label", "PPT\n");
+	fake_write(f, "sys/class/drm/card1/device/hwmon/hwmon2/power1_average", "45000000\n");
+	fake_write(f, "sys/class/drm/card1/device/hwmon/hwmon2/fan1_input", "1100\n");
+	fake_write(f, "sys/class/drm/card1/device/hwmon/hwmon2/temp1_input", "48000\n");
+	fake_write(f, "sys/class/drm/card1/device/hwmon/hwmon2/temp1_label", "edge\n");
+	unsigned char v13[8] = { 0x78, 0x00, 1, 3, 0x2c, 0x00, 0, 0 };
+	fake_write_bytes(f, "sys/class/drm/card1/device/gpu_metrics", v13, sizeof v13);
+	fake_write(f, "sys/class/drm/card1-DP-1/status", "connected\n");
+	fake_edid(f, "sys/class/drm/card1-DP-1/edid", 2560, 1440, 160, 41, 24150);
+	fake_write(f, "sys/class/dmi/id/product_name", "MS-7C56\n");
+	fake_write(f, "proc/meminfo", "MemTotal:       32768000 kB\nSwapTotal:             0 kB\n");
+	fake_write(f, "proc/sys/vm/swappiness", "60\n");
+	fake_write(f, "sys/block/sda/size", "1\n");
+	fake_write(f, "var/lib/dpkg/status", "Package: mesa-vulkan-drivers\nStatus: install ok "
+	                                     "installed\nVersion: 22.3.6-1+deb12u1\n\n");
 }
 
 static inline struct deck *fake_open(struct fake *f)

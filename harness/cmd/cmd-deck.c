@@ -3,9 +3,12 @@
  * (show or force the GPU clock).  It owns their command lines and output;
  * the reading and writing is deck's (deck.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "cmd.h"
 #include "deck/deck.h"
@@ -13,6 +16,7 @@
 struct opts {
 	const char *root;
 	const char *card;
+	bool json;
 };
 
 #define DECK_OPTIONS(o) \
@@ -63,13 +67,90 @@ static const char *why(int err)
 	}
 }
 
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jbytes(int64_t v)
+{
+	return v >= 0 ? json_integer((json_int_t)v) : json_null();
+}
+
+/* Everything `deck info` prints, as one JSON object. */
+static json_t *info_json(struct deck *d, const struct deck_facts *f, const char *level,
+                         const double tdp[3], bool has_tdp, const struct deck_sample *s)
+{
+	json_t *facts = json_object(), *readings = json_object(), *o = json_object();
+	json_object_set_new(facts, "device_model", jstr(f->device_model));
+	json_object_set_new(facts, "dmi_vendor", jstr(f->dmi_vendor));
+	json_object_set_new(facts, "dmi_product", jstr(f->dmi_product));
+	json_object_set_new(facts, "host", jstr(f->host));
+	json_object_set_new(facts, "os", jstr(f->os));
+	json_object_set_new(facts, "os_version", jstr(f->os_version));
+	json_object_set_new(facts, "os_build", jstr(f->os_build));
+	json_object_set_new(facts, "kernel", jstr(f->kernel));
+	json_object_set_new(facts, "cpu", jstr(f->cpu));
+	json_object_set_new(facts, "memory_B", jbytes(f->memory_B));
+	json_object_set_new(facts, "swap_total_B", jbytes(f->swap_total_B));
+	json_object_set_new(facts, "swappiness",
+	                    f->swappiness >= 0 ? json_integer(f->swappiness) : json_null());
+	json_object_set_new(facts, "zram_B", jbytes(f->zram_B));
+	json_object_set_new(facts, "zram_algorithm", jstr(f->zram_algorithm));
+	json_object_set_new(facts, "gpu_card", jstr(deck_card(d)));
+	json_object_set_new(facts, "gpu_driver", jstr(f->gpu_driver));
+	json_object_set_new(facts, "gpu_pci_id", jstr(f->gpu_pci_id));
+	json_object_set_new(facts, "apu", deck_card(d) ? json_boolean(f->apu) : json_null());
+	json_object_set_new(facts, "gpu_metrics", jstr(f->gpu_metrics));
+	json_object_set_new(facts, "vram_B", jbytes(f->vram_B));
+	json_object_set_new(facts, "gpu_level", jstr(level));
+	json_object_set_new(facts, "tdp_w", has_tdp ? json_real(tdp[0]) : json_null());
+	json_object_set_new(facts, "tdp_min_w", has_tdp ? json_real(tdp[1]) : json_null());
+	json_object_set_new(facts, "tdp_max_w", has_tdp ? json_real(tdp[2]) : json_null());
+	json_object_set_new(facts, "mesa", jstr(f->mesa));
+	json_object_set_new(facts, "mesa_source", jstr(f->mesa_source));
+	json_object_set_new(facts, "display", jstr(f->display));
+	json_object_set_new(facts, "display_width",
+	                    f->display_width ? json_integer(f->display_width) : json_null());
+	json_object_set_new(facts, "display_height",
+	                    f->display_height ? json_integer(f->display_height) : json_null());
+	json_object_set_new(facts, "display_refresh_hz",
+	                    f->display_refresh_hz > 0 ? json_real(f->display_refresh_hz) : json_null());
+	for (int i = 0; i < DECK_N_READINGS; i++) {
+		json_t *r = json_object();
+		if (s->r[i].err == 0)
+			json_object_set_new(r, "value", json_real(s->r[i].value));
+		else
+			json_object_set_new(r, "absent", json_string(why(s->r[i].err)));
+		json_object_set_new(r, "source", jstr(deck_reading_source(d, i)));
+		json_object_set_new(readings, deck_reading_name(i), r);
+	}
+	json_object_set_new(o, "facts", facts);
+	json_object_set_new(o, "readings", readings);
+	json_object_set_new(o, "last_problem",
+	                    deck_errmsg(d)[0] ? json_string(deck_errmsg(d)) : json_null());
+	return o;
+}
+
+static void print_bytes(const char *name, int64_t v)
+{
+	if (v >= 0)
+		printf("%-14s %.1f GiB\n", name, (double)v / (1024.0 * 1024 * 1024));
+	else
+		printf("%-14s absent\n", name);
+}
+
 static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 {
 	const char *command = ctx->command;
 	struct opts o = { 0 };
-	const struct cli_option options[] = { DECK_OPTIONS(&o) };
+	const struct cli_option options[] = {
+		OPT_BOOL(0, "json", &o.json,
+		         "print one JSON object: facts and readings (absent ones with why)"),
+		DECK_OPTIONS(&o)
+	};
 	struct cli cli = {
-		.command = command, .synopsis = "[--card NAME] [--root DIR]",
+		.command = command, .synopsis = "[--json] [--card NAME] [--root DIR]",
 		.summary = "Prints what rxdeck stores about this host with each campaign, then one "
 		           "reading of every sensor the run samples.  What this host does not "
 		           "have is printed as absent, with why; nothing is made up.",
@@ -87,6 +168,28 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 		deck_destroy(d);
 		return RXDECK_EXIT_FAILURE;
 	}
+	char level_buf[64];
+	const char *level = deck_card(d) && deck_perf_level_get(d, level_buf, sizeof level_buf) == 0
+	                            ? level_buf : NULL;
+	double tdp[3] = { 0 };
+	bool has_tdp = deck_card(d) && deck_tdp_get_w(d, &tdp[0], &tdp[1], &tdp[2]) == 0;
+	struct deck_sample s;
+	deck_sample(d, &s);
+
+	if (o.json) {
+		json_t *j = info_json(d, &f, level, tdp, has_tdp, &s);
+		int err = j ? json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+		json_decref(j);
+		putchar('\n');
+		deck_facts_finish(&f);
+		deck_destroy(d);
+		if (err || fflush(stdout) != 0) {
+			cli_error(command, "cannot write the JSON to standard output");
+			return RXDECK_EXIT_FAILURE;
+		}
+		return RXDECK_EXIT_OK;
+	}
+
 	printf("%-14s %s", "device", or_absent(f.device_model));
 	if (f.dmi_product && f.device_model && strcmp(f.dmi_product, f.device_model) != 0)
 		printf(" (DMI %s%s%s)", f.dmi_vendor ? f.dmi_vendor : "", f.dmi_vendor ? " " : "",
@@ -99,30 +202,42 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 		printf(" (build %s)", f.os_build);
 	printf("\n%-14s %s\n", "kernel", or_absent(f.kernel));
 	printf("%-14s %s\n", "cpu", or_absent(f.cpu));
-	if (f.memory_B >= 0)
-		printf("%-14s %.1f GiB\n", "memory", (double)f.memory_B / (1024.0 * 1024 * 1024));
+	print_bytes("memory", f.memory_B);
+	print_bytes("swap", f.swap_total_B);
+	if (f.swappiness >= 0)
+		printf("%-14s %d\n", "swappiness", f.swappiness);
 	else
-		printf("%-14s absent\n", "memory");
+		printf("%-14s absent\n", "swappiness");
+	if (f.zram_B > 0)
+		printf("%-14s %.1f GiB, %s\n", "zram", (double)f.zram_B / (1024.0 * 1024 * 1024),
+		       or_absent(f.zram_algorithm));
+	else
+		printf("%-14s %s\n", "zram", f.zram_B == 0 ? "none" : "absent");
 	if (deck_card(d))
-		printf("%-14s %s, driver %s, PCI %s\n", "gpu card", deck_card(d),
-		       or_absent(f.gpu_driver), or_absent(f.gpu_pci_id));
+		printf("%-14s %s, driver %s, PCI %s%s\n", "gpu card", deck_card(d),
+		       or_absent(f.gpu_driver), or_absent(f.gpu_pci_id), f.apu ? ", APU" : "");
 	else
 		printf("%-14s absent (no card with gpu_busy_percent)\n", "gpu card");
+	printf("%-14s %s\n", "gpu_metrics", f.gpu_metrics ? f.gpu_metrics : "absent");
+	print_bytes(f.apu ? "vram carve-out" : "vram", f.vram_B);
 	if (f.mesa)
 		printf("%-14s %s (installed package, %s; each run records the loaded driver's)\n",
 		       "mesa", f.mesa, f.mesa_source);
 	else
 		printf("%-14s absent from the package database; each run records the loaded "
 		       "driver's\n", "mesa");
-	char level[64];
-	if (deck_card(d) && deck_perf_level_get(d, level, sizeof level) == 0)
-		printf("%-14s %s\n", "gpu level", level);
+	if (f.display)
+		printf("%-14s %s, %ux%u, %.2f Hz preferred mode\n", "display", f.display,
+		       f.display_width, f.display_height, f.display_refresh_hz);
 	else
-		printf("%-14s absent\n", "gpu level");
+		printf("%-14s absent (no connected connector with an EDID)\n", "display");
+	printf("%-14s %s\n", "gpu level", level ? level : "absent");
+	if (has_tdp)
+		printf("%-14s %g W (range %g to %g W)\n", "tdp", tdp[0], tdp[1], tdp[2]);
+	else
+		printf("%-14s absent\n", "tdp");
 	deck_facts_finish(&f);
 
-	struct deck_sample s;
-	deck_sample(d, &s);
 	printf("\nreadings (one sample):\n");
 	for (int i = 0; i < DECK_N_READINGS; i++) {
 		const char *src = deck_reading_source(d, i);
