@@ -158,6 +158,68 @@ int deck_tdp_get_w(struct deck *d, double *cap_w, double *min_w, double *max_w);
  */
 int deck_tdp_set_w(struct deck *d, double watts);
 
+/* ---- D-Bus: logind's inhibitor, steamos-manager (bus.c) ----------------- */
+
+struct deck_inhibitor;
+
+/*
+ * Takes logind's sleep and idle inhibitor ("sleep:idle", mode "block", who
+ * "rxdeck", why) on the system bus.  It is held until
+ * deck_inhibitor_release() or the process ends.  Fails with errmsg set
+ * when the bus or logind is not there or refuses.
+ */
+int deck_inhibit(const char *why, struct deck_inhibitor **out, char *errmsg, size_t size);
+
+/* Releases it; NULL is a no-op. */
+void deck_inhibitor_release(struct deck_inhibitor *i);
+
+/* steamos-manager (com.steampowered.SteamOSManager1 on the session bus). */
+struct deck_manager;
+
+/* -ENOENT (errmsg says why) when there is no session bus or no
+ * steamos-manager on it.  Closed with deck_manager_close() (NULL: no-op). */
+int deck_manager_open(struct deck_manager **out, char *errmsg, size_t size);
+void deck_manager_close(struct deck_manager *m);
+const char *deck_manager_errmsg(const struct deck_manager *m);
+int deck_manager_gpu_level_get(struct deck_manager *m, char *buf, size_t size);
+int deck_manager_gpu_level_set(struct deck_manager *m, const char *level);
+int deck_manager_gpu_clock_get(struct deck_manager *m, unsigned *mhz, unsigned *min_mhz,
+                               unsigned *max_mhz);
+/* Level "manual", then ManualGpuClock; -ERANGE outside its Min/Max. */
+int deck_manager_gpu_clock_set(struct deck_manager *m, unsigned mhz);
+int deck_manager_tdp_get(struct deck_manager *m, unsigned *w, unsigned *min_w, unsigned *max_w);
+/* -ERANGE outside TdpLimitMin/Max. */
+int deck_manager_tdp_set(struct deck_manager *m, unsigned w);
+
+/* ---- device state per arm (control.c) ----------------------------------- */
+
+/* What the GPU level, clock and TDP were before rxdeck changed them. */
+struct deck_control_state {
+	char via[24];        /* "steamos-manager" or "sysfs": how to put it back */
+	char level[32];      /* the performance level before; "" not known */
+	unsigned clock_mhz;  /* steamos-manager's ManualGpuClock before; 0 not known */
+	double tdp_w;        /* the TDP limit before; 0 not known */
+};
+
+struct deck_control;
+
+/* Uses steamos-manager when use_manager and it is on the session bus,
+ * else sysfs through d (which must outlive the control). */
+int deck_control_create(struct deck *d, bool use_manager, struct deck_control **out);
+void deck_control_destroy(struct deck_control *c);
+const char *deck_control_via(const struct deck_control *c);
+const char *deck_control_errmsg(const struct deck_control *c);
+int deck_control_save(struct deck_control *c, struct deck_control_state *out);
+/* Sets what is asked: gpu_clock_mhz 0 and tdp_w 0 leave that alone. */
+int deck_control_apply(struct deck_control *c, unsigned gpu_clock_mhz, double tdp_w);
+/* Puts back what was saved; tries every part, returns the first failure. */
+int deck_control_restore(struct deck_control *c, const struct deck_control_state *s);
+/* The state file (written atomically; read back with file:line:column
+ * errors; -ENOENT when there is none). */
+int deck_control_state_write(const char *path, const struct deck_control_state *s);
+int deck_control_state_read(const char *path, struct deck_control_state *out, char *errmsg,
+                            size_t size);
+
 /* ---- host facts -------------------------------------------------------- */
 
 /* Facts that stay put while the host runs.  Each string is malloc'd, or
