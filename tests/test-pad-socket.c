@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "test-pad-util.h"
 
 struct fixture {
@@ -260,6 +263,69 @@ static void test_spawn__owner_writes_neutral_when_the_child_is_killed(void **sta
 	close(go[1]);
 }
 
+/* ---- a game connecting while a child is spawned ---- */
+
+static int press_a(struct pad *pad, void *arg)
+{
+	(void)arg;
+	struct input_event e = { .type = EV_KEY, .code = BTN_SOUTH, .value = 1 };
+	return pad_frame(pad, &e, 1) == 0 ? 0 : 1;
+}
+
+struct connector {
+	const char *path;
+	int fds[PAD_SOCKET_MAX_CLIENTS];
+	int n;
+	atomic_bool go;
+};
+
+/* Connects games back to back, as many as the pad takes. */
+static void *connect_many(void *arg)
+{
+	struct connector *c = arg;
+	while (!atomic_load(&c->go))
+		;
+	while (c->n < PAD_SOCKET_MAX_CLIENTS) {
+		int fd;
+		if (pad_socket_connect(c->path, &fd) == 0)
+			c->fds[c->n++] = fd;
+	}
+	return NULL;
+}
+
+/* A game accepted while a child is being spawned reaches the child once:
+ * in the list the fork copies or over the control pair, never both (it
+ * would get every frame of the child twice). */
+static void test_spawn__a_game_connecting_meanwhile_gets_each_frame_once(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 40; round++) {
+		char spec[256], path[256];
+		tu_socket_spec("pad-spawn-race", spec, sizeof spec, path, sizeof path);
+		struct pad *pad;
+		assert_int_equal(pad_create(spec, &pad), 0);
+		struct connector c = { .path = path };
+		pthread_t t;
+		assert_int_equal(pthread_create(&t, NULL, connect_many, &c), 0);
+		atomic_store(&c.go, true);
+		pid_t pid;
+		assert_int_equal(pad_spawn(pad, press_a, NULL, NULL, 0, NULL, NULL, &pid), 0);
+		assert_int_equal(pad_wait_child(pad, 5000), 0);
+		pthread_join(t, NULL);
+		pad_destroy(pad);
+		for (int i = 0; i < c.n; i++) {
+			struct input_event ev[PAD_FRAME_MAX];
+			int n, presses = 0;
+			while ((n = tu_read_frame(c.fds[i], ev, PAD_FRAME_MAX, 2000, NULL)) > 0)
+				presses += n == 2 && tu_frame_value(ev, n, EV_KEY, BTN_SOUTH) == 1;
+			/* end of file, or reset for a game never accepted */
+			assert_true(n == 0 || n == -ECONNRESET);
+			assert_in_range(presses, 0, 1);
+			close(c.fds[i]);
+		}
+	}
+}
+
 static void test_create__socket_file_rules(void **state)
 {
 	(void)state;
@@ -326,6 +392,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_frame__a_game_that_does_not_read_gets_a_resync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy__neutral_then_end_of_file_and_no_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spawn__owner_writes_neutral_when_the_child_is_killed, setup, teardown),
+		cmocka_unit_test(test_spawn__a_game_connecting_meanwhile_gets_each_frame_once),
 		cmocka_unit_test(test_create__socket_file_rules),
 		cmocka_unit_test(test_read__reports_end_and_bad_messages),
 	};

@@ -63,6 +63,7 @@ struct pad {
 	int spawn_error;
 	pid_t child_pid;
 	int child_ctl;            /* the child's end of the control pair, until fork */
+	int owner_ctl;            /* the owner's end, until the watcher makes it ctl_fd at the fork */
 	int (*child_fn)(struct pad *pad, void *arg);
 	void *child_arg;
 	int keep_fds[16];

@@ -115,6 +115,7 @@ int pad_init(struct pad *pad, const struct pad_impl *impl)
 	pad->owner_pid = getpid();
 	pad->ctl_fd = -1;
 	pad->child_ctl = -1;
+	pad->owner_ctl = -1;
 	pthread_mutex_init(&pad->spawn_lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -346,9 +347,13 @@ static void *watcher_main(void *arg)
 
 	/* The fork happens with the state lock held, so the child's copy of the
 	 * client list is consistent, and the acceptor starts passing new
-	 * clients to the child from the moment it exists. */
+	 * clients to the child from the moment it exists: not before, or a
+	 * game accepted in between would be both in the copy and passed, and
+	 * get every frame twice. */
+	int ctl_owner = pad->owner_ctl;
+	pad->owner_ctl = -1;
 	pad_lock(pad);
-	int ctl_owner = pad->ctl_fd;
+	pad->ctl_fd = ctl_owner;
 	pid_t pid = fork();
 	if (pid == 0)
 		child_main(pad); /* does not return */
@@ -444,12 +449,10 @@ int pad_spawn(struct pad *pad, int (*fn)(struct pad *pad, void *arg), void *arg,
 	pad->on_exit = on_exit;
 	pad->exit_ctx = ctx;
 	pad->child_ctl = pair[1];
+	pad->owner_ctl = pair[0];
 	pad->child_running = true;
 	pad->spawn_reported = false;
 	pthread_mutex_unlock(&pad->spawn_lock);
-	pad_lock(pad);
-	pad->ctl_fd = pair[0];
-	pad_unlock(pad);
 
 	/* The watcher (and so the child) starts with every signal blocked:
 	 * the owner's handlers run on its own threads. */
@@ -459,9 +462,7 @@ int pad_spawn(struct pad *pad, int (*fn)(struct pad *pad, void *arg), void *arg,
 	int r = pthread_create(&pad->watcher, NULL, watcher_main, pad);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
-		pad_lock(pad);
-		pad->ctl_fd = -1;
-		pad_unlock(pad);
+		pad->owner_ctl = -1;
 		if (pair[0] >= 0)
 			close(pair[0]);
 		pthread_mutex_lock(&pad->spawn_lock);
