@@ -187,6 +187,73 @@ static void print_stats(const struct route_player *pl)
 	       s.realtime ? "real-time" : "normal");
 }
 
+/* --wait-client: until a game has connected, or a stop signal came (then
+ * false). */
+static bool wait_client(struct pad *pad)
+{
+	printf("waiting for a game to connect to '%s'\n", pad_devnode(pad));
+	fflush(stdout);
+	while (pad_socket_client_count(pad) == 0) {
+		struct pollfd pf = { .fd = signal_pipe[0], .events = POLLIN };
+		if (poll(&pf, 1, 10) > 0 && pending_signal())
+			return false;
+	}
+	return true;
+}
+
+/* Plays until the route's end, the player's, or a stop signal; prints
+ * shots and marks as they pass.  Returns the exit status. */
+static int play_loop(const char *cmd, const struct route *route, struct route_player *pl,
+                     bool stats)
+{
+	int r;
+	for (;;) {
+		struct pollfd pf[2] = {
+			{ .fd = route_player_fd(pl), .events = POLLIN },
+			{ .fd = signal_pipe[0], .events = POLLIN },
+		};
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		int sig = pending_signal();
+		if (sig) {
+			route_player_stop(pl);
+			fprintf(stderr, "%s: stopped by %s; the pad was left neutral\n", cmd,
+			        strsignal(sig));
+			return RXDECK_EXIT_INTERRUPTED;
+		}
+		struct route_notice n;
+		while ((r = route_player_next(pl, &n)) == 0) {
+			if (n.type == ROUTE_NOTICE_SHOT || n.type == ROUTE_NOTICE_MARK) {
+				char t[32];
+				route_format_time(n.t_ms, t, sizeof t);
+				printf("  %-9s %s %s\n", t, n.type == ROUTE_NOTICE_SHOT ? "shot" : "mark",
+				       n.name);
+				fflush(stdout);
+				continue;
+			}
+			int status = RXDECK_EXIT_FAILURE;
+			if (n.type == ROUTE_NOTICE_END) {
+				printf("played '%s' to its end\n", route_name(route));
+				status = RXDECK_EXIT_OK;
+			} else if (n.type == ROUTE_NOTICE_STOPPED) {
+				fprintf(stderr, "%s: the player was stopped by a signal; the pad was left "
+				                "neutral\n", cmd);
+				status = RXDECK_EXIT_INTERRUPTED;
+			} else {
+				fprintf(stderr, "%s: the playing process died (%s); the pad was left "
+				                "neutral\n", cmd,
+				        WIFSIGNALED(n.wstatus) ? strsignal(WTERMSIG(n.wstatus)) : "exit");
+			}
+			if (stats)
+				print_stats(pl);
+			return status;
+		}
+		if (r != -EAGAIN)
+			break;
+	}
+	return RXDECK_EXIT_FAILURE;
+}
+
 static int route_play(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct play_opts o = { .pad = "uinput", .delay_ms = -1 };
@@ -245,16 +312,9 @@ static int route_play(int argc, char **argv, struct cmd_context *ctx)
 		cli_error(cmd, "cannot prepare route '%s': %s", argv[1], strerror(-r));
 		goto out;
 	}
-	if (o.wait_client) {
-		printf("waiting for a game to connect to '%s'\n", pad_devnode(pad));
-		fflush(stdout);
-		while (pad_socket_client_count(pad) == 0) {
-			struct pollfd pf = { .fd = signal_pipe[0], .events = POLLIN };
-			if (poll(&pf, 1, 10) > 0 && pending_signal()) {
-				status = RXDECK_EXIT_INTERRUPTED;
-				goto out;
-			}
-		}
+	if (o.wait_client && !wait_client(pad)) {
+		status = RXDECK_EXIT_INTERRUPTED;
+		goto out;
 	}
 	char d[32], delay[32];
 	route_format_time(route_duration_ms(route), d, sizeof d);
@@ -267,50 +327,7 @@ static int route_play(int argc, char **argv, struct cmd_context *ctx)
 		cli_error(cmd, "cannot start playing: %s", strerror(-r));
 		goto out;
 	}
-	for (;;) {
-		struct pollfd pf[2] = {
-			{ .fd = route_player_fd(pl), .events = POLLIN },
-			{ .fd = signal_pipe[0], .events = POLLIN },
-		};
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		int sig = pending_signal();
-		if (sig) {
-			route_player_stop(pl);
-			fprintf(stderr, "%s: stopped by %s; the pad was left neutral\n", cmd,
-			        strsignal(sig));
-			status = RXDECK_EXIT_INTERRUPTED;
-			goto out;
-		}
-		struct route_notice n;
-		while ((r = route_player_next(pl, &n)) == 0) {
-			if (n.type == ROUTE_NOTICE_SHOT || n.type == ROUTE_NOTICE_MARK) {
-				char t[32];
-				route_format_time(n.t_ms, t, sizeof t);
-				printf("  %-9s %s %s\n", t, n.type == ROUTE_NOTICE_SHOT ? "shot" : "mark",
-				       n.name);
-				fflush(stdout);
-				continue;
-			}
-			if (n.type == ROUTE_NOTICE_END) {
-				printf("played '%s' to its end\n", route_name(route));
-				status = RXDECK_EXIT_OK;
-			} else if (n.type == ROUTE_NOTICE_STOPPED) {
-				fprintf(stderr, "%s: the player was stopped by a signal; the pad was left "
-				                "neutral\n", cmd);
-				status = RXDECK_EXIT_INTERRUPTED;
-			} else {
-				fprintf(stderr, "%s: the playing process died (%s); the pad was left "
-				                "neutral\n", cmd,
-				        WIFSIGNALED(n.wstatus) ? strsignal(WTERMSIG(n.wstatus)) : "exit");
-			}
-			if (o.stats)
-				print_stats(pl);
-			goto out;
-		}
-		if (r != -EAGAIN)
-			break;
-	}
+	status = play_loop(cmd, route, pl, o.stats);
 out:
 	route_player_destroy(pl);
 	pad_destroy(pad);
@@ -459,6 +476,138 @@ static int open_source(const char *cmd, const char *path, int *fd_out, struct li
 	return 0;
 }
 
+/* The route's name: --name, else OUT's file name without .route.  Says
+ * why it is not valid (then false). */
+static bool record_name(const char *cmd, const struct record_opts *o, const char *out,
+                        char name[ROUTE_MAX_NAME + 1], int *status)
+{
+	if (o->name) {
+		snprintf(name, ROUTE_MAX_NAME + 1, "%s", o->name);
+	} else {
+		const char *base = strrchr(out, '/');
+		base = base ? base + 1 : out;
+		snprintf(name, ROUTE_MAX_NAME + 1, "%s", base);
+		char *dot = strstr(name, ".route");
+		if (dot && dot[6] == 0)
+			*dot = 0;
+	}
+	if (!route_name_is_valid(name)) {
+		cli_error(cmd, "route name '%s' may hold only letters, digits, '.', '_' and '-' "
+		               "(not first), at most %d of them; give one with --name", name,
+		          ROUTE_MAX_NAME);
+		*status = o->name ? RXDECK_EXIT_USAGE : RXDECK_EXIT_FAILURE;
+		return false;
+	}
+	return true;
+}
+
+/* Reads the device into the recorder until the stop combination, a stop
+ * signal, or the device's end. */
+static void record_loop(const char *cmd, int fd, struct libevdev *dev, struct route_recorder *rec,
+                        const char *used)
+{
+	bool done = false;
+	while (!done) {
+		struct pollfd pf[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = signal_pipe[0], .events = POLLIN },
+		};
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pending_signal()) {
+			route_recorder_finish(rec, now_ns());
+			break;
+		}
+		if (pf[0].revents & (POLLHUP | POLLERR)) {
+			cli_error(cmd, "device '%s' went away; keeping what was recorded", used);
+			route_recorder_finish(rec, now_ns());
+			break;
+		}
+		struct input_event ev;
+		int flag = LIBEVDEV_READ_FLAG_NORMAL;
+		int r;
+		for (;;) {
+			r = libevdev_next_event(dev, flag, &ev);
+			if (r == LIBEVDEV_READ_STATUS_SYNC) {
+				flag = LIBEVDEV_READ_FLAG_SYNC;
+			} else if (r == -EAGAIN && flag == LIBEVDEV_READ_FLAG_SYNC) {
+				flag = LIBEVDEV_READ_FLAG_NORMAL;
+				continue;
+			} else if (r != LIBEVDEV_READ_STATUS_SUCCESS) {
+				break;
+			}
+			if (route_recorder_feed(rec, &ev) == 1) {
+				done = true;
+				break;
+			}
+		}
+		if (r < 0 && r != -EAGAIN) {
+			cli_error(cmd, "cannot read device '%s': %s; keeping what was recorded", used,
+			          strerror(-r));
+			route_recorder_finish(rec, now_ns());
+			break;
+		}
+	}
+}
+
+/* Writes the recording to tmp, with the window asked for if it fits,
+ * else with the whole route as its window.  0 or a negative errno (said). */
+static int record_write(const char *cmd, const char *tmp, const struct record_opts *o,
+                        struct route_recorder *rec, const char *name, const char *device_name)
+{
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		int e = errno ? errno : EIO;
+		cli_error(cmd, "cannot write '%s': %s", tmp, strerror(e));
+		return -e;
+	}
+	char comment[512];
+	snprintf(comment, sizeof comment, "recorded with rxdeck route record from '%s'", device_name);
+	int r = route_recorder_write(rec, f, name, o->window ? o->window_ms[0] : 0,
+	                             o->window ? o->window_ms[1] : 0, comment);
+	if (r == -EINVAL && o->window) {
+		/* keep the recording: the whole route is the window instead */
+		char a[32], b[32];
+		route_format_time(o->window_ms[0], a, sizeof a);
+		route_format_time(o->window_ms[1], b, sizeof b);
+		cli_error(cmd, "the window %s %s does not fit the recorded route; the whole route "
+		               "is its window instead", a, b);
+		rewind(f);
+		if (ftruncate(fileno(f), 0) != 0)
+			r = -errno;
+		else
+			r = route_recorder_write(rec, f, name, 0, 0, comment);
+	}
+	if (fclose(f) != 0 && r == 0)
+		r = -EIO;
+	if (r < 0) {
+		cli_error(cmd, "cannot write '%s': %s", tmp, strerror(-r));
+		unlink(tmp);
+	}
+	return r;
+}
+
+/* The written recording checked like 'rxdeck route check' and renamed to
+ * out.  0, or -1 (said). */
+static int record_keep(const char *cmd, const char *tmp, const char *out)
+{
+	struct route *check = NULL;
+	const struct route_parse_options popt = { .on_error = print_error };
+	if (route_load_with(tmp, &popt, &check, NULL) != 0) {
+		cli_error(cmd, "the recording does not read back as a route; left in '%s'", tmp);
+		return -1;
+	}
+	if (rename(tmp, out) != 0) {
+		cli_error(cmd, "cannot write '%s': %s", out, strerror(errno));
+		unlink(tmp);
+		route_free(check);
+		return -1;
+	}
+	print_summary(out, check);
+	route_free(check);
+	return 0;
+}
+
 static int route_record(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct record_opts o = { 0 };
@@ -501,23 +650,9 @@ static int route_record(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_FAILURE;
 	}
 	char name[ROUTE_MAX_NAME + 1];
-	if (o.name) {
-		snprintf(name, sizeof name, "%s", o.name);
-	} else {
-		const char *base = strrchr(out, '/');
-		base = base ? base + 1 : out;
-		snprintf(name, sizeof name, "%s", base);
-		char *dot = strstr(name, ".route");
-		if (dot && dot[6] == 0)
-			*dot = 0;
-	}
-
-	if (!route_name_is_valid(name)) {
-		cli_error(cmd, "route name '%s' may hold only letters, digits, '.', '_' and '-' "
-		               "(not first), at most %d of them; give one with --name", name,
-		          ROUTE_MAX_NAME);
-		return o.name ? RXDECK_EXIT_USAGE : RXDECK_EXIT_FAILURE;
-	}
+	int status = RXDECK_EXIT_FAILURE;
+	if (!record_name(cmd, &o, out, name, &status))
+		return status;
 
 	int fd = -1;
 	struct libevdev *dev = NULL;
@@ -526,7 +661,6 @@ static int route_record(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_FAILURE;
 	libevdev_set_clock_id(dev, CLOCK_MONOTONIC);
 
-	int status = RXDECK_EXIT_FAILURE;
 	struct route_recorder *rec = NULL;
 	char *tmp = NULL;
 	struct route_record_config cfg = {
@@ -555,47 +689,7 @@ static int route_record(int argc, char **argv, struct cmd_context *ctx)
 	       used, combo);
 	fflush(stdout);
 
-	bool done = false;
-	while (!done) {
-		struct pollfd pf[2] = {
-			{ .fd = fd, .events = POLLIN },
-			{ .fd = signal_pipe[0], .events = POLLIN },
-		};
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pending_signal()) {
-			route_recorder_finish(rec, now_ns());
-			break;
-		}
-		if (pf[0].revents & (POLLHUP | POLLERR)) {
-			cli_error(cmd, "device '%s' went away; keeping what was recorded", used);
-			route_recorder_finish(rec, now_ns());
-			break;
-		}
-		struct input_event ev;
-		int flag = LIBEVDEV_READ_FLAG_NORMAL;
-		for (;;) {
-			r = libevdev_next_event(dev, flag, &ev);
-			if (r == LIBEVDEV_READ_STATUS_SYNC) {
-				flag = LIBEVDEV_READ_FLAG_SYNC;
-			} else if (r == -EAGAIN && flag == LIBEVDEV_READ_FLAG_SYNC) {
-				flag = LIBEVDEV_READ_FLAG_NORMAL;
-				continue;
-			} else if (r != LIBEVDEV_READ_STATUS_SUCCESS) {
-				break;
-			}
-			if (route_recorder_feed(rec, &ev) == 1) {
-				done = true;
-				break;
-			}
-		}
-		if (r < 0 && r != -EAGAIN) {
-			cli_error(cmd, "cannot read device '%s': %s; keeping what was recorded", used,
-			          strerror(-r));
-			route_recorder_finish(rec, now_ns());
-			break;
-		}
-	}
+	record_loop(cmd, fd, dev, rec, used);
 
 	/* written to a temporary file first: OUT is whole or untouched */
 	size_t tl = strlen(out) + 16;
@@ -603,51 +697,9 @@ static int route_record(int argc, char **argv, struct cmd_context *ctx)
 	if (!tmp)
 		goto out;
 	snprintf(tmp, tl, "%s.tmp%d", out, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		cli_error(cmd, "cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	char comment[512];
-	snprintf(comment, sizeof comment, "recorded with rxdeck route record from '%s'",
-	         libevdev_get_name(dev));
-	r = route_recorder_write(rec, f, name, o.window ? o.window_ms[0] : 0,
-	                         o.window ? o.window_ms[1] : 0, comment);
-	if (r == -EINVAL && o.window) {
-		/* keep the recording: the whole route is the window instead */
-		char a[32], b[32];
-		route_format_time(o.window_ms[0], a, sizeof a);
-		route_format_time(o.window_ms[1], b, sizeof b);
-		cli_error(cmd, "the window %s %s does not fit the recorded route; the whole route "
-		               "is its window instead", a, b);
-		rewind(f);
-		if (ftruncate(fileno(f), 0) != 0)
-			r = -errno;
-		else
-			r = route_recorder_write(rec, f, name, 0, 0, comment);
-	}
-	if (fclose(f) != 0 && r == 0)
-		r = -EIO;
-	if (r < 0) {
-		cli_error(cmd, "cannot write '%s': %s", tmp, strerror(-r));
-		unlink(tmp);
-		goto out;
-	}
-	struct route *check = NULL;
-	const struct route_parse_options popt = { .on_error = print_error };
-	if (route_load_with(tmp, &popt, &check, NULL) != 0) {
-		cli_error(cmd, "the recording does not read back as a route; left in '%s'", tmp);
-		goto out;
-	}
-	if (rename(tmp, out) != 0) {
-		cli_error(cmd, "cannot write '%s': %s", out, strerror(errno));
-		unlink(tmp);
-		route_free(check);
-		goto out;
-	}
-	print_summary(out, check);
-	route_free(check);
-	status = RXDECK_EXIT_OK;
+	if (record_write(cmd, tmp, &o, rec, name, libevdev_get_name(dev)) == 0 &&
+	    record_keep(cmd, tmp, out) == 0)
+		status = RXDECK_EXIT_OK;
 out:
 	free(tmp);
 	route_recorder_destroy(rec);
