@@ -6,6 +6,7 @@
  * then written in one transaction; docs/running.md states the rules. */
 #include "run.h"
 #include "run-private.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -67,6 +68,7 @@ int run_void_apply(struct db *db, int64_t campaign_id, const struct plan_void_ru
 		return run_errf(errmsg, errmsg_size, rc, "%s", db_errmsg(db));
 	struct cand *c = calloc(n_runs ? n_runs : 1, sizeof *c);
 	double *tmp = calloc(n_runs ? n_runs : 1, sizeof *tmp);
+	struct stats_shot *others = NULL;
 	size_t n = 0, voided = 0;
 	if (!c || !tmp) {
 		rc = -ENOMEM;
@@ -101,37 +103,40 @@ int run_void_apply(struct db *db, int64_t campaign_id, const struct plan_void_ru
 		}
 	}
 
-	/* left the route: each shot against the other arms' at that point */
+	/* left the route: each shot against the other arms' at that point,
+	 * by stats' rule (the report's shot grid applies the same one) */
 	if (rules->shot_luma > 0) {
+		size_t total = 0;
+		for (size_t i = 0; i < n; i++)
+			total += c[i].n_shots;
+		others = calloc(total ? total : 1, sizeof *others);
+		if (!others) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		for (size_t i = 0; i < n; i++) {
 			for (size_t s = 0; s < c[i].n_shots && !c[i].reason[0]; s++) {
 				const struct db_shot *mine = &c[i].shots[s];
-				if (!isfinite(mine->luma))
-					continue;
 				size_t m = 0;
-				bool same_checksum = false;
 				for (size_t j = 0; j < n; j++) {
 					if (c[j].run->arm_id == c[i].run->arm_id)
 						continue;
-					for (size_t t = 0; t < c[j].n_shots; t++) {
-						const struct db_shot *o = &c[j].shots[t];
-						if (strcmp(o->name, mine->name) != 0)
-							continue;
-						if (mine->checksum && o->checksum && *mine->checksum &&
-						    strcmp(mine->checksum, o->checksum) == 0)
-							same_checksum = true;
-						if (isfinite(o->luma))
-							tmp[m++] = o->luma;
-					}
+					for (size_t t = 0; t < c[j].n_shots; t++)
+						if (strcmp(c[j].shots[t].name, mine->name) == 0)
+							others[m++] = (struct stats_shot){
+								c[j].shots[t].luma, c[j].shots[t].checksum
+							};
 				}
-				if (same_checksum || m == 0)
-					continue;
-				double med = median(tmp, m);
-				if (fabs(mine->luma - med) > rules->shot_luma)
+				struct stats_shot_verdict v;
+				rc = stats_shot_compare(&(struct stats_shot){ mine->luma, mine->checksum },
+				                        others, m, rules->shot_luma, &v);
+				if (rc < 0)
+					goto out;
+				if (v.differs)
 					snprintf(c[i].reason, sizeof c[i].reason,
 					         "left the route: shot '%s' has mean luma %.1f, the other arms' "
-					         "median there is %.1f (tolerance %.3g)", mine->name, mine->luma, med,
-					         rules->shot_luma);
+					         "median there is %.1f (tolerance %.3g)", mine->name, mine->luma,
+					         v.median_luma, rules->shot_luma);
 			}
 		}
 	}
@@ -187,6 +192,7 @@ out:
 			free(c[i].shots);
 	free(c);
 	free(tmp);
+	free(others);
 	free(runs);
 	return rc < 0 ? rc : 0;
 }

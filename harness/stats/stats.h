@@ -183,4 +183,30 @@ int stats_more_rounds(double delta, double sd_pooled, size_t n_base, size_t n_ar
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                        double *out_u, double *out_p, bool *out_exact, bool *out_ties);
 
+/* ---- route shots --------------------------------------------------------- */
+
+/* A route shot as the comparison sees it. */
+struct stats_shot {
+	double luma;            /* mean luma 0..255; NaN: not known */
+	const char *checksum;   /* hex digest of the pixels; NULL or "": not known */
+};
+
+struct stats_shot_verdict {
+	bool differs;           /* beyond the tolerance, and no checksum in common */
+	bool same_checksum;     /* one of the others has this shot's checksum */
+	size_t n_compared;      /* others with a known luma */
+	double median_luma;     /* their median luma; NaN when n_compared is 0 */
+};
+
+/*
+ * The rule of the void check's "left the route" (docs/running.md): mine
+ * is like others[0..n) (shots at the same route point) when one of them
+ * has its checksum; otherwise it differs when |mine->luma - the median of
+ * their lumas| > tolerance (0..255; 0 turns the rule off).  A shot without
+ * a luma, or with no other luma to compare with, never differs.  Returns 0
+ * with *out; -EINVAL for a NULL mine (or others with n > 0), -ENOMEM.
+ */
+int stats_shot_compare(const struct stats_shot *mine, const struct stats_shot *others, size_t n,
+                       double tolerance, struct stats_shot_verdict *out);
+
 #endif
