@@ -1,4 +1,4 @@
-/* cmd-report: `rxdeck report [CAMPAIGN] [--baseline A] [--format md|csv|json]`,
+/* cmd-report: `rxdeck report [CAMPAIGN] [--baseline A] [--format md|csv|json|html]`,
  * the comparison table and verdicts of a campaign (the newest by default).
  * It owns the command line; the report is report-print.c's. */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include "cmd.h"
 #include "report/report-private.h"
 
-static const char *const formats[] = { "md", "csv", "json", "markdown=md", NULL };
+static const char *const formats[] = { "md", "csv", "json", "html", "markdown=md", NULL };
 
 int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 {
@@ -18,29 +18,40 @@ int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 	int format = 0;
 	const struct cli_option options[] = {
 		OPT_BASELINE(&ro.baseline),
-		OPT_FORMAT(&format, formats, "md|csv|json", "output format (default: md, Markdown)"),
+		OPT_FORMAT(&format, formats, "md|csv|json|html",
+		           "output format (default: md, Markdown; html: one self-contained page)"),
+		OPT_BOOL(0, "embed-shots", &ro.embed_shots,
+		         "html: the route shots inside the page (base64 PNG), not linked"),
 		OPT_OUTPUT(&output),
 		OPT_DB(&ctx->db_path),
 		OPT_END,
 	};
 	const struct cli cli = {
 		.command = ctx->command,
-		.synopsis = "[CAMPAIGN] [--baseline ARM] [--format md|csv|json] [--output FILE] [--db PATH]",
+		.synopsis = "[CAMPAIGN] [--baseline ARM] [--format md|csv|json|html] [--embed-shots]\n"
+		            "       [--output FILE] [--db PATH]",
 		.summary = "Prints a campaign's comparison (the newest campaign when none is named; a\n"
 		           "name or an id): one column per arm, one row per metric with each run's\n"
 		           "value then the mean, Δ and Δ% against the baseline, void runs with their\n"
 		           "reason (never counted), and the verdict per metric with the spreads, the\n"
 		           "usable runs, a Mann-Whitney p-value from 3 runs an arm, and how many more\n"
 		           "rounds a difference within the spread would need.  CSV and JSON carry the\n"
-		           "same numbers per run and per arm; docs/reports.md defines them.",
+		           "same numbers per run and per arm; docs/reports.md defines them.  HTML is\n"
+		           "one self-contained page (no script, nothing fetched): the header, the\n"
+		           "same table and verdicts, the plots, the void runs and the route shot\n"
+		           "grid, shots linked into the run folders or embedded with --embed-shots.",
 		.options = options,
 	};
 	int npos = 0, exit_code;
 	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
 		return exit_code;
 	static const enum report_format format_of[] = { REPORT_FORMAT_MD, REPORT_FORMAT_CSV,
-		                                        REPORT_FORMAT_JSON };
+		                                        REPORT_FORMAT_JSON, REPORT_FORMAT_HTML };
 	ro.format = format_of[format];
+	if (ro.embed_shots && ro.format != REPORT_FORMAT_HTML) {
+		cli_error(ctx->command, "--embed-shots is for --format html");
+		return RXDECK_EXIT_USAGE;
+	}
 	struct db *db = ctx->db;
 	int64_t id = ctx->campaign_id;
 	char msg[1024] = "";

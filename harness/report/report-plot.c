@@ -32,10 +32,10 @@ static const char *const colours[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7
 	                               "#E69F00", "#56B4E9", "#000000", "#999999" };
 #define N_COLOURS (sizeof colours / sizeof colours[0])
 
-static void xml_text(FILE *out, const char *s)
+void report_xml_text_n(FILE *out, const char *s, size_t n)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	for (size_t i = 0; s && i < n && s[i]; i++) {
+		switch (s[i]) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
@@ -43,12 +43,17 @@ static void xml_text(FILE *out, const char *s)
 		case '\'': fputs("&apos;", out); break;
 		default:
 			/* control characters are not allowed in XML 1.0 */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+			if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n')
 				fputc(' ', out);
 			else
-				fputc(*s, out);
+				fputc(s[i], out);
 		}
 	}
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	report_xml_text_n(out, s, s ? strlen(s) : 0);
 }
 
 struct axis {
@@ -517,8 +522,6 @@ static void plot_fps(const struct report_data *rd, FILE *out, bool *wrote)
 	*wrote = true;
 }
 
-typedef int (*plot_fn)(struct db *, const struct report_data *, FILE *, bool *);
-
 static int plot_fps_fn(struct db *db, const struct report_data *rd, FILE *out, bool *wrote)
 {
 	(void)db;
@@ -526,72 +529,117 @@ static int plot_fps_fn(struct db *db, const struct report_data *rd, FILE *out, b
 	return 0;
 }
 
-int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
-                      const struct report_options *opts, size_t *n_written_out)
+const struct report_plot_kind report_plot_kinds[] = {
+	{ "frametime", "frame time over the route", plot_frametime },
+	{ "distribution", "frame-time distribution", plot_distribution },
+	{ "fps", "real fps per run", plot_fps_fn },
+	{ NULL, NULL, NULL },
+};
+
+void report_plots_free(struct report_plot_svg *plots, size_t n)
 {
-	static const struct {
-		const char *suffix;
-		plot_fn fn;
-	} plots[] = {
-		{ "frametime", plot_frametime },
-		{ "distribution", plot_distribution },
-		{ "fps", plot_fps_fn },
-	};
+	for (size_t i = 0; plots && i < n; i++) {
+		free(plots[i].name);
+		free(plots[i].svg);
+	}
+	free(plots);
+}
+
+int report_plots_render(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                        struct report_plot_svg **out, size_t *n_out)
+{
 	struct report_data *rd;
 	int err = report_data_load(db, campaign_id, opts, &rd);
 	if (err)
 		return err;
 	char *name = NULL;
-	size_t written = 0;
+	size_t n = 0, n_kinds = 0;
+	while (report_plot_kinds[n_kinds].suffix)
+		n_kinds++;
+	struct report_plot_svg *plots = calloc(n_kinds, sizeof *plots);
+	if (!plots) {
+		err = report_fail(opts, -ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((err = report_tested_name(db, campaign_id, &name))) {
 		err = report_fail(opts, err, "cannot name the plots: %s", strerror(-err));
 		goto out;
 	}
 	name[strlen(name) - 3] = 0; /* drop ".md" */
-	if ((err = report_mkdir_p(dir))) {
-		err = report_fail(opts, err, "cannot make folder '%s': %s", dir, strerror(-err));
-		goto out;
-	}
-	for (size_t p = 0; p < sizeof plots / sizeof plots[0]; p++) {
-		char *text = NULL, *path = NULL;
-		size_t len = 0;
+	for (size_t k = 0; k < n_kinds; k++) {
+		const struct report_plot_kind *pk = &report_plot_kinds[k];
+		struct report_plot_svg *p = &plots[n];
 		bool wrote = false;
-		FILE *mem = open_memstream(&text, &len);
+		FILE *mem = open_memstream(&p->svg, &p->len);
 		if (!mem) {
 			err = report_fail(opts, -ENOMEM, "out of memory");
 			goto out;
 		}
-		err = plots[p].fn(db, rd, mem, &wrote);
+		err = pk->draw(db, rd, mem, &wrote);
 		if (fclose(mem) != 0 && !err)
 			err = -ENOMEM;
 		if (err) {
-			free(text);
-			err = report_fail(opts, err, "cannot draw the %s plot: %s", plots[p].suffix,
+			err = report_fail(opts, err, "cannot draw the %s plot: %s", pk->suffix,
 			                  strerror(-err));
+			free(p->svg);
+			p->svg = NULL;
 			goto out;
 		}
-		if (wrote) {
-			if (asprintf(&path, "%s/%s-%s.svg", dir, name, plots[p].suffix) < 0) {
-				free(text);
-				err = report_fail(opts, -ENOMEM, "out of memory");
-				goto out;
-			}
-			err = report_atomic_write(path, text, len);
-			if (err) {
-				err = report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
-				free(path);
-				free(text);
-				goto out;
-			}
-			free(path);
-			written++;
+		if (!wrote) {
+			free(p->svg);
+			p->svg = NULL;
+			continue;
 		}
-		free(text);
+		if (asprintf(&p->name, "%s-%s.svg", name, pk->suffix) < 0) {
+			p->name = NULL;
+			n++; /* freed below */
+			err = report_fail(opts, -ENOMEM, "out of memory");
+			goto out;
+		}
+		p->kind = pk->suffix;
+		p->title = pk->title;
+		n++;
 	}
-	if (n_written_out)
-		*n_written_out = written;
 out:
 	free(name);
 	report_data_destroy(rd);
+	if (err) {
+		report_plots_free(plots, n);
+		return err;
+	}
+	*out = plots;
+	*n_out = n;
+	return 0;
+}
+
+int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
+                      const struct report_options *opts, size_t *n_written_out)
+{
+	struct report_plot_svg *plots;
+	size_t n;
+	int err = report_plots_render(db, campaign_id, opts, &plots, &n);
+	if (err)
+		return err;
+	if ((err = report_mkdir_p(dir))) {
+		err = report_fail(opts, err, "cannot make folder '%s': %s", dir, strerror(-err));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, plots[i].name) < 0) {
+			err = report_fail(opts, -ENOMEM, "out of memory");
+			goto out;
+		}
+		err = report_atomic_write(path, plots[i].svg, plots[i].len);
+		if (err)
+			err = report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
+		free(path);
+		if (err)
+			goto out;
+	}
+	if (n_written_out)
+		*n_written_out = n;
+out:
+	report_plots_free(plots, n);
 	return err;
 }

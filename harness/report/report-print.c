@@ -674,6 +674,9 @@ int report_print(struct db *db, int64_t campaign_id, const struct report_options
 	case REPORT_FORMAT_JSON:
 		err = print_json(rd, out);
 		break;
+	case REPORT_FORMAT_HTML:
+		err = report_html_print(db, rd, opts, out);
+		break;
 	case REPORT_FORMAT_MD:
 	default:
 		md_title(rd, out, "#");

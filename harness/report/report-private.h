@@ -111,4 +111,25 @@ int report_atomic_write(const char *path, const char *data, size_t len);
 /* Creates dir and its parents (0755) as needed.  0 or a negative errno. */
 int report_mkdir_p(const char *dir);
 
+/* Text escaped for XML and HTML (the five predefined entities; control
+ * characters but tab and newline as spaces): at most n bytes of s, up to
+ * its NUL. */
+void report_xml_text_n(FILE *out, const char *s, size_t n);
+
+/* The plots report_plot_write() draws, in that order (ends with a zeroed
+ * entry): suffix is the file's ("frametime"), title the plot's kind in
+ * words; draw writes the whole SVG document to out and sets *wrote, or
+ * writes nothing when there is no data for it. */
+struct report_plot_kind {
+	const char *suffix;
+	const char *title;
+	int (*draw)(struct db *db, const struct report_data *rd, FILE *out, bool *wrote);
+};
+extern const struct report_plot_kind report_plot_kinds[];
+
+/* The HTML page of a campaign (report-html.c): report_print() with
+ * REPORT_FORMAT_HTML. */
+int report_html_print(struct db *db, const struct report_data *rd,
+                      const struct report_options *opts, FILE *out);
+
 #endif

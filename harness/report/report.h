@@ -34,12 +34,16 @@ enum report_format {
 	REPORT_FORMAT_MD = 0,   /* Markdown table and verdicts (default) */
 	REPORT_FORMAT_CSV = 1,  /* one row per run and metric, then per arm */
 	REPORT_FORMAT_JSON = 2, /* the document docs/reports.md defines */
+	REPORT_FORMAT_HTML = 3, /* one self-contained page: header, table, verdicts,
+	                         * plots, void runs and the route shot grid */
 };
 
 /* Zero means default for every field. */
 struct report_options {
 	char baseline;              /* the baseline arm's letter; 0: the first arm */
 	enum report_format format;  /* 0: Markdown */
+	bool embed_shots;           /* HTML: shots inside the page (base64 PNG) rather
+	                             * than linked into the run folders */
 	char *errmsg;               /* on failure, the reason is written here (may be NULL) */
 	size_t errmsg_size;
 };
@@ -105,5 +109,23 @@ int report_tested_print(struct db *db, int64_t campaign_id, const struct report_
  */
 int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
                       const struct report_options *opts, size_t *n_written_out);
+
+/* One plot drawn in memory (report_plots_render()). */
+struct report_plot_svg {
+	char *name;         /* the file name report_plot_write() gives it */
+	const char *kind;   /* "frametime", "distribution", "fps" (static) */
+	const char *title;  /* the kind in words: "frame time over the route" (static) */
+	char *svg;          /* the whole SVG document */
+	size_t len;         /* its length in bytes */
+};
+
+/*
+ * The plots report_plot_write() writes, drawn into memory instead: *out
+ * (release with report_plots_free()) holds *n of them, in that order,
+ * only those with data.  Returns 0 or a negative errno (opts->errmsg).
+ */
+int report_plots_render(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                        struct report_plot_svg **out, size_t *n);
+void report_plots_free(struct report_plot_svg *plots, size_t n);
 
 #endif
