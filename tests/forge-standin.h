@@ -7,7 +7,11 @@
  * (method, path, Authorization, Content-Type, body), and answers POST and
  * PATCH requests from a script first: a status with an optional Retry-After,
  * a hang (never answers), or "act, then answer 500" (the comment is made
- * but the answer is lost).  GET requests always act.
+ * but the answer is lost).  GET requests always act.  POST
+ * .../issues/comments/ID/assets?name=N (an attachment upload) answers 201
+ * with the asset and its browser_download_url, .../attachments/UUID on the
+ * stand-in, for a comment it has; asset_status makes it answer that status
+ * instead (404: a forge without comment assets).
  */
 #ifndef RXDECK_FORGE_STANDIN_H
 #define RXDECK_FORGE_STANDIN_H
@@ -68,6 +72,8 @@ struct standin {
 	struct standin_comment comments[STANDIN_MAX];
 	size_t n_comments;
 	long long next_id;
+	int asset_status;       /* 0: act; else answer every asset upload with it */
+	size_t n_assets;        /* asset uploads answered 201 */
 };
 
 static inline void standin_script(struct standin *s, enum standin_act act, int status,
@@ -144,6 +150,26 @@ static inline int standin_act(struct standin *s, const struct standin_request *r
 			*c = (struct standin_comment){ s->next_id++, issue, strdup(b) };
 			json_decref(j);
 			*body = standin_comment_json(c);
+			return 201;
+		}
+	}
+	if (sscanf(r->path, "/api/v1/repos/owner/name/issues/comments/%lld/%63[^?]", &id, tail) == 2 &&
+	    strcmp(tail, "assets") == 0 && strcmp(r->method, "POST") == 0) {
+		if (s->asset_status) {
+			*body = strdup("{\"message\":\"no assets here\"}");
+			return s->asset_status;
+		}
+		const char *q = strstr(r->path, "?name=");
+		for (size_t i = 0; i < s->n_comments; i++) {
+			if (s->comments[i].id != id)
+				continue;
+			char url[128];
+			long long aid = 5001 + (long long)s->n_assets++;
+			snprintf(url, sizeof url, "http://127.0.0.1/attachments/uuid-%lld", aid);
+			json_t *j = json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)aid, "name",
+			                      q ? q + 6 : "", "uuid", url + 29, "browser_download_url", url);
+			*body = json_dumps(j, JSON_COMPACT);
+			json_decref(j);
 			return 201;
 		}
 	}

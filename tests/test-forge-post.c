@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "forge/forge.h"
+#include "forge/forge-private.h"
 
 #define TOKEN "tok-S3cr3t-5f2a9c0e71d4"
 
@@ -295,6 +296,132 @@ static void test_post__refusals_name_the_fix(void **state)
 	assert_int_equal(f->s.n_comments, 3);
 }
 
+/* Frames for the setup's four runs, so every plot kind has data. */
+static void add_frames(struct fx *f)
+{
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(f->t.db, f->t.campaign, &runs, &n), 0);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++)
+		trep_frames_at(&f->t, runs[i].id, INT64_C(1000000000000) * (int64_t)(i + 1),
+		               11.0 + (double)i);
+	free(runs);
+}
+
+static void test_post__attaches_plots(void **state)
+{
+	struct fx *f = *state;
+	add_frames(f);
+	struct forge_options o = opts(f);
+	o.attach_plots = true;
+	struct forge_target t = target(f, false);
+	struct forge_outcome out;
+	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
+	assert_int_equal(out.sent, 1);
+	assert_int_equal(out.comment_id, 1001);
+	/* the comment, three uploads, the edit that shows them */
+	assert_int_equal(f->s.n_req, 5);
+	assert_string_equal(f->s.req[0].method, "POST");
+	assert_string_equal(f->s.req[0].path, "/api/v1/repos/owner/name/issues/12/comments");
+	static const char *const kinds[] = { "frametime", "distribution", "fps" };
+	for (int k = 0; k < 3; k++) {
+		struct standin_request *r = &f->s.req[1 + k];
+		char want[256];
+		assert_string_equal(r->method, "POST");
+		snprintf(want, sizeof want, "/api/v1/repos/owner/name/issues/comments/1001/assets"
+		                            "?name=2026-11-13-night-1-%s.svg", kinds[k]);
+		assert_string_equal(r->path, want);
+		assert_string_equal(r->auth, "token " TOKEN);
+		const char *b = "multipart/form-data; boundary=";
+		assert_true(strncmp(r->content_type, b, strlen(b)) == 0);
+		const char *boundary = r->content_type + strlen(b);
+		/* one part: the field "attachment" holding the SVG, then the end */
+		char open[256], close[256];
+		snprintf(open, sizeof open, "--%s\r\n", boundary);
+		snprintf(close, sizeof close, "\r\n--%s--\r\n", boundary);
+		assert_true(strncmp(r->body, open, strlen(open)) == 0);
+		snprintf(want, sizeof want, "Content-Disposition: form-data; name=\"attachment\"; "
+		                            "filename=\"2026-11-13-night-1-%s.svg\"\r\n", kinds[k]);
+		assert_non_null(strstr(r->body, want));
+		assert_non_null(strstr(r->body, "Content-Type: image/svg+xml\r\n\r\n<?xml"));
+		assert_non_null(strstr(r->body, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+		size_t bl = strlen(r->body), cl = strlen(close);
+		assert_true(bl > cl && strcmp(r->body + bl - cl, close) == 0);
+		assert_int_equal(count_method(f, "POST"), 4);
+	}
+	struct standin_request *e = &f->s.req[4];
+	assert_string_equal(e->method, "PATCH");
+	assert_string_equal(e->path, "/api/v1/repos/owner/name/issues/comments/1001");
+	/* the comment shows the returned URLs, after the text, before the marker */
+	assert_int_equal(f->s.n_comments, 1);
+	const char *c = f->s.comments[0].body;
+	const char *table = strstr(c, "| real fps (runs) | 11.0, 11.5 | 13.0, 13.5 |");
+	const char *i1 = strstr(c, "![frame time over the route](http://127.0.0.1/attachments/uuid-5001)");
+	const char *i2 = strstr(c, "![frame-time distribution](http://127.0.0.1/attachments/uuid-5002)");
+	const char *i3 = strstr(c, "![real fps per run](http://127.0.0.1/attachments/uuid-5003)");
+	const char *mk = strstr(c, "<!-- rxdeck-summary campaign=night-1 ");
+	assert_true(table && i1 && i2 && i3 && mk);
+	assert_true(table < i1 && i1 < i2 && i2 < i3 && i3 < mk);
+	assert_non_null(strstr(f->log, "3 plots attached to comment 1001"));
+	size_t n;
+	struct db_post *p = posts(f, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].state, DB_POST_SENT);
+	free(p);
+}
+
+static void test_post__asset_refused_keeps_text_once(void **state)
+{
+	struct fx *f = *state;
+	add_frames(f);
+	f->s.asset_status = 404;
+	struct forge_options o = opts(f);
+	o.attach_plots = true;
+	struct forge_target t = target(f, false);
+	struct forge_outcome out;
+	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
+	assert_int_equal(out.sent, 1);
+	assert_int_equal(out.queued, 0);
+	/* the comment, one refused upload; no more uploads and no edit */
+	assert_int_equal(f->s.n_req, 2);
+	assert_string_equal(f->s.req[1].path, "/api/v1/repos/owner/name/issues/comments/1001/assets"
+	                                      "?name=2026-11-13-night-1-frametime.svg");
+	assert_int_equal(f->s.n_comments, 1);
+	assert_non_null(strstr(f->s.comments[0].body, "| real fps (runs) | 11.0, 11.5 | 13.0, 13.5 |"));
+	assert_null(strstr(f->s.comments[0].body, "!["));
+	assert_non_null(strstr(f->log, "cannot attach plot '2026-11-13-night-1-frametime.svg' to "
+	                               "comment 1001: the forge refused it (404); the comment keeps "
+	                               "the text without pictures"));
+	/* sent once: nothing left for a retry to post again */
+	size_t n;
+	struct db_post *p = posts(f, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].state, DB_POST_SENT);
+	free(p);
+	assert_int_equal(forge_outbox_flush(f->t.db, true, &o, &out), 0);
+	assert_int_equal(out.sent, 0);
+	assert_int_equal(f->s.n_req, 2);
+	assert_int_equal(f->s.n_comments, 1);
+}
+
+static void test_post__body_with_plots_without_marker(void **state)
+{
+	(void)state;
+	const char *titles[] = { "a [b]", "c" };
+	const char *urls[] = { "https://f/1", "https://f/2" };
+	char *b;
+	assert_int_equal(forge_body_with_plots("text\n\n", titles, urls, 2, &b), 0);
+	assert_string_equal(b, "text\n\nPlots:\n\n![a b](https://f/1)\n\n![c](https://f/2)\n");
+	free(b);
+	char *u = forge_asset_url("{\"browser_download_url\":\"https://f/x (y)\"}");
+	assert_null(u);
+	u = forge_asset_url("{\"browser_download_url\":\"https://f/attachments/u1\"}");
+	assert_string_equal(u, "https://f/attachments/u1");
+	free(u);
+	assert_null(forge_asset_url("not json"));
+}
+
 static void test_post__no_token_keeps_summary(void **state)
 {
 	struct fx *f = *state;
@@ -458,6 +585,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_post__refusals_name_the_fix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__no_token_keeps_summary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__token_nowhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post__attaches_plots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post__asset_refused_keeps_text_once, setup, teardown),
+		cmocka_unit_test(test_post__body_with_plots_without_marker),
 		cmocka_unit_test_setup_teardown(test_token__file_rules, setup, teardown),
 		cmocka_unit_test(test_target__checks),
 	};

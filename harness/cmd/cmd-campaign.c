@@ -64,7 +64,7 @@ int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign 
 		struct forge_target t = post->target;
 		t.baseline = baseline;
 		struct forge_outcome fo;
-		struct forge_options fopt = { .command = command };
+		struct forge_options fopt = { .command = command, .attach_plots = true };
 		rc = forge_post_campaign(db, run_campaign_id(c), &t, &fopt, &fo);
 		if (rc == -EAGAIN) {
 			cli_error(command, "the summary waits in the outbox; 'rxdeck post --retry' sends it");
@@ -75,7 +75,7 @@ int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign 
 		}
 	} else {
 		/* summaries an unreachable forge held back earlier go out now */
-		struct forge_options fopt = { .command = command };
+		struct forge_options fopt = { .command = command, .attach_plots = true };
 		if (forge_outbox_flush(db, false, &fopt, NULL) == -EAGAIN)
 			cli_error(command, "summaries still wait in the outbox; 'rxdeck post --retry' sends them");
 	}

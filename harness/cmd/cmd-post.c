@@ -66,7 +66,7 @@ static int list_outbox(struct db *db)
 int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct forge_target t = { 0 };
-	bool retry = false, list = false;
+	bool retry = false, list = false, no_plots = false;
 	int64_t timeout_s = 0;
 #define PR_OPTION(l, text) { .name = (l), .nargs = 1, .args = "N", .help = text, \
 	.type = CLI_INT, .value = &t.issue_index, .min = 1, .max = INT64_MAX, \
@@ -82,6 +82,7 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 		{ .name = "timeout", .nargs = 1, .args = "SECONDS",
 		  .help = "give up on one request after this long (default: 30)", .type = CLI_INT,
 		  .value = &timeout_s, .min = 1, .max = 3600, .expect = "whole seconds, 1 to 3600" },
+		OPT_BOOL(0, "no-plots", &no_plots, "the text only: attach no plots to the comment"),
 		OPT_BOOL(0, "retry", &retry, "send every summary still in the outbox now"),
 		OPT_BOOL(0, "list", &list, "list the outbox: every post, its state and last error"),
 		OPT_DB(&ctx->db_path),
@@ -91,13 +92,16 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 	const struct cli cli = {
 		.command = COMMAND,
 		.synopsis = "[CAMPAIGN] --forge URL --repo OWNER/NAME --pr N [--update] [--run-file PATH|URL]\n"
+		            "       [--no-plots]\n"
 		            "       rxdeck post --retry | --list",
 		.summary = "Posts a campaign's summary (the table, the verdicts and where the run file\n"
 		           "is; the newest campaign when none is named) as a comment on a Forgejo or\n"
 		           "Gitea pull request or issue.  The summary is stored in the outbox first,\n"
 		           "then sent; network errors, 5xx and 429 are tried again with backoff\n"
 		           "(--retry, and at the end of the next campaign), 401/403/404 stop with what\n"
-		           "to fix.  The token comes from RXDECK_FORGE_TOKEN or\n"
+		           "to fix.  Once the comment is sent, the campaign's SVG plots are uploaded\n"
+		           "as its attachments and shown in it (--no-plots: text only); a forge that\n"
+		           "refuses them keeps the text comment.  The token comes from RXDECK_FORGE_TOKEN or\n"
 		           "~/.config/rxdeck/forge-token (mode 600) and is never printed or stored.\n"
 		           "Exit 3: some summaries are still in the outbox.  See docs/forge.md.",
 		.options = options,
@@ -130,7 +134,8 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 	struct db *db = ctx->db;
 	int64_t id = ctx->campaign_id;
 
-	struct forge_options fo = { .timeout_s = (int)timeout_s, .command = COMMAND };
+	struct forge_options fo = { .timeout_s = (int)timeout_s, .command = COMMAND,
+		                    .attach_plots = !no_plots };
 	struct forge_outcome out;
 	if (list) {
 		exit_code = list_outbox(db);

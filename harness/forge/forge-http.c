@@ -90,8 +90,10 @@ void forge_response_finish(struct forge_response *r)
 	r->body_len = 0;
 }
 
-int forge_http(const char *method, const char *url, const char *token, const char *json,
-               int timeout_s, struct forge_response *out)
+/* One request: a JSON body (json), a multipart/form-data body of one file
+ * (part), or none. */
+static int perform(const char *method, const char *url, const char *token, const char *json,
+                   const struct forge_part *part, int timeout_s, struct forge_response *out)
 {
 	pthread_once(&curl_once, curl_init);
 	*out = (struct forge_response){ .retry_after_s = -1 };
@@ -106,6 +108,7 @@ int forge_http(const char *method, const char *url, const char *token, const cha
 		return -ENOMEM;
 	}
 	struct curl_slist *h = NULL;
+	curl_mime *mime = NULL;
 	char *auth = NULL;
 	int err = 0;
 	size_t alen = strlen("Authorization: token ") + strlen(token) + 1;
@@ -145,7 +148,18 @@ int forge_http(const char *method, const char *url, const char *token, const cha
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
-	if (strcmp(method, "GET") != 0) {
+	if (part) {
+		curl_mimepart *mp;
+		if (!(mime = curl_mime_init(c)) || !(mp = curl_mime_addpart(mime)) ||
+		    curl_mime_name(mp, part->field) != CURLE_OK ||
+		    curl_mime_filename(mp, part->filename) != CURLE_OK ||
+		    curl_mime_type(mp, part->type) != CURLE_OK ||
+		    curl_mime_data(mp, part->data, part->len) != CURLE_OK) {
+			err = -ENOMEM;
+			goto out;
+		}
+		curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	} else if (strcmp(method, "GET") != 0) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json ? json : "");
 		if (strcmp(method, "POST") != 0)
 			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
@@ -176,5 +190,18 @@ out:
 	}
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
+	curl_mime_free(mime);
 	return err;
+}
+
+int forge_http(const char *method, const char *url, const char *token, const char *json,
+               int timeout_s, struct forge_response *out)
+{
+	return perform(method, url, token, json, NULL, timeout_s, out);
+}
+
+int forge_http_upload(const char *url, const char *token, const struct forge_part *part,
+                      int timeout_s, struct forge_response *out)
+{
+	return perform("POST", url, token, NULL, part, timeout_s, out);
 }

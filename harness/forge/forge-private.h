@@ -27,6 +27,36 @@ int forge_http(const char *method, const char *url, const char *token, const cha
                int timeout_s, struct forge_response *out);
 void forge_response_finish(struct forge_response *r);
 
+/* One file of a multipart/form-data body. */
+struct forge_part {
+	const char *field;      /* the form field: "attachment" */
+	const char *filename;   /* "2026-11-13-night-1-fps.svg" */
+	const char *type;       /* its media type: "image/svg+xml" */
+	const void *data;
+	size_t len;             /* bytes of data */
+};
+
+/*
+ * POST to url with `Authorization: token <token>` and a multipart/form-data
+ * body holding the one file part (Forgejo's asset uploads).  Transport
+ * rules and returns as forge_http().
+ */
+int forge_http_upload(const char *url, const char *token, const struct forge_part *part,
+                      int timeout_s, struct forge_response *out);
+
+/* The "browser_download_url" of Forgejo's answer to an asset upload (an
+ * http(s) URL without spaces, parentheses or angle brackets), malloc'd;
+ * NULL when there is none. */
+char *forge_asset_url(const char *json);
+
+/*
+ * The summary body with the uploaded plots shown: before the summary's
+ * hidden marker (at the end when there is none), a "Plots" line and one
+ * Markdown image per plot, ![title](url).  *out malloc'd; -ENOMEM.
+ */
+int forge_body_with_plots(const char *body, const char *const *titles, const char *const *urls,
+                          size_t n, char **out);
+
 /* True for http://127.0.0.1, http://[::1] and http://localhost (any port). */
 bool forge_url_is_loopback_http(const char *url);
 

@@ -490,10 +490,10 @@ static void find_comment(struct ctx *x, const struct db_post *p, const char *nee
 	forge_response_finish(&r);
 }
 
-static void request(struct ctx *x, const struct db_post *p, const char *method, const char *url,
-                    const char *what, struct attempt *a)
+static void request_body(struct ctx *x, const struct db_post *p, const char *method,
+                         const char *url, const char *what, const char *body, struct attempt *a)
 {
-	json_t *j = json_pack("{s:s}", "body", p->body);
+	json_t *j = json_pack("{s:s}", "body", body);
 	char *payload = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
 	if (!payload) {
@@ -509,6 +509,84 @@ static void request(struct ctx *x, const struct db_post *p, const char *method, 
 	if (a->kind == SENT)
 		a->comment_id = json_id(r.body);
 	forge_response_finish(&r);
+}
+
+static void request(struct ctx *x, const struct db_post *p, const char *method, const char *url,
+                    const char *what, struct attempt *a)
+{
+	request_body(x, p, method, url, what, p->body, a);
+}
+
+/* The campaign's plots as attachments of the comment just sent (Forgejo's
+ * comment assets, multipart field "attachment"; SVG, which Forgejo's
+ * default [attachment] ALLOWED_TYPES takes), then shown in its body by a
+ * PATCH.  Best effort: the comment was sent once already and stays as it
+ * is when the forge refuses an upload or cannot be reached; nothing here
+ * is tried again or fails the post. */
+static void attach_plots(struct ctx *x, const struct db_post *p, int64_t comment_id)
+{
+	struct report_plot_svg *plots;
+	size_t n;
+	char msg[512] = "";
+	struct report_options ro = { .errmsg = msg, .errmsg_size = sizeof msg };
+	if (report_plots_render(x->db, p->campaign_id, &ro, &plots, &n) != 0) {
+		say(x, "post %lld: cannot draw the plots to attach: %s; comment %lld keeps the text "
+		    "only", (long long)p->id, msg, (long long)comment_id);
+		return;
+	}
+	char **urls = calloc(n ? n : 1, sizeof *urls);
+	const char **titles = calloc(n ? n : 1, sizeof *titles);
+	size_t got = 0;
+	for (size_t i = 0; urls && titles && i < n; i++) {
+		char *url = api_url(p, "/issues/comments/%lld/assets?name=%s", (long long)comment_id,
+		                    plots[i].name);
+		if (!url)
+			break;
+		struct forge_part part = { "attachment", plots[i].name, "image/svg+xml", plots[i].svg,
+			                   plots[i].len };
+		struct forge_response r;
+		int rc = forge_http_upload(url, x->token, &part, x->o.timeout_s, &r);
+		free(url);
+		char *dl = rc == 0 && r.status >= 200 && r.status < 300 ? forge_asset_url(r.body) : NULL;
+		if (!dl) {
+			if (rc < 0)
+				snprintf(msg, sizeof msg, "no answer from '%s': %s", p->forge_url,
+				         r.error[0] ? r.error : strerror(-rc));
+			else if (r.status >= 200 && r.status < 300)
+				snprintf(msg, sizeof msg, "the forge's answer (%ld) names no download URL",
+				         r.status);
+			else
+				snprintf(msg, sizeof msg, "the forge refused it (%ld)", r.status);
+			say(x, "post %lld: cannot attach plot '%s' to comment %lld: %s; the comment keeps "
+			    "the text%s", (long long)p->id, plots[i].name, (long long)comment_id, msg,
+			    got ? " and the plots attached before it" : " without pictures");
+			forge_response_finish(&r);
+			break;
+		}
+		forge_response_finish(&r);
+		titles[got] = plots[i].title;
+		urls[got++] = dl;
+	}
+	char *body = NULL;
+	if (got && forge_body_with_plots(p->body, titles, (const char *const *)urls, got, &body) == 0) {
+		char *url = api_url(p, "/issues/comments/%lld", (long long)comment_id);
+		struct attempt a = { .kind = SENT };
+		if (url)
+			request_body(x, p, "PATCH", url, "cannot show the plots in the comment", body, &a);
+		if (url && a.kind == SENT)
+			say(x, "post %lld: %zu plot%s attached to comment %lld", (long long)p->id, got,
+			    got == 1 ? "" : "s", (long long)comment_id);
+		else
+			say(x, "post %lld: %s; the plots are attached to comment %lld but not shown in it",
+			    (long long)p->id, url ? a.msg : "out of memory", (long long)comment_id);
+		free(url);
+	}
+	free(body);
+	for (size_t i = 0; urls && i < got; i++)
+		free(urls[i]);
+	free(urls);
+	free(titles);
+	report_plots_free(plots, n);
 }
 
 /* One try of one post. */
@@ -646,6 +724,8 @@ static int send_one(struct ctx *x, const struct db_post *p)
 				return -EIO;
 			}
 			say(x, "%s: sent as comment %lld", where, (long long)a.comment_id);
+			if (x->o.attach_plots && p->campaign_id && a.comment_id)
+				attach_plots(x, p, a.comment_id);
 			x->out.sent++;
 			if (p->id == x->out.last_post_id)
 				x->out.comment_id = a.comment_id;

@@ -8,6 +8,8 @@
  *   POST  /api/v1/repos/{owner}/{repo}/issues/{index}/comments   a new comment
  *   PATCH /api/v1/repos/{owner}/{repo}/issues/comments/{id}      an update in place
  *   GET   /api/v1/repos/{owner}/{repo}/issues/{index}/comments   finding a comment
+ *   POST  /api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets  a plot attached
+ *         (multipart/form-data, field "attachment"; with forge_options.attach_plots)
  * with `Authorization: token ...` and a JSON body {"body": ...}.
  *
  * Each summary carries a hidden marker naming its campaign and the outbox
@@ -52,6 +54,10 @@ struct forge_options {
 	int64_t now_unix_ms;    /* the clock for due times; 0: now (tests set it) */
 	FILE *log;              /* progress and error lines; NULL: stderr */
 	const char *command;    /* prefix of those lines, "rxdeck post"; NULL: "rxdeck" */
+	bool attach_plots;      /* after a campaign's comment is sent, upload its SVG plots
+	                         * (POST .../issues/comments/{id}/assets, field
+	                         * "attachment") and show them in the comment (PATCH);
+	                         * a refusal leaves the text comment as sent */
 };
 
 /* What a call did with the outbox. */
