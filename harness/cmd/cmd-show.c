@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "report/report.h"
 #include "results-db/db.h"
+#include "run/run.h"
 
 #define COMMAND "rxdeck show"
 
@@ -74,6 +75,18 @@ static int show_campaign(struct db *db, int64_t id)
 	       c->warmup ? ", a warm-up run first" : "");
 	if (c->notes)
 		printf("notes: %s\n", c->notes);
+	if (c->status == DB_CAMPAIGN_OPEN) {
+		struct run_eta eta;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (run_eta_compute(r, nr, c->rounds, 0, now, &eta) == 0 && eta.runs_left) {
+			char line[256];
+			run_eta_format(&eta, now, line, sizeof line);
+			printf("progress: %s%s\n", line,
+			       eta.playing ? "" : "; no run is playing now ('rxdeck resume' goes on)");
+		}
+	}
 	printf("\nbuilds:\n");
 	for (size_t i = 0; i < nb; i++)
 		printf("  %-12s %s\n  %-12s commit %s, sha256 %s\n", b[i].label, or_dash(b[i].path), "",

@@ -1297,6 +1297,24 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 
 /* The run's progress line: done with its figures, or void with its
  * reason and the game's last lines. */
+/* Where the campaign stands now: the round, runs left and the expected
+ * finish from every run's measured length (run-eta.c). */
+static void progress_eta(struct run_campaign *c)
+{
+	struct db_run *all;
+	size_t n_all;
+	struct run_eta eta;
+	if (db_run_list(c->db, c->id, &all, &n_all) != 0)
+		return;
+	if (run_eta_compute(all, n_all, 0, route_s(c) + 5.0, run_unix_ms(), &eta) == 0 &&
+	    eta.runs_left) {
+		char line[256];
+		run_eta_format(&eta, run_unix_ms(), line, sizeof line);
+		progress_line(c, "  %s", line);
+	}
+	free(all);
+}
+
 static void report_run(struct run_campaign *c, const struct db_run *run, const struct plan_arm *arm,
                        struct run_game_result *gr, const struct run_collected *col,
                        const char *reason, double dur)
@@ -1326,6 +1344,7 @@ static void report_run(struct run_campaign *c, const struct db_run *run, const s
 		progress_line(c, "run %d of %zu: arm %c, %s: %sdone%s in %s%s", run->position,
 		              c->total_runs, arm->letter, run_label(run, label, sizeof label), on, off,
 		              d, figures);
+	progress_eta(c);
 	char *t = gr->log_tail;
 	while (t && *t) {
 		char *nl = strchr(t, '\n');

@@ -276,4 +276,36 @@ const struct plan *run_campaign_plan(const struct run_campaign *c);
 
 void run_campaign_destroy(struct run_campaign *c);
 
+/* ---- progress (run-eta.c) ---- */
+
+/* Where a campaign stands, from its runs. */
+struct run_eta {
+	int round;               /* round of the run playing, else of the next one */
+	int rounds;              /* rounds planned */
+	bool warmup;             /* that run is the warm-up */
+	bool playing;            /* a run is RUNNING */
+	size_t runs_done;        /* DONE or VOID */
+	size_t runs_left;        /* PLANNED or RUNNING */
+	size_t runs_timed;       /* ended runs with a start and an end */
+	double run_s;            /* their mean length, s (or the guess); NaN: not known */
+	bool guessed;            /* run_s is the caller's guess: no run timed yet */
+	bool known;              /* left_s and finish_unix_ms are set */
+	double left_s;           /* time still needed, s */
+	int64_t finish_unix_ms;  /* now + left_s */
+};
+
+/*
+ * The estimate for runs[0..n) (a campaign's runs, warm-up included) at
+ * now_unix_ms, with rounds the campaign's (the runs' highest round wins): mean ended-run length x runs left, less what the RUNNING run
+ * has taken so far (at most one run length).  guess_run_s (> 0) stands in
+ * for the mean until a run has ended; 0: none.  Returns 0, or -EINVAL.
+ */
+int run_eta_compute(const struct db_run *runs, size_t n, int rounds, double guess_run_s,
+                    int64_t now_unix_ms, struct run_eta *out);
+
+/* One line: "round 2 of 3, 5 runs left, expected to finish at 03:12 (in
+ * 14m30s; a run takes 2m54s, the mean of 4)"; the finish in local time,
+ * with the date when it is not today's. */
+void run_eta_format(const struct run_eta *e, int64_t now_unix_ms, char *buf, size_t size);
+
 #endif
