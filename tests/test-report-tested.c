@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 
+#include "cmd/cmd.h"
 #include "report/report.h"
 
 /* night-1 as the morning finds it: a warm-up, two rounds of ABBA with one
@@ -275,6 +276,58 @@ static void test_tested__names_stable_and_distinct(void **state)
 	trep_cleanup(&t);
 }
 
+static int tested_cmd(struct trep *t, const char *dir, const char *extra)
+{
+	char *argv[] = { "tested", "--out", (char *)dir, "--db", t->path, (char *)extra, NULL };
+	fflush(stdout);
+	return cmd_dispatch(extra ? 6 : 5, argv);
+}
+
+static void test_tested__links_the_html_page(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build(&t);
+	db_close(t.db); /* the command opens it */
+	t.db = NULL;
+	char dir[PATH_MAX], md[PATH_MAX + 32], page[PATH_MAX + 32];
+	snprintf(dir, sizeof dir, "%s/docs/tested", t.dir);
+	snprintf(md, sizeof md, "%s/2026-11-13-night-1.md", dir);
+	snprintf(page, sizeof page, "%s/2026-11-13-night-1.html", dir);
+	static const char link[] = "The page with the plots and every route shot side by side: "
+	                           "[2026-11-13-night-1.html](2026-11-13-night-1.html).\n\n";
+	/* no page: no link */
+	assert_int_equal(tested_cmd(&t, dir, NULL), 0);
+	size_t len;
+	char *text = slurp(md, &len);
+	assert_null(strstr(text, "2026-11-13-night-1.html"));
+	free(text);
+	/* --html writes the page beside the run file, which links it under Results */
+	assert_int_equal(tested_cmd(&t, dir, "--html"), 0);
+	text = slurp(md, &len);
+	const char *results = strstr(text, "\n## Results\n\n");
+	assert_non_null(results);
+	assert_ptr_equal(strstr(text, link), results + strlen("\n## Results\n\n"));
+	free(text);
+	char *html = slurp(page, &len);
+	assert_true(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+	assert_non_null(strstr(html, "<title>Campaign night-1</title>"));
+	free(html);
+	/* written again without --html, the page is there: still linked */
+	assert_int_equal(tested_cmd(&t, dir, NULL), 0);
+	text = slurp(md, &len);
+	assert_non_null(strstr(text, link));
+	free(text);
+	assert_int_equal(unlink(page), 0);
+	assert_int_equal(tested_cmd(&t, dir, NULL), 0);
+	text = slurp(md, &len);
+	assert_null(strstr(text, "night-1.html"));
+	free(text);
+	/* --embed-shots goes with --html only */
+	assert_int_equal(tested_cmd(&t, dir, "--embed-shots"), 2);
+	trep_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_tested__write_twice_same_file),
 		cmocka_unit_test(test_tested__never_replaces_another),
 		cmocka_unit_test(test_tested__names_stable_and_distinct),
+		cmocka_unit_test(test_tested__links_the_html_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

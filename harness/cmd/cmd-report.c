@@ -59,19 +59,10 @@ int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 	ro.errmsg_size = sizeof msg;
 	exit_code = RXDECK_EXIT_OK;
 	if (output) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&text, &len);
-		int err = mem ? report_print(db, id, &ro, mem) : -ENOMEM;
-		if (mem && fclose(mem) != 0 && !err)
-			err = -ENOMEM;
-		if (!err && (err = report_atomic_write(output, text, len)))
-			snprintf(msg, sizeof msg, "cannot write '%s': %s", output, strerror(-err));
-		if (err) {
-			cli_error(ctx->command, "%s", msg[0] ? msg : strerror(-err));
+		if (report_print_file(db, id, &ro, output) != 0) {
+			cli_error(ctx->command, "%s", msg);
 			exit_code = RXDECK_EXIT_FAILURE;
 		}
-		free(text);
 	} else if (report_print(db, id, &ro, stdout) != 0) {
 		cli_error(ctx->command, "%s", msg);
 		exit_code = RXDECK_EXIT_FAILURE;

@@ -712,3 +712,20 @@ int report_summary_print(struct db *db, int64_t campaign_id, const struct report
 		return report_fail(opts, err, "cannot write the summary");
 	return err;
 }
+
+int report_print_file(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                      const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		return report_fail(opts, -ENOMEM, "out of memory");
+	int err = report_print(db, campaign_id, opts, mem);
+	if (fclose(mem) != 0 && !err)
+		err = report_fail(opts, -ENOMEM, "out of memory");
+	if (!err && (err = report_atomic_write(path, text, len)))
+		report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
+	free(text);
+	return err;
+}

@@ -498,7 +498,25 @@ static int section_reproduce(const struct db_campaign *c, FILE *out)
 }
 
 /* The run file, section by section (docs/tested-configurations.md). */
-static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
+/* The link to the campaign's HTML page beside the run file (html: its
+ * name), when there is one. */
+static void results_page_link(const char *html, FILE *out)
+{
+	if (!html || !html[0])
+		return;
+	fputs("The page with the plots and every route shot side by side: [", out);
+	report_md_text(out, html);
+	fputs("](", out);
+	for (const char *p = html; *p; p++) {
+		if (*p == ' ' || *p == '(' || *p == ')' || *p == '<' || *p == '>')
+			fprintf(out, "%%%02X", (unsigned char)*p);
+		else
+			fputc(*p, out);
+	}
+	fputs(").\n\n", out);
+}
+
+static int print_tested(struct db *db, const struct report_data *rd, const char *html, FILE *out)
 {
 	size_t n_void;
 	int err;
@@ -510,6 +528,7 @@ static int print_tested(struct db *db, const struct report_data *rd, FILE *out)
 	section_route(rd, out);
 	section_method(rd, &n_void, out);
 	fputs("\n## Results\n\n", out);
+	results_page_link(html, out);
 	if ((err = report_md_body(rd, false, out)))
 		return err;
 	fputs("\n## Void runs\n\n", out);
@@ -529,7 +548,7 @@ int report_tested_print(struct db *db, int64_t campaign_id, const struct report_
 	int err = report_data_load(db, campaign_id, opts, &rd);
 	if (err)
 		return err;
-	err = print_tested(db, rd, out);
+	err = print_tested(db, rd, opts ? opts->tested_html : NULL, out);
 	report_data_destroy(rd);
 	if (err == 0 && fflush(out) != 0)
 		err = -EIO;

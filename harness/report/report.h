@@ -44,6 +44,9 @@ struct report_options {
 	enum report_format format;  /* 0: Markdown */
 	bool embed_shots;           /* HTML: shots inside the page (base64 PNG) rather
 	                             * than linked into the run folders */
+	const char *tested_html;    /* run file: the HTML page written next to it (a
+	                             * name relative to the run file), linked from its
+	                             * Results; NULL: none */
 	char *errmsg;               /* on failure, the reason is written here (may be NULL) */
 	size_t errmsg_size;
 };
