@@ -105,9 +105,9 @@ int main(int argc, char **argv)
 			path = argv[i];
 	}
 	struct route *route;
-	struct route_error err;
+	struct util_diag err;
 	if (route_load(path, &route, &err) < 0) {
-		route_error_print(&err, stderr);
+		util_diag_print(&err, stderr);
 		return 1;
 	}
 	char sock[64];

@@ -12,7 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void count_error(void *ctx, const struct plan_error *e)
+static void count_error(void *ctx, const struct util_diag *e)
 {
 	if (e->line < 0 || e->column < 0 || (e->line > 0 && e->column == 0) ||
 	    (e->line == 0 && e->column != 0) || !e->message[0])
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int errors = 0;
 	struct plan_parse_options opt = { .on_error = count_error, .error_ctx = &errors };
 	struct plan *p = NULL;
-	struct plan_error first;
+	struct util_diag first;
 	int rc = plan_parse("fuzz.ini", text, size, &opt, &p, &first);
 	if (rc == 0) {
 		if (errors != 0 || !p)

@@ -39,7 +39,7 @@ static int read_part(void *ctx, const char *path, char **text, size_t *len)
 	return -ENOENT;
 }
 
-static void count_error(void *ctx, const struct route_error *e)
+static void count_error(void *ctx, const struct util_diag *e)
 {
 	/* every error must name a place or be about the whole file */
 	if (e->line < 0 || e->column < 0 || (e->line > 0 && e->column == 0) || !e->message[0])
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.read_file = read_part, .read_ctx = &ps,
 	};
 	struct route *r = NULL;
-	struct route_error first;
+	struct util_diag first;
 	int rc = route_parse("fuzz.route", ps.p[0].text, ps.p[0].len, &opt, &r, &first);
 	if (rc == 0) {
 		/* a good route: sorted events in range, points inside the duration */

@@ -128,9 +128,9 @@ static inline int64_t tu_percentile(int64_t *v, size_t n, int pct)
 static inline struct route *tu_parse(const char *text)
 {
 	struct route *r = NULL;
-	struct route_error e;
+	struct util_diag e;
 	if (route_parse("test.route", text, strlen(text), NULL, &r, &e) != 0) {
-		route_error_print(&e, stderr);
+		util_diag_print(&e, stderr);
 		return NULL;
 	}
 	return r;

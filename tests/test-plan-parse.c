@@ -16,11 +16,11 @@
 #include "plan/plan.h"
 
 struct errs {
-	struct plan_error e[64];
+	struct util_diag e[64];
 	int n;
 };
 
-static void keep_error(void *ctx, const struct plan_error *err)
+static void keep_error(void *ctx, const struct util_diag *err)
 {
 	struct errs *e = ctx;
 	if (e->n < 64)
@@ -264,12 +264,12 @@ static void test_plan_parse__errors_have_positions(void **state)
 		if (strstr(c->message, "NUL"))
 			len += 2; /* the text holds a NUL byte and a newline after it */
 		struct plan_parse_options opt = { .on_error = keep_error, .error_ctx = &errs };
-		struct plan_error first;
+		struct util_diag first;
 		int rc = plan_parse("dir/test.ini", c->text, len, &opt, &p, &first);
 		if (rc != -EINVAL || errs.n < 1)
 			fail_msg("case %zu: '%s' parsed (rc %d)", i, c->text, rc);
 		assert_null(p);
-		const struct plan_error *e = &errs.e[0];
+		const struct util_diag *e = &errs.e[0];
 		if (e->line != c->line || e->column != c->column || !strstr(e->message, c->message))
 			fail_msg("case %zu: got %s:%d:%d: %s; want %d:%d: ...%s...", i, e->file, e->line,
 			         e->column, e->message, c->line, c->column, c->message);
@@ -299,7 +299,7 @@ static void test_plan_parse__all_errors_reported(void **state)
 	/* printed as file:line:column: message */
 	char buf[512];
 	FILE *f = fmemopen(buf, sizeof buf, "w");
-	plan_error_print(&errs.e[0], f);
+	plan_diag_print(&errs.e[0], f);
 	fclose(f);
 	assert_string_equal(buf, "dir/test.ini:2:10: rounds 'none': expected a whole number from 1 to 10000\n");
 }
@@ -325,7 +325,7 @@ static void test_plan_parse__load_names_the_file(void **state)
 {
 	(void)state;
 	struct plan *p = NULL;
-	struct plan_error e;
+	struct util_diag e;
 	assert_int_equal(plan_load("/nonexistent/x.ini", NULL, &p, &e), -ENOENT);
 	assert_string_equal(e.message, "cannot open plan '/nonexistent/x.ini': No such file or directory");
 	assert_int_equal(e.line, 0);
@@ -338,7 +338,7 @@ static void test_plan_set__overrides(void **state)
 	struct errs errs = { 0 };
 	struct plan *p = NULL;
 	assert_int_equal(parse("[campaign]\nuntil = 07:00\n[arm A]\n[arm B]\n", &p, &errs), 0);
-	struct plan_error e;
+	struct util_diag e;
 	assert_int_equal(plan_set(p, "--rounds", "rounds", "4", &e), 0);
 	assert_int_equal(plan_rounds(p), 4);
 	assert_null(p->until);
@@ -452,7 +452,7 @@ static void test_plan_env__profile(void **state)
 	struct errs errs = { 0 };
 	struct plan_parse_options opt = { .on_error = keep_error, .error_ctx = &errs };
 	const char *bad = "OK=1\n  no equals\nexport X=1\n=1\n";
-	struct plan_error first;
+	struct util_diag first;
 	assert_int_equal(plan_env_parse("p.env", bad, strlen(bad), &opt, &env, &first), -EINVAL);
 	assert_int_equal(errs.n, 3);
 	assert_int_equal(errs.e[0].line, 2);

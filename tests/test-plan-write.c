@@ -85,7 +85,7 @@ static void same_plan(const struct plan *a, const struct plan *b)
 static void round_trip(const char *text)
 {
 	struct plan *p = NULL, *q = NULL;
-	struct plan_error e;
+	struct util_diag e;
 	if (plan_parse("a.ini", text, strlen(text), NULL, &p, &e) != 0)
 		fail_msg("%s:%d:%d: %s", e.file, e.line, e.column, e.message);
 	int rc;

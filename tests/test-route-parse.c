@@ -23,7 +23,7 @@ struct vfile {
 
 struct env {
 	const struct vfile *files;
-	struct route_error errors[64];
+	struct util_diag errors[64];
 	int n_errors;
 	char *read_log[32]; /* paths asked for */
 	int n_reads;
@@ -44,7 +44,7 @@ static int read_vfile(void *ctx, const char *path, char **text, size_t *len)
 	return -ENOENT;
 }
 
-static void keep_error(void *ctx, const struct route_error *err)
+static void keep_error(void *ctx, const struct util_diag *err)
 {
 	struct env *e = ctx;
 	if (e->n_errors < 64)
@@ -471,7 +471,7 @@ static void test_errors__are_sorted_and_all_reported(void **state)
 	(void)state;
 	struct env e = { 0 };
 	struct route *r = NULL;
-	struct route_error first;
+	struct util_diag first;
 	struct route_parse_options opt = { .on_error = keep_error, .error_ctx = &e };
 	const char *text = "route t\nduration 5s\n1s press Q 1ms\n2s stick left 2 0\n9s shot late\n";
 	assert_int_equal(route_parse("x.route", text, strlen(text), &opt, &r, &first), -EINVAL);
@@ -484,7 +484,7 @@ static void test_errors__are_sorted_and_all_reported(void **state)
 	assert_string_equal(first.file, "x.route");
 
 	/* without a callback the first error still comes back */
-	struct route_error only;
+	struct util_diag only;
 	assert_int_equal(route_parse("x.route", text, strlen(text), NULL, &r, &only), -EINVAL);
 	assert_int_equal(only.line, 3);
 }
@@ -694,7 +694,7 @@ static void test_load__missing_file(void **state)
 {
 	(void)state;
 	struct route *r = NULL;
-	struct route_error e;
+	struct util_diag e;
 	assert_int_equal(route_load("/nonexistent/x.route", &r, &e), -ENOENT);
 	assert_null(r);
 	assert_int_equal(e.line, 0);
@@ -709,9 +709,9 @@ static struct route *load_shipped(const char *name)
 	const char *root = getenv("RXDECK_SOURCE_ROOT");
 	snprintf(path, sizeof path, "%s/routes/%s", root ? root : ".", name);
 	struct route *r = NULL;
-	struct route_error e;
+	struct util_diag e;
 	if (route_load(path, &r, &e) != 0) {
-		route_error_print(&e, stderr);
+		util_diag_print(&e, stderr);
 		fail();
 	}
 	return r;

@@ -39,10 +39,10 @@ static struct route *write_and_parse(struct route_recorder *r, const char *name,
 	assert_int_equal(route_recorder_write(r, f, name, w0, w1, "a test\nof two lines"), 0);
 	fclose(f);
 	struct route *route = NULL;
-	struct route_error e;
+	struct util_diag e;
 	if (route_parse("rec.route", *text, len, NULL, &route, &e) != 0) {
 		print_message("%s\n", *text);
-		route_error_print(&e, stderr);
+		util_diag_print(&e, stderr);
 		fail();
 	}
 	return route;

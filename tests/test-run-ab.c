@@ -139,7 +139,7 @@ static void test_run_ab__switch_against_none(void **state)
 	char route_path[PATH_MAX + 64];
 	snprintf(route_path, sizeof route_path, "%s/data/rxdeck/routes/ab-10s.route", t.path);
 	struct route *r;
-	struct route_error re;
+	struct util_diag re;
 	assert_int_equal(route_load(route_path, &r, &re), 0);
 	assert_int_equal(route_duration_ms(r), 10000);
 	size_t ns;

@@ -87,7 +87,7 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	char name[PATH_MAX];
 	tdir_file(&e->t, "plan.ini", name, sizeof name);
 	struct plan *p;
-	struct plan_error pe;
+	struct util_diag pe;
 	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
 		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
 	return p;
@@ -178,7 +178,7 @@ static void test_run_campaign__hang_and_crash_are_void_and_it_completes(void **s
 	char p[PATH_MAX];
 	snprintf(p, sizeof p, "%s/plan.ini", run_campaign_dir(c));
 	struct plan *frozen;
-	struct plan_error pe;
+	struct util_diag pe;
 	assert_int_equal(plan_load(p, NULL, &frozen, &pe), 0);
 	assert_true(frozen->route[0] == '/');
 	assert_true(frozen->has_profile_env);

@@ -31,7 +31,7 @@ static int setup(void **state)
 	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
 	           "route t\nduration 3s\nwindow 0.5s 3s\n"
 	           "0s press A 100ms\n1s shot one\n2s shot two\n2.5s mark late\n");
-	struct route_error re;
+	struct util_diag re;
 	assert_int_equal(route_load(p, &e->route, &re), 0);
 	build_path("harness/run/game-double", e->game, sizeof e->game);
 	snprintf(e->pad, sizeof e->pad, "socket:%s/pad.sock", e->t.path);

@@ -205,7 +205,7 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 	                               "[build current]\nbinary = forest\n"
 	                               "[arm A]\n[arm B]\n";
 	struct plan *plan;
-	struct plan_error pe;
+	struct util_diag pe;
 	struct plan_parse_options po = { .dir = "." };
 	char msg[2048] = "";
 	char *route = NULL, *against = NULL, *label_b = NULL;

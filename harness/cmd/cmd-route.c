@@ -60,10 +60,10 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void print_error(void *ctx, const struct route_error *e)
+static void print_error(void *ctx, const struct util_diag *e)
 {
 	(void)ctx;
-	route_error_print(e, stderr);
+	util_diag_print(e, stderr);
 }
 
 static void usage(FILE *f)

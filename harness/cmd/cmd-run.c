@@ -60,11 +60,11 @@ static int on_option(void *ctx, int id, char **args)
 	return -EINVAL;
 }
 
-static void print_error(void *ctx, const struct plan_error *e)
+static void print_error(void *ctx, const struct util_diag *e)
 {
 	(void)ctx;
 	fprintf(stderr, "%s: ", COMMAND);
-	plan_error_print(e, stderr);
+	plan_diag_print(e, stderr);
 }
 
 int cmd_run(int argc, char **argv, struct cmd_context *ctx)
@@ -109,7 +109,7 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_USAGE;
 
 	struct plan *plan = NULL;
-	struct plan_error pe;
+	struct util_diag pe;
 	struct plan_parse_options po = { .on_error = print_error };
 	int rc;
 	if (npos == 1) {

@@ -21,10 +21,10 @@ bool plan_env_key_valid(const char *key, size_t len)
 
 int plan_env_parse(const char *name, const char *text, size_t len,
                    const struct plan_parse_options *opt, struct plan_strv *out,
-                   struct plan_error *err)
+                   struct util_diag *err)
 {
 	struct plan_strv list = { 0 };
-	struct plan_error first = { 0 };
+	struct util_diag first = { 0 };
 	int n_errors = 0, line = 0;
 	size_t pos = 0;
 	char *buf = NULL;
@@ -35,7 +35,7 @@ int plan_env_parse(const char *name, const char *text, size_t len,
 		size_t n = nl ? (size_t)(nl - s) : len - pos;
 		pos += nl ? n + 1 : n;
 		line++;
-		struct plan_error e;
+		struct util_diag e;
 		bool bad = false;
 		size_t i = 0;
 		while (i < n && (s[i] == ' ' || s[i] == '\t'))
@@ -48,18 +48,18 @@ int plan_env_parse(const char *name, const char *text, size_t len,
 		const char *nul = memchr(s, 0, n);
 		const char *eq = memchr(s + i, '=', end - i);
 		if (nul) {
-			plan_error_set(&e, name, line, (int)(nul - s) + 1, "NUL byte in the profile (is it a text file?)");
+			plan_diag_set(&e, name, line, (int)(nul - s) + 1, "NUL byte in the profile (is it a text file?)");
 			bad = true;
 		} else if (!eq) {
-			plan_error_set(&e, name, line, (int)i + 1, "expected KEY=VALUE or a '#' comment");
+			plan_diag_set(&e, name, line, (int)i + 1, "expected KEY=VALUE or a '#' comment");
 			bad = true;
 		} else if (!plan_env_key_valid(s + i, (size_t)(eq - s - (ptrdiff_t)i))) {
-			plan_error_set(&e, name, line, (int)i + 1,
+			plan_diag_set(&e, name, line, (int)i + 1,
 			               "the name before '=' must be letters, digits and '_', not starting "
 			               "with a digit, with no space before '='");
 			bad = true;
 		} else if (end - i > 4096) {
-			plan_error_set(&e, name, line, (int)i + 1, "line longer than 4096 characters");
+			plan_diag_set(&e, name, line, (int)i + 1, "line longer than 4096 characters");
 			bad = true;
 		}
 		if (bad) {
@@ -94,14 +94,14 @@ fail:
 }
 
 int plan_env_load(const char *path, const struct plan_parse_options *opt, struct plan_strv *out,
-                  struct plan_error *err)
+                  struct util_diag *err)
 {
 	char *text;
 	size_t len;
 	int rc = plan_read_file(path, PLAN_MAX_FILE_B, &text, &len);
 	if (rc < 0) {
 		if (err)
-			plan_error_set(err, path, 0, 0, "cannot open env profile '%s': %s", path,
+			plan_diag_set(err, path, 0, 0, "cannot open env profile '%s': %s", path,
 			               rc == -EFBIG ? "larger than 1 MiB, not a profile" : strerror(-rc));
 		return rc;
 	}

@@ -108,7 +108,7 @@ static const char *section_title(enum section s)
 struct ctx {
 	struct plan *plan;
 	const struct plan_parse_options *opt;
-	struct plan_error first;
+	struct util_diag first;
 	int n_errors;
 	bool oom;
 
@@ -133,7 +133,7 @@ struct ctx {
 
 /* ---- errors ---------------------------------------------------------------- */
 
-void plan_error_print(const struct plan_error *e, FILE *f)
+void plan_diag_print(const struct util_diag *e, FILE *f)
 {
 	if (e->line > 0)
 		fprintf(f, "%s:%d:%d: %s\n", e->file, e->line, e->column, e->message);
@@ -141,8 +141,8 @@ void plan_error_print(const struct plan_error *e, FILE *f)
 		fprintf(f, "%s: %s\n", e->file, e->message);
 }
 
-void plan_error_set(struct plan_error *e, const char *file, int line, int column,
-                    const char *fmt, ...)
+void plan_diag_set(struct util_diag *e, const char *file, int line, int column,
+                   const char *fmt, ...)
 {
 	snprintf(e->file, sizeof e->file, "%s", file ? file : "plan");
 	e->line = line > 0 ? line : 0;
@@ -162,7 +162,7 @@ static void report(struct ctx *c, int line, int column, const char *fmt, ...)
 		c->n_errors++;
 		return;
 	}
-	struct plan_error e;
+	struct util_diag e;
 	snprintf(e.file, sizeof e.file, "%s", c->plan->path);
 	e.line = line > 0 ? line : 0;
 	e.column = line > 0 ? (column > 0 ? column : 1) : 0;
@@ -1174,7 +1174,7 @@ static char *dir_of(const char *name)
 }
 
 int plan_parse(const char *name, const char *text, size_t len,
-               const struct plan_parse_options *opt, struct plan **out, struct plan_error *err)
+               const struct plan_parse_options *opt, struct plan **out, struct util_diag *err)
 {
 	if (!name)
 		name = "plan";
@@ -1217,14 +1217,14 @@ int plan_parse(const char *name, const char *text, size_t len,
 }
 
 int plan_load(const char *path, const struct plan_parse_options *opt, struct plan **out,
-              struct plan_error *err)
+              struct util_diag *err)
 {
 	char *text;
 	size_t len;
 	int rc = plan_read_file(path, PLAN_MAX_FILE_B, &text, &len);
 	if (rc < 0) {
 		if (err)
-			plan_error_set(err, path, 0, 0, "cannot open plan '%s': %s", path,
+			plan_diag_set(err, path, 0, 0, "cannot open plan '%s': %s", path,
 			               rc == -EFBIG ? "larger than 1 MiB, not a plan" : strerror(-rc));
 		return rc;
 	}
@@ -1234,7 +1234,7 @@ int plan_load(const char *path, const struct plan_parse_options *opt, struct pla
 }
 
 int plan_set(struct plan *p, const char *where, const char *key, const char *value,
-             struct plan_error *err)
+             struct util_diag *err)
 {
 	int k = -1;
 	for (int i = 0; i < K_COUNT; i++)
@@ -1242,13 +1242,13 @@ int plan_set(struct plan *p, const char *where, const char *key, const char *val
 			k = i;
 	if (k < 0) {
 		if (err)
-			plan_error_set(err, where, 0, 0, "unknown campaign key '%s'", key);
+			plan_diag_set(err, where, 0, 0, "unknown campaign key '%s'", key);
 		return -EINVAL;
 	}
 	struct plan_strv saved_inherit = { 0 };
 	if (k == K_INHERIT && plan_strv_copy(&saved_inherit, &p->inherit) < 0)
 		return -ENOMEM;
-	struct plan_error first;
+	struct util_diag first;
 	/* report() names the file from plan->path: borrow it for `where` */
 	char *path = p->path;
 	p->path = (char *)where;

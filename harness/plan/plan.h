@@ -43,6 +43,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/diag.h"
+
 /* Limits a plan must keep. */
 #define PLAN_MAX_ARMS 26        /* letters A..Z */
 #define PLAN_MAX_BUILDS 26
@@ -56,21 +58,17 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
-struct plan_error {
-	char file[512];   /* the plan as it was named ("night.ini", "command line") */
-	int line;         /* 1-based; 0 when the error is about the whole file */
-	int column;       /* 1-based, in bytes; 0 with line 0 */
-	char message[256];
-};
+/* Errors are struct util_diag (util/diag.h): file (the plan as it was
+ * named: "night.ini", "command line"), line, column, message. */
 
-/* Prints "file:line:column: message" (or "file: message" for line 0) and a
- * newline. */
-void plan_error_print(const struct plan_error *e, FILE *f);
+/* Prints "file:line:column: message", or "file: message" for line 0 (a
+ * plan's whole-file messages do not name the file), and a newline. */
+void plan_diag_print(const struct util_diag *e, FILE *f);
 
 struct plan_parse_options {
 	/* Called for every error in line order; without it only the first error
 	 * is reported (in the err argument of the parse call). */
-	void (*on_error)(void *ctx, const struct plan_error *e);
+	void (*on_error)(void *ctx, const struct util_diag *e);
 	void *error_ctx;
 	/* The folder relative paths in the plan are taken from; NULL: the
 	 * folder of the plan's name (or "." when it has none). */
@@ -196,12 +194,12 @@ struct plan {
  * [A-Za-z0-9._-], at least one arm.  Paths are not looked at.
  */
 int plan_parse(const char *name, const char *text, size_t len,
-               const struct plan_parse_options *opt, struct plan **out, struct plan_error *err);
+               const struct plan_parse_options *opt, struct plan **out, struct util_diag *err);
 
 /* Reads and parses the file at path; errors as plan_parse(), plus the
  * negative errno of reading it ("cannot open plan 'x.ini': ..."). */
 int plan_load(const char *path, const struct plan_parse_options *opt, struct plan **out,
-              struct plan_error *err);
+              struct util_diag *err);
 
 /* Frees a plan; NULL is a no-op. */
 void plan_free(struct plan *plan);
@@ -219,7 +217,7 @@ const char *plan_default_text(void);
  * plan is checked again.  Returns 0 or -EINVAL (*err filled).
  */
 int plan_set(struct plan *plan, const char *where, const char *key, const char *value,
-             struct plan_error *err);
+             struct util_diag *err);
 
 /* Writes the plan in canonical form: every key with its value (defaults
  * included), so it parses back to the same plan.  Returns 0 or -EIO. */
@@ -266,9 +264,9 @@ bool plan_env_key_valid(const char *key, size_t len);
  */
 int plan_env_parse(const char *name, const char *text, size_t len,
                    const struct plan_parse_options *opt, struct plan_strv *out,
-                   struct plan_error *err);
+                   struct util_diag *err);
 int plan_env_load(const char *path, const struct plan_parse_options *opt, struct plan_strv *out,
-                  struct plan_error *err);
+                  struct util_diag *err);
 
 /* Sets KEY=VALUE in list (replacing KEY's entry, or adding it).  Returns 0,
  * -EINVAL without '=' or with a bad key, -ENOMEM. */

@@ -81,7 +81,7 @@ struct block {
 };
 
 struct error_item {
-	struct route_error e;
+	struct util_diag e;
 	uint32_t file;
 	uint64_t order;
 };
@@ -211,14 +211,6 @@ static void error_src(struct ctx *c, uint32_t src, const char *fmt, ...)
 	va_start(ap, fmt);
 	verror_at(c, s->file, s->line, s->col, fmt, ap);
 	va_end(ap);
-}
-
-void route_error_print(const struct route_error *e, FILE *f)
-{
-	if (e->line > 0)
-		fprintf(f, "%s:%d:%d: %s\n", e->file, e->line, e->column, e->message);
-	else
-		fprintf(f, "%s\n", e->message);
 }
 
 void route_format_time(int64_t t_ms, char *buf, size_t size)
@@ -1709,7 +1701,7 @@ static void ctx_free(struct ctx *c)
 
 int route_parse(const char *name, const char *text, size_t len,
                 const struct route_parse_options *opt,
-                struct route **out, struct route_error *err)
+                struct route **out, struct util_diag *err)
 {
 	struct ctx c = { .opt = opt, .name = UINT32_MAX };
 	struct route *r = calloc(1, sizeof *r);
@@ -1763,7 +1755,7 @@ int route_parse(const char *name, const char *text, size_t len,
 			for (size_t i = 0; i < c.n_errors; i++)
 				opt->on_error(opt->error_ctx, &c.errors[i].e);
 			if (c.dropped_errors) {
-				struct route_error more = { .line = 0 };
+				struct util_diag more = { .line = 0 };
 				snprintf(more.file, sizeof more.file, "%s", c.files[0]);
 				snprintf(more.message, sizeof more.message, "%s: %zu more errors not shown",
 				         c.files[0], c.dropped_errors);
@@ -1799,14 +1791,14 @@ int route_parse(const char *name, const char *text, size_t len,
 }
 
 int route_load_with(const char *path, const struct route_parse_options *opt,
-                    struct route **out, struct route_error *err)
+                    struct route **out, struct util_diag *err)
 {
 	char *text = NULL;
 	size_t len = 0;
 	int r = (opt && opt->read_file) ? opt->read_file(opt->read_ctx, path, &text, &len)
 	                                : read_from_disk(NULL, path, &text, &len);
 	if (r < 0) {
-		struct route_error e = { .line = 0 };
+		struct util_diag e = { .line = 0 };
 		snprintf(e.file, sizeof e.file, "%s", path);
 		snprintf(e.message, sizeof e.message, "cannot open route '%s': %s", path, strerror(-r));
 		if (err)
@@ -1820,7 +1812,7 @@ int route_load_with(const char *path, const struct route_parse_options *opt,
 	return r;
 }
 
-int route_load(const char *path, struct route **out, struct route_error *err)
+int route_load(const char *path, struct route **out, struct util_diag *err)
 {
 	return route_load_with(path, NULL, out, err);
 }

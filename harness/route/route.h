@@ -44,6 +44,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "util/diag.h"
+
 struct pad;
 
 /* Limits a route file must keep. */
@@ -55,21 +57,14 @@ struct pad;
 
 /* ---- Parsing ---- */
 
-struct route_error {
-	char file[512];   /* the file the error is in, as it was named */
-	int line;         /* 1-based; 0 when the error is about the whole file */
-	int column;       /* 1-based, in bytes; 0 with line 0 */
-	char message[256];
-};
-
-/* Prints "file:line:column: message", or the message alone for line 0
- * (which then names the file itself), and a newline. */
-void route_error_print(const struct route_error *e, FILE *f);
+/* Errors are struct util_diag (util/diag.h): file, line, column, message;
+ * util_diag_print() prints "file:line:column: message", or for line 0 the
+ * message alone, which then names the file itself. */
 
 struct route_parse_options {
 	/* Called for every error, in file and line order; without it only the
 	 * first error is reported (in the err argument). */
-	void (*on_error)(void *ctx, const struct route_error *e);
+	void (*on_error)(void *ctx, const struct util_diag *e);
 	void *error_ctx;
 	/* Reads an included file into a malloc'd buffer (*text, *len) that the
 	 * parser frees; returns 0 or a negative errno.  NULL: from disk. */
@@ -86,18 +81,18 @@ struct route;
  * error (err may be NULL).  Included files are read relative to the
  * including file's folder.
  */
-int route_load(const char *path, struct route **out, struct route_error *err);
+int route_load(const char *path, struct route **out, struct util_diag *err);
 
 /* route_load() with options: every error to opt->on_error, and includes
  * read through opt->read_file.  opt may be NULL. */
 int route_load_with(const char *path, const struct route_parse_options *opt,
-                    struct route **out, struct route_error *err);
+                    struct route **out, struct util_diag *err);
 
 /* Parses len bytes of route text named name (for messages and as the base of
  * includes).  Returns as route_load(). */
 int route_parse(const char *name, const char *text, size_t len,
                 const struct route_parse_options *opt,
-                struct route **out, struct route_error *err);
+                struct route **out, struct util_diag *err);
 
 /* Frees a route; accepts NULL. */
 void route_free(struct route *route);

@@ -196,14 +196,6 @@ static void local_date(int64_t unix_ms, const char *fmt, char *buf, size_t size)
 	strftime(buf, size, fmt, &tm);
 }
 
-static void print_route_error(const struct route_error *e, char *buf, size_t size)
-{
-	if (e->line > 0)
-		snprintf(buf, size, "%s:%d:%d: %s", e->file, e->line, e->column, e->message);
-	else
-		snprintf(buf, size, "%s", e->message);
-}
-
 /* ---- freezing a plan ------------------------------------------------------------- */
 
 /* The route, found. */
@@ -251,13 +243,13 @@ static int freeze_profile(struct plan *p, struct deck *deck, char *errmsg, size_
 		return run_errf(errmsg, size, rc, "%scannot find env profile '%s': %s", where, name,
 		                strerror(-rc));
 	}
-	struct plan_error pe;
+	struct util_diag pe;
 	rc = plan_env_load(path, NULL, &p->profile_env, &pe);
 	free(path);
 	if (rc < 0) {
-		if (pe.line)
-			return run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
-		return run_errf(errmsg, size, rc, "%s", pe.message);
+		char msg[800];
+		util_diag_format(&pe, msg, sizeof msg);
+		return run_errf(errmsg, size, rc, "%s", msg);
 	}
 	p->has_profile_env = true;
 	char *copy = strdup(name);
@@ -387,7 +379,7 @@ static int clone_plan(const struct plan *p, struct plan **out, char *errmsg, siz
 		                                "(a ';' after a space, or space at an end)")
 		                     : rc;
 	struct plan_parse_options o = { .dir = p->dir };
-	struct plan_error e;
+	struct util_diag e;
 	rc = plan_parse(p->path, text, strlen(text), &o, out, &e);
 	free(text);
 	if (rc < 0)
@@ -490,11 +482,11 @@ static int campaign_new(struct db *db, const struct run_options *opt, struct run
 
 static int load_route(struct run_campaign *c, char *errmsg, size_t size)
 {
-	struct route_error re;
+	struct util_diag re;
 	int rc = route_load(c->plan->route, &c->route, &re);
 	if (rc < 0) {
 		char msg[800];
-		print_route_error(&re, msg, sizeof msg);
+		util_diag_format(&re, msg, sizeof msg);
 		return run_errf(errmsg, size, rc, "%s", msg);
 	}
 	int64_t a, b;
@@ -859,11 +851,12 @@ static int find_campaign(struct db *db, const char *name_or_id, struct db_campai
 /* The frozen plan from the campaign's folder, and its route. */
 static int load_frozen(struct run_campaign *c, const char *plan_path, char *errmsg, size_t size)
 {
-	struct plan_error pe;
+	struct util_diag pe;
 	int rc = plan_load(plan_path, NULL, &c->plan, &pe);
 	if (rc < 0) {
-		if (pe.line)
-			run_errf(errmsg, size, rc, "%s:%d:%d: %s", pe.file, pe.line, pe.column, pe.message);
+		char msg[800];
+		if (pe.line && util_diag_format(&pe, msg, sizeof msg) >= 0)
+			run_errf(errmsg, size, rc, "%s", msg);
 		else
 			run_errf(errmsg, size, rc, "campaign '%s': %s (the campaign's folder keeps the plan "
 			         "it runs)", c->name, pe.message);

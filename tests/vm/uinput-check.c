@@ -256,7 +256,7 @@ static void check_playback(struct ctx *c, struct pad *pad, struct libevdev *dev,
 	int w = route_recorder_write(rec, mf, "uinput-check", 0, 0, NULL);
 	fclose(mf);
 	struct route *again = NULL;
-	struct route_error err;
+	struct util_diag err;
 	int pr = w == 0 ? route_parse("recorded.route", text, len, NULL, &again, &err) : -EINVAL;
 	check(c, pr == 0, "the recording of the playback is a good route");
 	if (pr == 0) {
@@ -306,7 +306,7 @@ static void check_sigkill(struct ctx *c, struct pad *pad, struct libevdev *dev, 
 	static const char text[] = "route hold\nduration 30s\n100ms hold X\n100ms stick right 1 -1\n"
 	                           "100ms trigger left 1\n29s release X\n";
 	struct route *route = NULL;
-	struct route_error err;
+	struct util_diag err;
 	struct route_player *pl = NULL;
 	if (route_parse("hold.route", text, sizeof text - 1, NULL, &route, &err) != 0 ||
 	    route_player_create(route, pad, &pl) != 0 || route_player_start(pl, 0) != 0) {
@@ -395,7 +395,7 @@ static void check_record_command(struct ctx *c, struct pad *pad)
 	      "rxdeck route record starts (%.*s)", (int)strcspn(said, "\n"), said);
 
 	struct route *route = NULL;
-	struct route_error err;
+	struct util_diag err;
 	struct route_player *pl = NULL;
 	route_parse("rec.route", text, sizeof text - 1, NULL, &route, &err);
 	if (route && route_player_create(route, pad, &pl) == 0 && route_player_start(pl, 0) == 0) {
@@ -478,7 +478,7 @@ int uinput_check_run(const struct uinput_check_options *opt)
 	if (dev) {
 		check_identity(&c, dev);
 		struct route *route = NULL;
-		struct route_error err;
+		struct util_diag err;
 		r = route_parse("uinput-check.route", route_text, sizeof route_text - 1, NULL, &route, &err);
 		check(&c, r == 0, "the check's route parses");
 		if (r == 0)
