@@ -332,6 +332,57 @@ static void test_plan_parse__load_names_the_file(void **state)
 	assert_null(p);
 }
 
+static void test_plan_parse__device_keys(void **state)
+{
+	(void)state;
+	const char *text = "[campaign]\nname = d\nroute = r.route\ngpu_clock = 1600\ntdp_w = 12\n"
+	                   "min_battery_pct = 25\n[arm A]\ngpu_clock = 1100MHz\n[arm B]\n"
+	                   "tdp_w = 7.5\n";
+	struct errs errs = { 0 };
+	struct plan *p = NULL;
+	if (parse(text, &p, &errs) != 0)
+		fail_msg("%d:%d: %s", errs.e[0].line, errs.e[0].column, errs.e[0].message);
+	assert_int_equal(p->gpu_clock_mhz, 1600);
+	assert_true(p->tdp_w == 12 && p->min_battery_pct == 25);
+	assert_int_equal(p->arms[0].gpu_clock_mhz, 1100);
+	assert_true(p->arms[0].tdp_w == 0 && p->arms[1].tdp_w == 7.5);
+	/* written back in the canonical form, parsed to the same */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(plan_write(p, f), 0);
+	fclose(f);
+	struct plan *q = NULL;
+	assert_int_equal(parse(buf, &q, &errs), 0);
+	assert_int_equal(q->gpu_clock_mhz, 1600);
+	assert_true(q->tdp_w == 12 && q->min_battery_pct == 25);
+	assert_int_equal(q->arms[0].gpu_clock_mhz, 1100);
+	assert_true(q->arms[1].tdp_w == 7.5);
+	free(buf);
+	plan_free(q);
+	plan_free(p);
+	/* defaults: nothing set, 10 % */
+	assert_int_equal(parse("[campaign]\nroute = r\n[arm A]\n", &p, &errs), 0);
+	assert_true(p->gpu_clock_mhz == 0 && p->tdp_w == 0 && p->min_battery_pct == 10);
+	plan_free(p);
+	static const struct { const char *text; int line, column; const char *message; } bad[] = {
+		{ "[campaign]\nroute = r\ngpu_clock = fast\n[arm A]\n", 3, 13,
+		  "gpu_clock 'fast': expected a shader clock in MHz such as 1600" },
+		{ "[campaign]\nroute = r\n[arm A]\ntdp_w = -3\n", 4, 9,
+		  "tdp_w '-3': expected a TDP limit in watts such as 12" },
+		{ "[campaign]\nroute = r\nmin_battery_pct = 120\n[arm A]\n", 3, 19,
+		  "min_battery_pct '120': expected a percentage from 0 to 100" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct errs be = { 0 };
+		p = NULL;
+		assert_int_equal(parse(bad[i].text, &p, &be), -EINVAL);
+		if (be.e[0].line != bad[i].line || be.e[0].column != bad[i].column ||
+		    !strstr(be.e[0].message, bad[i].message))
+			fail_msg("case %zu: %d:%d: %s", i, be.e[0].line, be.e[0].column, be.e[0].message);
+	}
+}
+
 static void test_plan_set__overrides(void **state)
 {
 	(void)state;
@@ -493,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_plan_parse__all_errors_reported),
 		cmocka_unit_test(test_plan_parse__long_lines_refused),
 		cmocka_unit_test(test_plan_parse__load_names_the_file),
+		cmocka_unit_test(test_plan_parse__device_keys),
 		cmocka_unit_test(test_plan_set__overrides),
 		cmocka_unit_test(test_plan_until__forms),
 		cmocka_unit_test(test_plan_split_words__quotes),

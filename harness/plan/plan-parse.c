@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,9 +46,9 @@ enum section {
 enum key {
 	K_NAME, K_NOTES, K_ROUTE, K_PROFILE, K_COLLECT, K_ORDER, K_ROUNDS, K_UNTIL, K_WARMUP,
 	K_WATCHDOG, K_START_TIMEOUT, K_START_DELAY, K_HARD_LIMIT, K_STOP_TIMEOUT, K_INHERIT,
-	K_PAD, K_FRAMES,
+	K_PAD, K_FRAMES, K_GPU_CLOCK, K_TDP_W, K_MIN_BATTERY,
 	K_BINARY, K_COMMAND, K_COMMIT, K_WORKDIR, K_PAD_OPTION,
-	K_LABEL, K_BUILD, K_ENV, K_ARGS,
+	K_LABEL, K_BUILD, K_ENV, K_ARGS, K_ARM_GPU_CLOCK, K_ARM_TDP_W,
 	K_SWAP_FACTOR, K_SWAP_MIN_PAGES, K_SHOT_LUMA, K_CLOCK_DROP_PCT, K_TEMP_MAX_C,
 	K_COUNT
 };
@@ -76,6 +77,9 @@ static const struct key_def keys[K_COUNT] = {
 	[K_INHERIT] = { "inherit", S_CAMPAIGN, true },
 	[K_PAD] = { "pad", S_CAMPAIGN, false },
 	[K_FRAMES] = { "frames", S_CAMPAIGN, false },
+	[K_GPU_CLOCK] = { "gpu_clock", S_CAMPAIGN, false },
+	[K_TDP_W] = { "tdp_w", S_CAMPAIGN, false },
+	[K_MIN_BATTERY] = { "min_battery_pct", S_CAMPAIGN, false },
 	[K_BINARY] = { "binary", S_BUILD, false },
 	[K_COMMAND] = { "command", S_BUILD, true },
 	[K_COMMIT] = { "commit", S_BUILD, false },
@@ -85,6 +89,8 @@ static const struct key_def keys[K_COUNT] = {
 	[K_BUILD] = { "build", S_ARM, false },
 	[K_ENV] = { "env", S_ARM, true },
 	[K_ARGS] = { "args", S_ARM, true },
+	[K_ARM_GPU_CLOCK] = { "gpu_clock", S_ARM, false },
+	[K_ARM_TDP_W] = { "tdp_w", S_ARM, false },
 	[K_SWAP_FACTOR] = { "swap_factor", S_VOID, false },
 	[K_SWAP_MIN_PAGES] = { "swap_min_pages", S_VOID, false },
 	[K_SHOT_LUMA] = { "shot_luma", S_VOID, false },
@@ -537,6 +543,37 @@ static void set_duration(struct ctx *c, double *field, const char *key, const ch
 	*field = s;
 }
 
+/* gpu_clock = 1600 (MHz, "MHz" may follow), the shader clock an arm runs at. */
+static void set_gpu_clock(struct ctx *c, unsigned *field, const char *v, int col)
+{
+	char buf[64], *end;
+	errno = 0;
+	unsigned long mhz = strtoul(v, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (errno || end == v || !isdigit((unsigned char)v[0]) ||
+	    (*end && strcasecmp(end, "mhz") != 0) || mhz < 1 || mhz > 10000) {
+		report(c, c->line, col, "gpu_clock '%s': expected a shader clock in MHz such as 1600",
+		       shown(v, buf, sizeof buf));
+		return;
+	}
+	*field = (unsigned)mhz;
+}
+
+/* tdp_w = 12 (W), the TDP limit an arm runs at. */
+static void set_tdp_w(struct ctx *c, double *field, const char *v, int col)
+{
+	char buf[64], *end;
+	errno = 0;
+	double w = strtod(v, &end);
+	if (errno || end == v || !isdigit((unsigned char)v[0]) || *end || !(w > 0 && w <= 500)) {
+		report(c, c->line, col, "tdp_w '%s': expected a TDP limit in watts such as 12",
+		       shown(v, buf, sizeof buf));
+		return;
+	}
+	*field = w;
+}
+
 static void add_env(struct ctx *c, struct plan_strv *list, const char *key, const char *v, int col)
 {
 	char buf[64];
@@ -724,6 +761,24 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 			report(c, c->line, col, "pad '%s': expected auto, uinput or socket",
 			       shown(v, buf, sizeof buf));
 		return;
+	case K_GPU_CLOCK:
+		set_gpu_clock(c, &p->gpu_clock_mhz, v, col);
+		return;
+	case K_TDP_W:
+		set_tdp_w(c, &p->tdp_w, v, col);
+		return;
+	case K_MIN_BATTERY: {
+		char *end;
+		double pct = strcmp(v, "off") == 0 ? 0 : strtod(v, &end);
+		if (strcmp(v, "off") == 0)
+			p->min_battery_pct = 0;
+		else if (end == v || *end || !isdigit((unsigned char)v[0]) || pct > 100)
+			report(c, c->line, col, "min_battery_pct '%s': expected a percentage from 0 to 100",
+			       shown(v, buf, sizeof buf));
+		else
+			p->min_battery_pct = pct;
+		return;
+	}
 	case K_FRAMES:
 		if (strcmp(v, "rxvk") == 0)
 			p->frames = PLAN_FRAMES_RXVK;
@@ -807,6 +862,12 @@ static void arm_key(struct ctx *c, enum key k, const char *v, int col)
 		return;
 	case K_ARGS:
 		add_words(c, &a->args, "args", v, col);
+		return;
+	case K_ARM_GPU_CLOCK:
+		set_gpu_clock(c, &a->gpu_clock_mhz, v, col);
+		return;
+	case K_ARM_TDP_W:
+		set_tdp_w(c, &a->tdp_w, v, col);
 		return;
 	default:
 		return;
@@ -1150,6 +1211,7 @@ void plan_defaults(struct plan *p)
 {
 	p->warmup = true;
 	p->watchdog_s = 10;
+	p->min_battery_pct = 10;
 	p->start_timeout_s = 120;
 	p->start_delay_s = 0;
 	p->hard_limit_s = 0;

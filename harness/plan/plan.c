@@ -358,6 +358,11 @@ int plan_write(const struct plan *p, FILE *f)
 		put_words(&w, "inherit", &p->inherit);
 	put(&w, "pad = %s\n", p->pad == PLAN_PAD_UINPUT ? "uinput" : p->pad == PLAN_PAD_SOCKET ? "socket" : "auto");
 	put(&w, "frames = %s\n", p->frames == PLAN_FRAMES_MANGOHUD ? "mangohud" : "rxvk");
+	if (p->gpu_clock_mhz)
+		put(&w, "gpu_clock = %u\n", p->gpu_clock_mhz);
+	if (p->tdp_w > 0)
+		put_number(&w, "tdp_w", p->tdp_w);
+	put_number(&w, "min_battery_pct", p->min_battery_pct);
 
 	put(&w, "\n[void]\n");
 	put_number(&w, "swap_factor", p->void_rules.swap_factor);
@@ -393,6 +398,10 @@ int plan_write(const struct plan *p, FILE *f)
 			put_kv(&w, "build", a->build);
 		put_lines(&w, "env", &a->env);
 		put_words(&w, "args", &a->args);
+		if (a->gpu_clock_mhz)
+			put(&w, "gpu_clock = %u\n", a->gpu_clock_mhz);
+		if (a->tdp_w > 0)
+			put_number(&w, "tdp_w", a->tdp_w);
 	}
 	if (fflush(f) != 0 && !w.err)
 		w.err = -EIO;

@@ -125,6 +125,9 @@ struct plan_arm {
 	char *build;              /* the build's name; NULL: the plan's first build */
 	struct plan_strv env;     /* KEY=VALUE, in file order (a later KEY wins) */
 	struct plan_strv args;    /* words appended to the build's argv */
+	unsigned gpu_clock_mhz;   /* gpu_clock: the shader clock fixed for its runs; 0:
+	                             the campaign's */
+	double tdp_w;             /* tdp_w: the TDP limit for its runs; 0: the campaign's */
 	struct plan_pos pos;
 	struct plan_pos build_pos;
 };
@@ -165,6 +168,11 @@ struct plan {
 	struct plan_strv inherit; /* env keys the harness's own environment may set */
 	enum plan_pad pad;
 	enum plan_frames frames;
+	/* Device state for every arm that does not set its own (0: left as
+	 * it is): set before each run, put back after the campaign. */
+	unsigned gpu_clock_mhz;   /* gpu_clock = 1600 (MHz) */
+	double tdp_w;             /* tdp_w = 12 */
+	double min_battery_pct;   /* on battery below this the campaign stops (10) */
 	struct plan_void_rules void_rules;
 
 	/* [profile]: the profile's env frozen into the plan (has_profile_env);

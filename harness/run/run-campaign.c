@@ -56,6 +56,7 @@ struct run_campaign {
 	/* the run playing now, for the progress line */
 	const struct db_run *cur;
 	double cur_route_s;
+	struct run_device device;    /* inhibitor, clock/TDP per arm, AC */
 };
 
 /* ---- progress ----------------------------------------------------------------- */
@@ -709,7 +710,8 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 	struct deck *deck = NULL;
 	struct deck_facts facts = { 0 };
 	char msg[256];
-	if (deck_create(NULL, msg, sizeof msg, &deck) == 0)
+	if (deck_create(&(struct deck_options){ .root = c->opt.deck_root }, msg, sizeof msg,
+	                &deck) == 0)
 		deck_facts_read(deck, &facts);
 	int prc;
 	char *frozen = plan_text(p, &prc);
@@ -745,7 +747,8 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 	bool made_dir = false;
 	struct deck *deck = NULL;
 	char msg[256];
-	deck_create(NULL, msg, sizeof msg, &deck);
+	deck_create(&(struct deck_options){ .root = opt ? opt->deck_root : NULL }, msg, sizeof msg,
+	            &deck);
 	if ((rc = clone_plan(plan, &c->plan, errmsg, size)) < 0)
 		goto fail;
 	if ((rc = freeze(c->plan, &c->opt, deck, errmsg, size)) < 0)
@@ -1268,12 +1271,17 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 	}
 	run_collected_add_metric(col, "run_s", (double)(gr->end_ns - gr->spawn_ns) / 1e9);
 
+	char device_reason[200];
+	run_device_check(&c->device, gr->samples, gr->n_samples, col, device_reason,
+	                 sizeof device_reason);
 	reason[0] = 0;
 	if (gr->end != RUN_END_OK)
 		snprintf(reason, reason_size, "%s", gr->reason);
 	else if (col->no_frames)
 		snprintf(reason, reason_size, "no frames: the game showed no real frame in the route's "
 		                              "window");
+	else if (device_reason[0])
+		snprintf(reason, reason_size, "%s", device_reason);
 	col->r.status = reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
 	col->r.void_reason = reason[0] ? reason : NULL;
 	col->r.end_unix_ms = gr->end_unix_ms;
@@ -1356,8 +1364,17 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	const struct plan_arm *arm = da ? plan_arm_find(c->plan, da->letter) : NULL;
 	if (!arm)
 		return run_errf(errmsg, size, -EINVAL, "run %d: its arm is not in the plan", run->position);
+	bool stop_now = false;
+	int rc = run_device_before_run(&c->device, c->plan, arm, c->opt.stop, &stop_now, errmsg,
+	                               size);
+	if (rc < 0)
+		return rc;
+	if (stop_now) {
+		*interrupted = true;
+		return 0;
+	}
 	char *dir;
-	int rc = play_dir(c, run, arm, &dir, errmsg, size);
+	rc = play_dir(c, run, arm, &dir, errmsg, size);
 	if (rc < 0)
 		return rc;
 	struct run_game_result gr;
@@ -1403,10 +1420,25 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 		return rc;
 	struct deck *deck = NULL;
 	char msg[256];
-	if (deck_create(NULL, msg, sizeof msg, &deck) < 0) {
+	if (deck_create(&(struct deck_options){ .root = c->opt.deck_root }, msg, sizeof msg,
+	                &deck) < 0) {
 		deck = NULL;
 		if (!c->opt.quiet)
 			progress_line(c, "no samplers: %s", msg);
+	}
+	c->device = (struct run_device){ .progress = c->progress, .quiet = c->opt.quiet,
+	                                 .poll_s = c->opt.ac_poll_s };
+	{
+		int drc = 0;
+		char *ddir = data_dir(&c->opt, &drc);
+		if (!ddir) {
+			rc = run_errf(errmsg, size, drc, "cannot find the data folder");
+			goto out;
+		}
+		rc = run_device_begin(&c->device, deck, c->plan, ddir, c->name, errmsg, size);
+		free(ddir);
+		if (rc < 0)
+			goto out;
 	}
 	if (db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_OPEN, 0) < 0) {
 		rc = run_errf(errmsg, size, -EIO, "%s", db_errmsg(c->db));
@@ -1475,6 +1507,7 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 	*out = o;
 	rc = 0;
 out:
+	run_device_end(&c->device);
 	deck_destroy(deck);
 	return rc;
 }

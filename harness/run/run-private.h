@@ -2,11 +2,14 @@
 #ifndef RXDECK_RUN_PRIVATE_H
 #define RXDECK_RUN_PRIVATE_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "run.h"
+#include "deck/deck.h"
 #include "forge/forge.h"
 
 /* Writes the formatted message into buf (if any) and returns rc. */
@@ -34,5 +37,47 @@ int run_pad_choose(const struct plan *p, char *spec, size_t spec_size, char *err
 /* The GPU name and driver info of the renderer's "vk: device N: NAME
  * (DRIVER), Vulkan X.Y, TYPE" line in config (malloc'd).  -ENOENT. */
 int run_parse_device_line(const char *config, char **gpu, char **driver);
+
+/* ---- the device around a campaign (run-device.c) ---- */
+
+struct deck;
+struct deck_sample;
+struct deck_inhibitor;
+struct deck_control;
+struct plan_arm;
+struct run_collected;
+
+struct run_device {
+	struct deck *deck;                 /* borrowed; NULL: no sysfs */
+	struct deck_inhibitor *inhibitor;  /* logind's, while the campaign plays */
+	struct deck_control *control;      /* when the plan sets gpu_clock or tdp_w */
+	struct deck_control_state saved;   /* put back by run_device_end() */
+	bool saved_ok;
+	char state_path[4096];             /* DATA_DIR/device-state */
+	double min_battery_pct;
+	double poll_s;                     /* AC polling while on battery (5 s) */
+	unsigned asked_mhz;                /* this run's gpu_clock, 0: none */
+	double asked_w;                    /* this run's tdp_w, 0: none */
+	FILE *progress;
+	bool quiet;
+};
+
+/* Puts back a state a killed harness left, takes the sleep inhibitor (a
+ * line when logind refuses; not an error), and when the plan sets a clock
+ * or TDP saves what is in force into the state file. */
+int run_device_begin(struct run_device *dev, struct deck *deck, const struct plan *p,
+                     const char *data_dir, const char *campaign, char *errmsg, size_t size);
+/* Waits for AC (said once), sets *stop_now on a battery below
+ * min_battery_pct or a stop request while waiting; applies the arm's clock
+ * and TDP (an error names what refused). */
+int run_device_before_run(struct run_device *dev, const struct plan *p,
+                          const struct plan_arm *arm, volatile sig_atomic_t *stop,
+                          bool *stop_now, char *errmsg, size_t size);
+/* Adds the asked and observed clock/TDP metrics to col; reason gets why
+ * the run is void ("on battery", a clock or TDP not in force), or "". */
+void run_device_check(struct run_device *dev, const struct deck_sample *samples, size_t n,
+                      struct run_collected *col, char *reason, size_t size);
+/* Puts the device back, removes the state file, releases the inhibitor. */
+void run_device_end(struct run_device *dev);
 
 #endif

@@ -228,6 +228,9 @@ struct run_options {
 	FILE *progress;            /* NULL: stderr */
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop after killing the game */
 	char *const *environ;      /* the harness's environment; NULL: environ */
+	const char *deck_root;     /* the system root the samplers and the clock/TDP
+	                              control use; NULL: "/" (tests: a fake tree) */
+	double ac_poll_s;          /* how often AC is looked at while on battery; 0: 5 s */
 };
 
 /*

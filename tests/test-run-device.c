@@ -1,0 +1,401 @@
+/* test-run-device: a night's campaign with the stand-in game on a fake
+ * Deck, with logind and steamos-manager doubles on a private dbus-daemon:
+ * the sleep inhibitor held for the campaign and released on every way out;
+ * gpu_clock and tdp_w set per arm before each run, what was asked and what
+ * was observed recorded, a deviation voids the run; the device put back
+ * after a normal end, a stop request (SIGTERM, Ctrl-C) and a SIGKILLed
+ * harness followed by resume; AC: no run on battery, an unplugged run void,
+ * a low battery stops the campaign cleanly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+
+#include "run/run.h"
+#include "test-run-util.h"
+#include "test-deck-bus-util.h"
+#include "test-deck-util.h"
+
+struct env {
+	struct tdir t;
+	struct fake f;
+	struct test_bus bus;
+	char data[PATH_MAX];
+	char *environ_[4];
+	char path_env[PATH_MAX + 8];
+	char mark_env[PATH_MAX + 16];
+	struct db *db;
+	FILE *progress;
+	char progress_path[PATH_MAX];
+};
+
+static char *saved_tmpdir;
+
+static int setup_with(void **state, const char *bus_extra)
+{
+	struct env *e = calloc(1, sizeof *e);
+	tdir_make(&e->t);
+	fake_init(&e->f);
+	fake_deck(&e->f);
+	/* the clock the arms ask for is the one gpu_metrics reports */
+	fake_metrics(&e->f, "sys/class/drm/card2/device/gpu_metrics",
+	             &(struct fake_metrics){ .content = 2, .temp_gfx = 6100, .temp_soc = 5850,
+	                                     .activity = 9000, .socket_mw = 11000, .cpu_mw = 3000,
+	                                     .soc_mw = 2000, .gfx_mw = 5000, .gfxclk_mhz = 1100,
+	                                     .fclk_mhz = 800 });
+	if (!test_bus_start(&e->bus, e->t.path, bus_extra)) {
+		test_bus_stop(&e->bus);
+		fail_msg("the D-Bus doubles did not come up");
+	}
+	saved_tmpdir = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", e->t.path, 1);
+	unsetenv("XDG_RUNTIME_DIR");
+	tdir_file(&e->t, "data", e->data, sizeof e->data);
+	snprintf(e->path_env, sizeof e->path_env, "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	snprintf(e->mark_env, sizeof e->mark_env, "TEST_RUN_DIR=%s", e->t.path);
+	e->environ_[0] = e->path_env;
+	e->environ_[1] = e->mark_env;
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
+	           "route t\nduration 3s\nwindow 0.5s 3s\n0s press A 100ms\n1s shot one\n2s shot two\n");
+	write_text(tdir_file(&e->t, "p.env", p, sizeof p), "RX_VK_LOG_READBACK_WAITS=1\n");
+	assert_int_equal(db_open(tdir_file(&e->t, "results.db", p, sizeof p), &e->db), 0);
+	tdir_file(&e->t, "progress.txt", e->progress_path, sizeof e->progress_path);
+	e->progress = fopen(e->progress_path, "w+");
+	*state = e;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_with(state, NULL);
+}
+
+static int setup_sysfs(void **state)
+{
+	return setup_with(state, "--no-manager");
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+	db_close(e->db);
+	fclose(e->progress);
+	test_bus_stop(&e->bus);
+	if (saved_tmpdir)
+		setenv("TMPDIR", saved_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved_tmpdir);
+	saved_tmpdir = NULL;
+	int left = processes_mentioning(e->t.path);
+	fake_cleanup(&e->f);
+	tdir_remove(&e->t);
+	free(e);
+	assert_int_equal(left, 0);
+	return 0;
+}
+
+static struct plan *make_plan(struct env *e, const char *campaign, const char *arms)
+{
+	char game[PATH_MAX], text[8192];
+	build_path("harness/run/game-double", game, sizeof game);
+	snprintf(text, sizeof text,
+	         "[campaign]\nname = night\nroute = t.route\nprofile = p.env\nrounds = 1\n"
+	         "warmup = no\nwatchdog = 1s\nstart_timeout = 5s\nstop_timeout = 1s\npad = socket\n"
+	         "%s[build double]\nbinary = %s\npad_option = --pad\n%s",
+	         campaign, game, arms);
+	char name[PATH_MAX];
+	tdir_file(&e->t, "plan.ini", name, sizeof name);
+	struct plan *p;
+	struct plan_error pe;
+	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
+		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
+	return p;
+}
+
+static struct run_options options(struct env *e, volatile sig_atomic_t *stop)
+{
+	return (struct run_options){ .data_dir = e->data, .environ = e->environ_,
+	                             .deck_root = e->f.root, .progress = e->progress,
+	                             .stop = stop, .ac_poll_s = 0.2 };
+}
+
+static struct run_campaign *create(struct env *e, struct plan *plan, struct run_options *o)
+{
+	struct run_campaign *c;
+	char msg[1024] = "";
+	if (run_campaign_create(e->db, plan, o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	return c;
+}
+
+static const char *progress(struct env *e)
+{
+	static char buf[16384];
+	fflush(e->progress);
+	FILE *f = fopen(e->progress_path, "r");
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The index of line in the bus log, or -1. */
+static long log_at(struct env *e, const char *line)
+{
+	const char *log = test_bus_log(&e->bus);
+	const char *p = strstr(log, line);
+	return p ? p - log : -1;
+}
+
+static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **state)
+{
+	struct env *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ngpu_clock = 1100\n",
+	                                             "[arm A]\n[arm B]\ntdp_w = 12\n"), &o);
+	struct run_outcome out;
+	char msg[1024] = "";
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_true(out.complete);
+	/* held for the campaign, released at its end */
+	assert_true(log_at(e, "inhibit sleep:idle rxdeck rxdeck campaign night") >= 0);
+	assert_true(test_bus_logged(&e->bus, "released 1"));
+	/* A at 1100 MHz; B at 1100 MHz and 12 W; then put back */
+	long clock = log_at(e, "set ManualGpuClock 1100"), tdp = log_at(e, "set TdpLimit 12\n");
+	long back = log_at(e, "set TdpLimit 15\n"), level = log_at(e, "set GpuPerformanceLevel auto");
+	assert_true(clock >= 0 && tdp > clock && back > tdp && level > tdp);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, 2);
+	/* A: asked and observed 1100 MHz */
+	assert_int_equal(runs[0].status, DB_RUN_DONE);
+	double v;
+	assert_int_equal(db_metric_get(e->db, runs[0].id, "gpu_clock_asked_mhz", &v), 0);
+	assert_true(v == 1100);
+	assert_int_equal(db_metric_get(e->db, runs[0].id, "gpu_clock_observed_mhz", &v), 0);
+	assert_true(v == 1100);
+	/* B: the double sets no sysfs, so 15 W stays in force: void, saying so */
+	assert_int_equal(runs[1].status, DB_RUN_VOID);
+	assert_string_equal(runs[1].void_reason, "tdp 12 W asked, 15 W in force");
+	assert_int_equal(db_metric_get(e->db, runs[1].id, "tdp_asked_w", &v), 0);
+	assert_true(v == 12);
+	assert_int_equal(db_metric_get(e->db, runs[1].id, "tdp_observed_w", &v), 0);
+	assert_true(v == 15);
+	free(runs);
+	char state_file[PATH_MAX + 32];
+	snprintf(state_file, sizeof state_file, "%s/device-state", e->data);
+	assert_int_equal(access(state_file, F_OK), -1);
+	run_campaign_destroy(c);
+}
+
+static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state)
+{
+	struct env *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
+	struct run_outcome out;
+	char msg[1024] = "";
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(runs[0].status, DB_RUN_DONE);
+	free(runs);
+	assert_string_equal(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
+	                    "15000000\n");
+	assert_non_null(strstr(progress(e), "GPU clock and TDP per arm through sysfs"));
+	run_campaign_destroy(c);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void *stop_soon(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { 1, 500 * 1000000 };
+	nanosleep(&ts, NULL);
+	stop_flag = 1; /* what the SIGTERM/SIGINT handler of rxdeck sets */
+	return NULL;
+}
+
+static void test_device__put_back_after_a_stop_request(void **state)
+{
+	struct env *e = *state;
+	stop_flag = 0;
+	struct run_options o = options(e, &stop_flag);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 10\n",
+	                                             "[arm A]\n[arm B]\n"), &o);
+	pthread_t th;
+	pthread_create(&th, NULL, stop_soon, NULL);
+	struct run_outcome out;
+	char msg[1024] = "";
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	pthread_join(th, NULL);
+	assert_true(out.interrupted);
+	assert_false(out.complete);
+	assert_true(log_at(e, "set TdpLimit 10\n") >= 0);
+	assert_true(log_at(e, "set TdpLimit 15\n") > log_at(e, "set TdpLimit 10\n"));
+	assert_true(test_bus_logged(&e->bus, "released 1"));
+	run_campaign_destroy(c);
+}
+
+static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
+{
+	struct env *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
+	                                             "[arm A]\n[arm B]\n"), &o);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
+	run_campaign_destroy(c);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct db *db;
+		char p[PATH_MAX], msg[1024];
+		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
+			_exit(2);
+		struct run_campaign *cc;
+		if (run_campaign_open(db, id, &o, &cc, msg, sizeof msg) != 0) {
+			fprintf(stderr, "child: %s\n", msg);
+			_exit(3);
+		}
+		struct run_outcome out;
+		run_campaign_play(cc, &out, msg, sizeof msg);
+		_exit(0);
+	}
+	assert_true(test_bus_logged(&e->bus, "set TdpLimit 9"));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_true(test_bus_logged(&e->bus, "released 1")); /* logind drops it by itself */
+	char state_file[PATH_MAX + 32];
+	snprintf(state_file, sizeof state_file, "%s/device-state", e->data);
+	assert_int_equal(access(state_file, F_OK), 0);
+	assert_true(log_at(e, "set TdpLimit 15\n") < 0);
+	/* what was left running is killed as a resume does; then resume */
+	int left = processes_mentioning(e->t.path);
+	(void)left;
+	struct run_campaign *r;
+	char msg[1024] = "";
+	if (run_campaign_open(e->db, id, &o, &r, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	struct run_outcome out;
+	if (run_campaign_play(r, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	long back = log_at(e, "set TdpLimit 15\n");
+	assert_true(back >= 0);
+	assert_non_null(strstr(progress(e), "put back the GPU level auto and the TDP a stopped "
+	                                    "campaign had changed (steamos-manager)"));
+	/* and it sets 9 W again for the runs it plays, then 15 W at the end */
+	const char *log = test_bus_log(&e->bus);
+	assert_non_null(strstr(log + back, "set TdpLimit 9\n"));
+	assert_non_null(strstr(strstr(log + back, "set TdpLimit 9\n"), "set TdpLimit 15\n"));
+	assert_int_equal(access(state_file, F_OK), -1);
+	run_campaign_destroy(r);
+}
+
+struct flip {
+	struct env *e;
+	double after_s;
+	const char *online;
+	double then_after_s;
+	const char *then_online;
+};
+
+static void *flip_ac(void *arg)
+{
+	struct flip *f = arg;
+	struct timespec ts = { (time_t)f->after_s, (long)((f->after_s - (time_t)f->after_s) * 1e9) };
+	nanosleep(&ts, NULL);
+	fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", f->online);
+	if (f->then_online) {
+		struct timespec t2 = { (time_t)f->then_after_s, 0 };
+		nanosleep(&t2, NULL);
+		fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", f->then_online);
+	}
+	return NULL;
+}
+
+static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **state)
+{
+	struct env *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
+	/* unplugged 1.5 s into A's run, plugged in again 4 s later */
+	struct flip f = { e, 1.5, "0\n", 4, "1\n" };
+	pthread_t th;
+	pthread_create(&th, NULL, flip_ac, &f);
+	struct run_outcome out;
+	char msg[1024] = "";
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	pthread_join(th, NULL);
+	assert_true(out.complete);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(runs[0].status, DB_RUN_VOID);
+	assert_string_equal(runs[0].void_reason, "on battery");
+	assert_int_equal(runs[1].status, DB_RUN_DONE);
+	free(runs);
+	const char *p = progress(e);
+	const char *wait = strstr(p, "on battery: waiting for AC power before the next run");
+	assert_non_null(wait);
+	assert_null(strstr(wait + 1, "on battery: waiting")); /* said once */
+	assert_non_null(strstr(p, "on AC power again: going on"));
+	run_campaign_destroy(c);
+}
+
+static void test_device__low_battery_stops_cleanly(void **state)
+{
+	struct env *e = *state;
+	fake_write(&e->f, "sys/class/power_supply/ACAD/online", "0\n");
+	fake_write(&e->f, "sys/class/power_supply/BAT1/capacity", "8\n");
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	struct run_outcome out;
+	char msg[1024] = "";
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_true(out.interrupted);
+	assert_int_equal(out.runs_done, 0);
+	assert_non_null(strstr(progress(e), "on battery at 8 %, below min_battery_pct 10 %: "
+	                                    "stopping; 'rxdeck resume' goes on"));
+	assert_true(log_at(e, "set TdpLimit 10\n") < 0); /* no run, nothing set */
+	assert_true(test_bus_logged(&e->bus, "released 1"));
+	run_campaign_destroy(c);
+}
+
+int main(void)
+{
+	char why[256];
+	if (!test_bus_can_run(why, sizeof why)) {
+		printf("skip: %s\n", why);
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_device__clock_and_tdp_per_arm_through_steamos_manager,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device__tdp_through_sysfs_is_observed_and_put_back,
+		                                setup_sysfs, teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_after_a_stop_request, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_device__sigkilled_harness_is_put_back_by_resume,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device__unplugged_run_is_void_and_the_next_waits_for_ac,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device__low_battery_stops_cleanly, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
