@@ -134,7 +134,7 @@ for d in routes profiles; do
 		echo "installed $datadir/$d"
 	fi
 done
-cp "$src/deck/README.md" "$datadir/doc/deck.md"
+cp "$src/docs/deck.md" "$datadir/doc/deck.md"
 
 # Systemd user units, pointed at this prefix and time.
 sed "s|%h/.local/bin/rxdeck|$bindir/rxdeck|" "$src/deck/systemd/rxdeck-overnight.service" \
@@ -155,7 +155,11 @@ fi
 
 user_systemctl daemon-reload || true
 if [ "$enable_timer" = 1 ]; then
-	user_systemctl enable --now rxdeck-overnight.timer && echo "enabled rxdeck-overnight.timer"
+	if [ "$systemctl_ok" = 1 ]; then
+		user_systemctl enable --now rxdeck-overnight.timer && echo "enabled rxdeck-overnight.timer"
+	else
+		echo "not enabled (--no-systemctl): systemctl --user enable --now rxdeck-overnight.timer"
+	fi
 	# Without lingering, user units stop at logout; the Deck in game mode
 	# stays logged in, a desktop session may not.
 	if command -v loginctl >/dev/null 2>&1 && [ "$(loginctl show-user "$(id -un)" -p Linger --value 2>/dev/null || echo no)" != yes ]; then

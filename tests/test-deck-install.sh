@@ -15,7 +15,7 @@ chmod +x "$tmp/build/harness/rxdeck" "$tmp/build/renderer/forest/rxdeck-forest"
 export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/config"
 prefix=$tmp/home/local
 
-"$src/deck/install.sh" --build "$tmp/build" --prefix "$prefix" --at 02:30 --no-systemctl > "$tmp/out" 2>&1 ||
+"$src/deck/install.sh" --build "$tmp/build" --prefix "$prefix" --at 02:30 --no-systemctl --enable-timer > "$tmp/out" 2>&1 ||
 	{ cat "$tmp/out"; fail "install failed"; }
 [ -x "$prefix/bin/rxdeck" ] || fail "rxdeck not installed"
 [ -x "$prefix/bin/rxdeck-forest" ] || fail "rxdeck-forest not installed"
@@ -23,8 +23,14 @@ prefix=$tmp/home/local
 svc=$XDG_CONFIG_HOME/systemd/user/rxdeck-overnight.service
 tmr=$XDG_CONFIG_HOME/systemd/user/rxdeck-overnight.timer
 grep -qx 'ConditionACPower=true' "$svc" || fail "service not limited to AC power"
-grep -q "^ExecStart=/usr/bin/systemd-inhibit --what=sleep" "$svc" || fail "service does not inhibit sleep"
-grep -q " $prefix/bin/rxdeck \$RXDECK_OVERNIGHT_ARGS\$" "$svc" || fail "service does not run the installed rxdeck"
+# rxdeck is the main process (it holds the inhibitor itself): no wrapper
+# that a stop would SIGTERM in its place
+grep -qx "ExecStart=$prefix/bin/rxdeck \$RXDECK_OVERNIGHT_ARGS" "$svc" || fail "service does not run the installed rxdeck as its main process"
+grep -q 'systemd-inhibit' "$svc" && fail "service still wraps rxdeck in systemd-inhibit"
+grep -qx 'KillMode=mixed' "$svc" || fail "service does not SIGTERM rxdeck alone first"
+# --no-systemctl does not claim what it did not do
+grep -q '^enabled' "$tmp/out" && fail "--no-systemctl said the timer was enabled"
+grep -q '^not enabled (--no-systemctl)' "$tmp/out" || fail "--no-systemctl did not say the timer is not enabled"
 grep -qx 'OnCalendar=\*-\*-\* 02:30:00' "$tmr" || fail "timer not at 02:30"
 env=$XDG_CONFIG_HOME/rxdeck/overnight.env
 grep -q '^RXDECK_OVERNIGHT_ARGS=' "$env" || fail "no overnight.env"

@@ -80,6 +80,61 @@ static void test_run_find_data__forms(void **state)
 	tdir_remove(&t);
 }
 
+/* deck/install.sh puts routes and profiles in ~/.local/share/rxdeck: an
+ * installed rxdeck run from an empty folder finds them there, then in
+ * $XDG_DATA_DIRS, before the source tree. */
+static void test_run_find_data__xdg_data_folders(void **state)
+{
+	(void)state;
+	struct tdir t;
+	tdir_make(&t);
+	char buf[PATH_MAX], dir[PATH_MAX], empty[PATH_MAX];
+	mkdir(tdir_file(&t, "home", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "home/rxdeck", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "home/rxdeck/routes", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "sys", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "sys/rxdeck", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "sys/rxdeck/profiles", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "sys/rxdeck/routes", dir, sizeof dir), 0700);
+	mkdir(tdir_file(&t, "empty", empty, sizeof empty), 0700);
+	write_text(tdir_file(&t, "home/rxdeck/routes/night.route", buf, sizeof buf), "x");
+	write_text(tdir_file(&t, "sys/rxdeck/routes/night.route", buf, sizeof buf), "x");
+	write_text(tdir_file(&t, "sys/rxdeck/routes/smoke.route", buf, sizeof buf), "x");
+	write_text(tdir_file(&t, "sys/rxdeck/profiles/handheld.env", buf, sizeof buf), "x");
+	char *saved[3];
+	const char *names[3] = { "XDG_DATA_HOME", "XDG_DATA_DIRS", "RXDECK_DATA_DIR" };
+	for (int i = 0; i < 3; i++)
+		saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+	setenv("XDG_DATA_HOME", tdir_file(&t, "home", dir, sizeof dir), 1);
+	char dirs[2 * PATH_MAX + 8];
+	snprintf(dirs, sizeof dirs, "/nonexistent:%s", tdir_file(&t, "sys", dir, sizeof dir));
+	setenv("XDG_DATA_DIRS", dirs, 1);
+	unsetenv("RXDECK_DATA_DIR");
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(empty), 0);
+	char *p = NULL;
+	assert_int_equal(run_find_data("routes", "night", ".route", NULL, &p), 0);
+	assert_string_equal(p, tdir_file(&t, "home/rxdeck/routes/night.route", buf, sizeof buf));
+	free(p);
+	assert_int_equal(run_find_data("profiles", "handheld", ".env", NULL, &p), 0);
+	assert_string_equal(p, tdir_file(&t, "sys/rxdeck/profiles/handheld.env", buf, sizeof buf));
+	free(p);
+	/* the XDG folders come before the build's source tree */
+	assert_int_equal(run_find_data("routes", "smoke", ".route", NULL, &p), 0);
+	assert_string_equal(p, tdir_file(&t, "sys/rxdeck/routes/smoke.route", buf, sizeof buf));
+	free(p);
+	assert_int_equal(chdir(cwd), 0);
+	for (int i = 0; i < 3; i++) {
+		if (saved[i])
+			setenv(names[i], saved[i], 1);
+		else
+			unsetenv(names[i]);
+		free(saved[i]);
+	}
+	tdir_remove(&t);
+}
+
 static void test_run_find_program__errors_say_why(void **state)
 {
 	(void)state;
@@ -236,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_env_compose__layers_and_cleaning),
 		cmocka_unit_test(test_run_find_data__forms),
+		cmocka_unit_test(test_run_find_data__xdg_data_folders),
 		cmocka_unit_test(test_run_find_program__errors_say_why),
 		cmocka_unit_test(test_run_sha256__known_values),
 		cmocka_unit_test(test_run_png_stats__luma_and_checksum),

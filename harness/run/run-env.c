@@ -110,12 +110,36 @@ int run_find_data(const char *kind, const char *name, const char *ext, const cha
 	free(p);
 	if (strchr(name, '/') && name[0] == '/')
 		return -ENOENT;
-	/* a name, or a path under the project: the current folder, the
-	 * source tree, the installed data */
-	const char *roots[] = { ".", RXDECK_SOURCE_ROOT, RXDECK_DATA_DIR };
-	const char *env_root = getenv("RXDECK_DATA_DIR");
-	for (int r = -1; r < 3; r++) {
-		const char *root = r < 0 ? env_root : roots[r];
+	/* a name, or a path under the project: RXDECK_DATA_DIR, the current
+	 * folder, the XDG data folders (where deck/install.sh puts routes and
+	 * profiles: $XDG_DATA_HOME/rxdeck, then each of $XDG_DATA_DIRS), the
+	 * build's source tree, the data installed with the build */
+	char xdg[16][PATH_MAX];
+	size_t n_xdg = 0;
+	const char *home = getenv("HOME"), *data_home = getenv("XDG_DATA_HOME");
+	if (data_home && data_home[0] == '/')
+		snprintf(xdg[n_xdg++], PATH_MAX, "%s/rxdeck", data_home);
+	else if (home && *home)
+		snprintf(xdg[n_xdg++], PATH_MAX, "%s/.local/share/rxdeck", home);
+	const char *dirs = getenv("XDG_DATA_DIRS");
+	if (!dirs || !*dirs)
+		dirs = "/usr/local/share/:/usr/share/";
+	while (*dirs && n_xdg < 16) {
+		size_t len = strcspn(dirs, ":");
+		if (len > 0 && dirs[0] == '/' && len < PATH_MAX - 8)
+			snprintf(xdg[n_xdg++], PATH_MAX, "%.*s/rxdeck", (int)len, dirs);
+		dirs += len + (dirs[len] == ':');
+	}
+	const char *roots[24];
+	size_t n_roots = 0;
+	roots[n_roots++] = getenv("RXDECK_DATA_DIR");
+	roots[n_roots++] = ".";
+	for (size_t i = 0; i < n_xdg; i++)
+		roots[n_roots++] = xdg[i];
+	roots[n_roots++] = RXDECK_SOURCE_ROOT;
+	roots[n_roots++] = RXDECK_DATA_DIR;
+	for (size_t r = 0; r < n_roots; r++) {
+		const char *root = roots[r];
 		if (!root || !*root)
 			continue;
 		for (int form = 0; form < 4; form++) {
