@@ -201,6 +201,56 @@ test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch(v
 	(void)state;
 }
 
+/* A draw of texel `slot` over rows [y0, y0 + rows) of the current target. */
+static struct rxvk_op paint_rows(unsigned slot, uint32_t y0, uint32_t rows)
+{
+	struct rxvk_op op = paint(slot);
+	op.params[5] = y0 << 16;
+	op.params[6] = W | (rows << 16);
+	return op;
+}
+
+/* rxvk_cpu_wrote into a colour target's memory: the CPU paints a row green
+ * over a red frame; a partial draw (blue, the top half) and its write-back
+ * keep the green row, in place and in the mirror, holding on and off. */
+static void test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw(void **state)
+{
+	const uint32_t red = 0xff0000ffu, green = 0xff00ff00u, blue = 0xffff0000u;
+	const uint32_t row = 40;
+	for (int mode = 0; mode < 4; mode++) {
+		bool mirrored = mode & 1, hold = mode & 2;
+		struct rxvk *rx = create((struct rxvk_config){
+		        .mirror = mirrored ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
+		        .hold_switched = hold ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF});
+		frame_then_switch(rx, RXVK_FORMAT_RGBA8, red, 0);
+		assert_int_equal(rxvk_finish(rx), 0);
+		/* a second red frame, so the target's image is warm and valid */
+		frame_then_switch(rx, RXVK_FORMAT_RGBA8, red, 1);
+		assert_int_equal(rxvk_finish(rx), 0);
+		expect_frame(rx, A_ADDR, RXVK_FORMAT_RGBA8, red);
+		struct rxvk_counters c0 = counters(rx);
+		for (uint32_t x = 0; x < W; x++)
+			memcpy(guest(rx) + A_ADDR + ((uint64_t)row * W + x) * 4, &green, 4);
+		assert_int_equal(rxvk_cpu_wrote(rx, A_ADDR + (uint64_t)row * W * 4, W * 4), 0);
+		texel(rx, 2, blue);
+		struct rxvk_op ops[] = {target(A_ADDR, RXVK_FORMAT_RGBA8), paint_rows(2, 0, H / 2),
+		                        target(B_ADDR, RXVK_FORMAT_DEPTH)};
+		submit(rx, ops, 3);
+		assert_int_equal(rxvk_finish(rx), 0);
+		for (uint32_t y = 0; y < H; y++)
+			for (uint32_t x = 0; x < W; x++) {
+				uint64_t at = A_ADDR + ((uint64_t)y * W + x) * 4;
+				expect_pixel(guest(rx) + at, RXVK_FORMAT_RGBA8,
+				             y < H / 2 ? blue : y == row ? green : red, at);
+			}
+		struct rxvk_counters c1 = counters(rx);
+		assert_int_equal(c1.targets_cpu_stale - c0.targets_cpu_stale, 1);
+		assert_true(c1.target_loads > c0.target_loads);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
 static void test_hold__later_draw_supersedes_the_held_copy_unread(void **state)
 {
 	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
@@ -582,6 +632,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(
 	                test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch),
+	        cmocka_unit_test(test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw),
 	        cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
 	        cmocka_unit_test(test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out),
 	        cmocka_unit_test(test_hold__copy_reading_it_carries_it_out_before_the_copy),

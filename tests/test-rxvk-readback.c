@@ -21,7 +21,7 @@ static char log_path[] = "/tmp/rxvk-readback-log-XXXXXX";
 
 static struct rxvk *early_rx(uint32_t part_ops)
 {
-	return rxt_create((struct rxvk_config){ .readback_early = RXVK_SWITCH_ON,
+	return rxt_create((struct rxvk_config){ .readback_early = RXVK_EARLY_PART,
 	                                        .readback_early_gap = GAP,
 	                                        .part_ops = part_ops ? part_ops : 4096,
 	                                        .mirror = RXVK_SWITCH_OFF });
@@ -251,7 +251,7 @@ static void test_late__newest_read_at_once_even_with_writers_diagnostics(void **
 {
 	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_late = RXVK_LATE_NEWEST,
 	                                                   .log_rb_writers = RXVK_SWITCH_ON,
-	                                                   .readback_early = RXVK_SWITCH_ON,
+	                                                   .readback_early = RXVK_EARLY_PART,
 	                                                   .log_path = log_path });
 	size_t n = 0;
 	ops[n++] = rxt_spin(A, 10, 20);
@@ -354,7 +354,7 @@ static void test_diag__span_closes_at_burst_end_with_last_part_and_total_work(vo
  * no part is split. */
 static void test_early__idle_with_only_mirrored_pages(void **state)
 {
-	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_early = RXVK_SWITCH_ON,
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_early = RXVK_EARLY_PART,
 	                                                   .readback_early_gap = GAP,
 	                                                   .mirror = RXVK_SWITCH_ON });
 	struct rxvk_op warm = rxt_spin(A, 10, 1);
@@ -406,7 +406,7 @@ static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, u
 	struct rxvk *rx = rxt_create((struct rxvk_config){ .parallel = parallel,
 	                                                   .mirror = RXVK_SWITCH_OFF,
 	                                                   .part_ops = 5,
-	                                                   .readback_early = RXVK_SWITCH_ON,
+	                                                   .readback_early = RXVK_EARLY_PART,
 	                                                   .log_path = log_path });
 	uint8_t *g = rxvk_guest(rx);
 	float *quads = (float *)(g + 3 * MB);
@@ -512,6 +512,9 @@ static int fresh_log(void **state)
 
 int main(void)
 {
+	/* the validation layer's synchronization validation on every device
+	 * this test makes (rxt_create turns the layer on) */
+	setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT", 1);
 	rxt_require_vulkan();
 	int fd = mkstemp(log_path);
 	if (fd < 0)

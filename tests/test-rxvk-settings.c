@@ -47,7 +47,7 @@ static void test_settings__env_wins_over_file_and_config_over_env(void **state)
 	struct rxvk_config eff;
 	rxvk_config_get(rx, &eff);
 	assert_int_equal(eff.part_ops, 9);              /* environment */
-	assert_int_equal(eff.readback_early, RXVK_SWITCH_ON); /* rx_env.txt */
+	assert_int_equal(eff.readback_early, RXVK_EARLY_PART); /* rx_env.txt */
 	assert_int_equal(eff.readback_early_gap, 16);   /* default */
 	assert_int_equal(eff.guest_mb, 16);             /* config */
 	assert_non_null(eff.device);
@@ -83,7 +83,7 @@ static void test_settings__bad_values_refused_with_name(void **state)
 	expect_refused("RX_VK_PART_OPS='0'");
 	unsetenv("RX_VK_PART_OPS");
 	setenv("RX_VK_READBACK_EARLY", "maybe", 1);
-	expect_refused("RX_VK_READBACK_EARLY='maybe': expected 0 or 1");
+	expect_refused("RX_VK_READBACK_EARLY='maybe': expected 0, 1 or 'marker'");
 	unsetenv("RX_VK_READBACK_EARLY");
 	write_file("rx_env.txt", "RX_VK_MIRROR=1\n  oops\n");
 	expect_refused("rx_env.txt:2:3: expected KEY=VALUE");
@@ -91,6 +91,28 @@ static void test_settings__bad_values_refused_with_name(void **state)
 	expect_refused("unknown switch 'RX_VK_READBAK_EARLY'");
 	write_file("rx_env.txt", "RX_VK_READBACK_LATE=oldest\n");
 	expect_refused("rx_env.txt: RX_VK_READBACK_LATE='oldest'");
+	(void)state;
+}
+
+/* RX_VK_READBACK_EARLY takes 0, 1 or marker, and the switches line says which. */
+static void test_settings__readback_early_marker_parsed_and_logged(void **state)
+{
+	setenv("RX_VK_READBACK_EARLY", "marker", 1);
+	setenv("RX_LOG", "log.txt", 1);
+	struct rxvk *rx = rxt_create((struct rxvk_config){ 0 });
+	struct rxvk_config eff;
+	rxvk_config_get(rx, &eff);
+	assert_int_equal(eff.readback_early, RXVK_EARLY_MARKER);
+	rxt_destroy(rx);
+	assert_non_null(strstr(read_file("log.txt"), "RX_VK_READBACK_EARLY=marker (env)"));
+	remove("log.txt");
+	setenv("RX_VK_READBACK_EARLY", "1", 1);
+	rx = rxt_create((struct rxvk_config){ 0 });
+	rxvk_config_get(rx, &eff);
+	assert_int_equal(eff.readback_early, RXVK_EARLY_PART);
+	rxt_destroy(rx);
+	assert_non_null(strstr(read_file("log.txt"), "RX_VK_READBACK_EARLY=1 (env)"));
+	unsetenv("RX_LOG");
 	(void)state;
 }
 
@@ -102,7 +124,7 @@ static void test_settings__ignore_env_reads_neither(void **state)
 	struct rxvk_config eff;
 	rxvk_config_get(rx, &eff);
 	assert_int_equal(eff.part_ops, 256);
-	assert_int_equal(eff.readback_early, RXVK_SWITCH_OFF);
+	assert_int_equal(eff.readback_early, RXVK_EARLY_OFF);
 	rxt_destroy(rx);
 	(void)state;
 }
@@ -117,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_settings__env_wins_over_file_and_config_over_env, setup),
 		cmocka_unit_test_setup(test_settings__bad_values_refused_with_name, setup),
+		cmocka_unit_test_setup(test_settings__readback_early_marker_parsed_and_logged, setup),
 		cmocka_unit_test_setup(test_settings__ignore_env_reads_neither, setup),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

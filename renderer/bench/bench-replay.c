@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 	const char *arm_what[3];
 	for (int a = 0; a < 3; a++) {
 		rx = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF,
-		                                .readback_early = a == 1 ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
+		                                .readback_early = a == 1 ? RXVK_EARLY_PART : RXVK_EARLY_OFF,
 		                                .readback_late = a == 2 ? RXVK_LATE_NEWEST : RXVK_LATE_OFF });
 		n = frame_ops(ops, rx);
 		for (size_t i = 1; i < n; i += 10)
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 	struct rxvk *pair[2];
 	for (int on = 0; on < 2; on++) {
 		pair[on] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
-		                                      .readback_early = on ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF });
+		                                      .readback_early = on ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
 		n = frame_ops(ops, pair[on]);
 		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
 			rxvk_submit(pair[on], ops, n, NULL);

@@ -39,6 +39,14 @@ enum rxvk_switch {
 };
 
 /* RX_VK_READBACK_LATE */
+/* RX_VK_READBACK_EARLY: what a read of pages with a pending write waits for. */
+enum rxvk_early {
+	RXVK_EARLY_DEFAULT = 0,
+	RXVK_EARLY_OFF,           /* the whole submission */
+	RXVK_EARLY_PART,          /* `1`: the writer's part, ended right after it */
+	RXVK_EARLY_MARKER,        /* `marker`: a GPU marker recorded right after the writer */
+};
+
 enum rxvk_late {
 	RXVK_LATE_DEFAULT = 0,
 	RXVK_LATE_OFF,
@@ -56,7 +64,7 @@ struct rxvk_config {
 	const char *device;         /* index or name substring; RX_VK_DEVICE */
 	enum rxvk_switch mirror;    /* RX_VK_MIRROR; default: ON for discrete GPUs */
 	uint32_t part_ops;          /* ops a part holds at most; RX_VK_PART_OPS, 256 */
-	enum rxvk_switch readback_early; /* RX_VK_READBACK_EARLY, off */
+	enum rxvk_early readback_early;  /* RX_VK_READBACK_EARLY: 0, 1 or marker; off */
 	uint32_t readback_early_gap; /* RX_VK_READBACK_EARLY_GAP, ops, default 16 */
 	enum rxvk_late readback_late;    /* RX_VK_READBACK_LATE, off */
 	enum rxvk_switch log_readback_waits; /* RX_VK_LOG_READBACK_WAITS, off */
@@ -222,6 +230,8 @@ enum rxvk_wait_for {
 	RXVK_WAIT_SUBMISSION,     /* the whole submission that wrote the range */
 	RXVK_WAIT_PART,           /* the writer's part (RX_VK_READBACK_EARLY) */
 	RXVK_WAIT_LATE,           /* read at once by RX_VK_READBACK_LATE: older values */
+	RXVK_WAIT_MARKER,         /* the writer's marker (RX_VK_READBACK_EARLY=marker); `value`
+	                           * is the writer's part, the fallback */
 };
 
 struct rxvk_wait {
@@ -243,7 +253,9 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
  * The CPU wrote guest bytes [addr, addr + size_B): the next submission's
  * capture makes them visible to the GPU.  A page written while a submission
  * that reads it still runs is a late page: the next capture waits for that
- * submission.  -EINVAL for a range outside guest memory.
+ * submission.  A colour target over the bytes, with no frame drawn since
+ * its last write-back, takes them before it is drawn into again, so its
+ * next write-back keeps them.  -EINVAL for a range outside guest memory.
  */
 int rxvk_cpu_wrote(struct rxvk *rx, uint64_t addr, uint64_t size_B);
 
@@ -259,8 +271,10 @@ struct rxvk_counters {
 	uint64_t reads;               /* rxvk_invalidate calls */
 	uint64_t reads_waited;
 	uint64_t read_wait_ns;
-	uint64_t reads_early;         /* waited for the writer's part */
+	uint64_t reads_early;         /* waited for the writer's part (or its marker) */
 	uint64_t reads_early_wait_ns;
+	uint64_t reads_marker;        /* of those, released by the writer's marker */
+	uint64_t markers;             /* markers recorded after tracked writers */
 	uint64_t reads_whole;         /* waited for the whole submission */
 	uint64_t reads_whole_wait_ns;
 	uint64_t reads_early_fallback;/* early on, writer not known: whole submission */
@@ -276,6 +290,7 @@ struct rxvk_counters {
 	uint64_t in_place_writes;     /* op writes that went to guest memory directly */
 	uint64_t target_writebacks;   /* frames written from a target to guest memory */
 	uint64_t target_loads;        /* target images loaded from guest memory */
+	uint64_t targets_cpu_stale;   /* target images made stale by the CPU's writes (rxvk_cpu_wrote) */
 	uint64_t frames_real;
 	uint64_t frames_shown;
 	uint64_t frames_held;         /* RX_VK_HOLD_SWITCHED: frames kept at a switch */

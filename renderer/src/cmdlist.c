@@ -29,6 +29,7 @@ enum cl_kind {
 	CL_CLEAR_COLOUR,
 	CL_CLEAR_DEPTH,
 	CL_COPY_IMAGE,
+	CL_MARKER,
 };
 
 struct cl_cmd {
@@ -76,6 +77,7 @@ struct cl_cmd {
 			VkImage src, dst;
 			VkImageCopy region;
 		} image_copy;
+		VkEvent event;
 	};
 };
 
@@ -242,6 +244,13 @@ void cl_copy_image(struct cmdlist *cl, VkImage src, VkImage dst, const VkImageCo
 	}
 }
 
+void cl_marker(struct cmdlist *cl, VkEvent event)
+{
+	struct cl_cmd *c = push(cl, CL_MARKER);
+	if (c)
+		c->event = event;
+}
+
 void cl_reset(struct cmdlist *cl)
 {
 	cl->n = 0;
@@ -357,6 +366,21 @@ int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd)
 			vkCmdCopyImage(cmd, c->image_copy.src, VK_IMAGE_LAYOUT_GENERAL, c->image_copy.dst,
 			               VK_IMAGE_LAYOUT_GENERAL, 1, &c->image_copy.region);
 			break;
+		case CL_MARKER: {
+			/* every write recorded before it made available, and visible
+			 * in the host domain, before the event is signalled (see
+			 * docs/renderer.md, "Why the marker's bytes are visible") */
+			VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+			                        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+			                        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+			                        .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+			                        .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT };
+			VkDependencyInfo di = { .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+			                        .memoryBarrierCount = 1,
+			                        .pMemoryBarriers = &mb };
+			vkCmdSetEvent2(cmd, c->event, &di);
+			break;
+		}
 		}
 	}
 	return 0;

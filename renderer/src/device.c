@@ -298,8 +298,19 @@ int rxvk_device_init(struct rxvk *rx)
 	                                .queueFamilyIndex = rx->queue_family,
 	                                .queueCount = 1,
 	                                .pQueuePriorities = &prio };
+	/* synchronization2 (core in 1.3): RX_VK_READBACK_EARLY=marker's
+	 * vkCmdSetEvent2 */
+	VkPhysicalDeviceSynchronization2Features s2 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES };
+	if (api13) {
+		VkPhysicalDeviceFeatures2 q = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &s2 };
+		vkGetPhysicalDeviceFeatures2(rx->phys, &q);
+		s2.pNext = NULL;
+	}
+	rx->sync2 = s2.synchronization2 == VK_TRUE;
 	VkPhysicalDeviceDynamicRenderingFeatures dr = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES,
+		.pNext = rx->sync2 ? &s2 : NULL,
 		.dynamicRendering = VK_TRUE };
 	VkPhysicalDeviceVulkan12Features f12 = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
 	                                         .pNext = &dr,

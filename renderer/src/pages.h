@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <volk.h>
 
 struct rxvk;
 struct cmdlist;
@@ -33,6 +34,7 @@ struct write_note {
 	uint32_t kind;         /* enum rxvk_op_kind; 0 for a target write-back */
 	uint32_t op_index;     /* in its submission */
 	uint64_t program;
+	uint64_t marker;       /* RX_VK_READBACK_EARLY=marker: the marker after it, 0 if none */
 };
 
 /* Who wrote a page, for RX_VK_LOG_RB_WRITERS. */
@@ -46,6 +48,19 @@ struct page_writer_info {
 
 void rxvk_publish(struct rxvk *rx, struct part_job *job);
 bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w);
+
+/* RX_VK_READBACK_EARLY=marker is in effect: a marker follows each tracked
+ * writer (rxvk_early_writes_tracked_bytes), and no part ends for it. */
+bool rxvk_early_marks(struct rxvk *rx);
+
+/* The timeline value that must be done before the next marker's event can
+ * be reused (0 if it is free).  Render thread. */
+uint64_t rxvk_marker_busy_value(struct rxvk *rx);
+
+/* Hands out the next marker for part part_value: its event (reset) and its
+ * number, which the writes before it carry (write_note.marker).  The
+ * caller waited for rxvk_marker_busy_value() first.  Render thread. */
+int rxvk_marker_take(struct rxvk *rx, uint64_t part_value, VkEvent *out_event, uint64_t *out_seq);
 int rxvk_readback_init(struct rxvk *rx);
 void rxvk_readback_finish(struct rxvk *rx);
 int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub);

@@ -77,6 +77,7 @@ struct rxvk {
 	VkPhysicalDeviceMemoryProperties mem_props;
 	PFN_vkCmdBeginRenderingKHR begin_rendering;
 	PFN_vkCmdEndRenderingKHR end_rendering;
+	bool sync2;                     /* synchronization2 enabled (vkCmdSetEvent2) */
 
 	VkPipelineLayout layout;
 	struct program programs[PROG_COUNT];
@@ -141,6 +142,12 @@ struct rxvk {
 	pthread_mutex_t log_lock;
 	pthread_mutex_t summary_lock;
 	uint64_t summary_at_ns;         /* when the last readbacks summary was logged */
+
+	/* test hooks (tests/test-rxvk-*.c set them; 0 = off), render thread */
+	struct {
+		uint64_t op_delay_ns;       /* sleep after recording each op ... */
+		uint32_t op_delay_from;     /* ... from this op index of a submission on */
+	} test;
 	struct rxvk_counters summary_base; /* counters at the last summary line */
 };
 

@@ -9,11 +9,13 @@
 #include "private.h"
 #include "hold.h"
 #include "recorder.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EARLY_RANGES 64u               /* ranges the early policy tracks at most */
 
@@ -26,12 +28,29 @@ struct early_range {
 
 struct early {
 	bool on;               /* the switch is on and not left off (parallel) */
+	bool marks;            /* RX_VK_READBACK_EARLY=marker: released by markers, no part ends */
 	int active;            /* a read of pages written in place has waited */
 	struct early_range ranges[EARLY_RANGES];
 	unsigned n_ranges;
 	uint64_t seq;
 	uint64_t *sub;         /* per page: submission of its newest noted write */
 	uint64_t *part;        /* per page: that write's part (timeline value) */
+	uint64_t *marker;      /* per page: the marker after that write, 0 if none (marker) */
+};
+
+/* RX_VK_READBACK_EARLY=marker: a ring of events, one per marker.  Marker
+ * `seq` (from 1, in recording order, so in submission order) uses event
+ * seq % MARKER_RING; the slot is reused only once the part that signalled
+ * it is done.  Host access to an event (reset, status) is under `lock`. */
+#define MARKER_RING 1024u
+
+struct markers {
+	pthread_mutex_t lock;
+	VkEvent events[MARKER_RING];
+	uint64_t seq_of[MARKER_RING];   /* the marker a slot holds now, 0 if none */
+	uint64_t part_of[MARKER_RING];  /* the part (timeline value) that signals it */
+	uint64_t next;                  /* the last marker handed out */
+	bool made;
 };
 
 /* RX_VK_LOG_RB_WRITERS's summary by read size. */
@@ -55,6 +74,7 @@ struct diag {
 struct readback {
 	struct early early;
 	struct diag diag;
+	struct markers markers;
 };
 
 /* The value after which submission `sub` is done; waits while it is still
@@ -102,6 +122,8 @@ static void forget_untracked_locked(struct rxvk *rx, const struct early_range *g
 		if (!page_tracked_locked(rx, pg)) {
 			rx->rb->early.sub[pg] = 0;
 			rx->rb->early.part[pg] = 0;
+			if (rx->rb->early.marker)
+				rx->rb->early.marker[pg] = 0;
 		}
 }
 
@@ -148,25 +170,143 @@ static void early_note_locked(struct rxvk *rx, const struct write_note *w, uint6
 		for (uint64_t pg = lo / RXVK_PAGE_SIZE_B; pg <= (hi - 1) / RXVK_PAGE_SIZE_B; pg++) {
 			e->sub[pg] = sub;
 			e->part[pg] = part;
+			if (e->marker)
+				e->marker[pg] = w->marker;
 			CNT_ADD(rx, early_pages_noted, 1);
 		}
 	}
 }
 
-/* Whether an op's write reaches the bytes of a tracked range: such a write
- * ends its part.  A single load while nothing has waited. */
+/* Whether an op's write reaches the bytes of a tracked range (with `1`:
+ * such a write ends its part), or with `marker` any page of one (a marker
+ * follows it, so a write of another range's bytes in the same page cannot
+ * hide behind an earlier marker).  A single load while nothing has waited. */
 bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w)
 {
-	if (!rx->rb->early.on || !__atomic_load_n(&rx->rb->early.active, __ATOMIC_RELAXED))
+	const struct early *e = &rx->rb->early;
+	if (!e->on || !__atomic_load_n(&e->active, __ATOMIC_RELAXED))
 		return false;
+	uint64_t lo = w->addr, hi = w->addr + w->size_B;
+	if (e->marks) {
+		lo = lo / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+		hi = (hi + RXVK_PAGE_SIZE_B - 1) / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+	}
 	bool hit = false;
 	pthread_mutex_lock(&rx->lock);
-	for (unsigned i = 0; i < rx->rb->early.n_ranges && !hit; i++) {
-		const struct early_range *r = &rx->rb->early.ranges[i];
-		hit = r->addr < w->addr + w->size_B && w->addr < r->addr + r->size_B;
+	for (unsigned i = 0; i < e->n_ranges && !hit; i++) {
+		const struct early_range *r = &e->ranges[i];
+		hit = r->addr < hi && lo < r->addr + r->size_B;
 	}
 	pthread_mutex_unlock(&rx->lock);
 	return hit;
+}
+
+bool rxvk_early_marks(struct rxvk *rx)
+{
+	return rx->rb->early.on && rx->rb->early.marks;
+}
+
+/* ---- RX_VK_READBACK_EARLY=marker: the markers ---- */
+
+uint64_t rxvk_marker_busy_value(struct rxvk *rx)
+{
+	struct markers *m = &rx->rb->markers;
+	pthread_mutex_lock(&m->lock);
+	unsigned slot = (unsigned)((m->next + 1) % MARKER_RING);
+	uint64_t busy = m->seq_of[slot] ? m->part_of[slot] : 0;
+	pthread_mutex_unlock(&m->lock);
+	return busy;
+}
+
+int rxvk_marker_take(struct rxvk *rx, uint64_t part_value, VkEvent *out_event, uint64_t *out_seq)
+{
+	struct markers *m = &rx->rb->markers;
+	int rc = 0;
+	pthread_mutex_lock(&m->lock);
+	uint64_t seq = m->next + 1;
+	unsigned slot = (unsigned)(seq % MARKER_RING);
+	if (m->seq_of[slot])
+		rc = vk_check(rx, vkResetEvent(rx->device, m->events[slot]));
+	if (rc == 0) {
+		m->next = seq;
+		m->seq_of[slot] = seq;
+		m->part_of[slot] = part_value;
+		*out_event = m->events[slot];
+		*out_seq = seq;
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (rc == 0)
+		CNT_ADD(rx, markers, 1);
+	return rc;
+}
+
+/* Whether marker `seq` was seen: its event set while the slot still holds
+ * it (a slot is reused only after its part is done, which the caller checks
+ * too).  1 seen, 0 not yet, or a negative errno (device lost). */
+static int marker_seen(struct rxvk *rx, uint64_t seq)
+{
+	struct markers *m = &rx->rb->markers;
+	unsigned slot = (unsigned)(seq % MARKER_RING);
+	pthread_mutex_lock(&m->lock);
+	int rc = 1;
+	if (m->seq_of[slot] == seq) {
+		VkResult r = vkGetEventStatus(rx->device, m->events[slot]);
+		rc = r == VK_EVENT_SET ? 1 : r == VK_EVENT_RESET ? 0 : vk_check(rx, r);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+#define MARKER_SPIN_NS 20000ull        /* spin this long before sleeping */
+#define MARKER_SLEEP_NS 20000ull       /* then poll every this long */
+
+/* Waits until marker `seq` is seen or, the fallback, the timeline reaches
+ * part_value (the writer's part): spins briefly, then sleep-polls.  Sets
+ * *by_marker when the marker released it first.  0 or a negative errno. */
+static int marker_wait(struct rxvk *rx, uint64_t seq, uint64_t part_value, bool *by_marker)
+{
+	uint64_t t0 = rxvk_now_ns();
+	*by_marker = false;
+	for (;;) {
+		if (rxvk_timeline_done(rx) >= part_value)
+			return 0;
+		int seen = marker_seen(rx, seq);
+		if (seen < 0)
+			return seen;
+		if (seen) {
+			*by_marker = true;
+			return 0;
+		}
+		if (rxvk_now_ns() - t0 > MARKER_SPIN_NS) {
+			struct timespec ts = { 0, (long)MARKER_SLEEP_NS };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static int markers_init(struct rxvk *rx)
+{
+	struct markers *m = &rx->rb->markers;
+	pthread_mutex_init(&m->lock, NULL);
+	m->made = true;
+	VkEventCreateInfo eci = { .sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO };
+	for (unsigned i = 0; i < MARKER_RING; i++) {
+		int rc = vk_check(rx, vkCreateEvent(rx->device, &eci, NULL, &m->events[i]));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void markers_finish(struct rxvk *rx)
+{
+	struct markers *m = &rx->rb->markers;
+	if (!m->made)
+		return;
+	for (unsigned i = 0; i < MARKER_RING; i++)
+		if (m->events[i] && rx->device)
+			vkDestroyEvent(rx->device, m->events[i], NULL);
+	pthread_mutex_destroy(&m->lock);
 }
 
 /* Publishes the part's writes and reads to the page tables: from now on a
@@ -222,6 +362,7 @@ struct decision {
 	bool early_fallback;   /* early on, but the writer is not known */
 	bool in_place;         /* a pending page was written in place */
 	uint64_t value;        /* timeline value to wait for */
+	uint64_t marker;       /* with `marker`: the newest writer's marker, 0 if not every one is known */
 	uint64_t sub_first, sub_last; /* newest's span */
 	uint64_t diag_value;   /* the last writer's part, for the diagnostics */
 	struct page_writer_info last, first;
@@ -252,12 +393,9 @@ static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64
 		d->late = true;
 		return;
 	}
-	d->value = rxvk_sub_last_value_locked(rx, d->newest);
-	struct sub_info *s = &rx->subs[d->newest % SUB_RING];
-	d->sub_first = s->first_value;
-	d->sub_last = s->last_value;
-	bool known = true;
-	uint64_t part = 0;
+	const struct early *e = &rx->rb->early;
+	bool known = true, marked = true;
+	uint64_t part = 0, marker = 0;
 	for (uint64_t pg = first; pg <= last; pg++) {
 		if (!sub_pending_locked(rx, rx->page_writer[pg], done))
 			continue;
@@ -267,10 +405,14 @@ static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64
 			/* the mirror's write-back part */
 			if (rx->page_final[pg] > part)
 				part = rx->page_final[pg];
-		} else if (rx->rb->early.on && rx->rb->early.sub && rx->rb->early.sub[pg] == rx->page_writer[pg] &&
-		           page_tracked_locked(rx, pg)) {
-			if (rx->rb->early.part[pg] > part)
-				part = rx->rb->early.part[pg];
+			marked = false;
+		} else if (e->on && e->sub && e->sub[pg] == rx->page_writer[pg] && page_tracked_locked(rx, pg)) {
+			if (e->part[pg] > part)
+				part = e->part[pg];
+			if (!e->marker || !e->marker[pg])
+				marked = false;
+			else if (e->marker[pg] > marker)
+				marker = e->marker[pg];
 		} else {
 			known = false;
 		}
@@ -285,18 +427,38 @@ static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64
 		}
 	}
 	d->diag_value = d->last.part;
-	if (rx->rb->early.on && __atomic_load_n(&rx->rb->early.active, __ATOMIC_RELAXED)) {
+	if (e->on && __atomic_load_n(&e->active, __ATOMIC_RELAXED)) {
 		if (known && part) {
 			d->early = true;
 			d->value = part;
+			d->marker = marked ? marker : 0;
 		} else if (d->in_place) {
 			d->early_fallback = true;
 		}
 	}
+	/* a read released at its writer's part (or marker) does not wait for
+	 * the rest of the submission to be recorded; the whole-submission
+	 * fallback and the writers' diagnostics need its span */
+	if (!d->early || rx->rb->diag.on) {
+		uint64_t whole = rxvk_sub_last_value_locked(rx, d->newest);
+		if (!d->early)
+			d->value = whole;
+		struct sub_info *s = &rx->subs[d->newest % SUB_RING];
+		d->sub_first = s->first_value;
+		d->sub_last = s->last_value;
+	}
 }
 
-static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const struct decision *d,
-                      uint64_t t0);
+static int diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const struct decision *d,
+                     uint64_t t0, bool *by_marker);
+
+/* The read's own wait: for its writer's marker (the part's value as the
+ * fallback), or on the timeline for `value`. */
+static int release_wait(struct rxvk *rx, uint64_t marker, uint64_t value, bool *by_marker)
+{
+	*by_marker = false;
+	return marker ? marker_wait(rx, marker, value, by_marker) : rxvk_timeline_wait(rx, value);
+}
 
 int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk_wait *out)
 {
@@ -323,14 +485,20 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 		w.what = RXVK_WAIT_LATE;
 		CNT_ADD(rx, reads_late, 1);
 	} else if (d.newest) {
-		/* released at d.value; it sleeps only if that is still to come */
+		/* released at d.value (or its marker); it sleeps only if that is
+		 * still to come */
 		w.value = d.value;
-		w.what = d.early ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION;
+		w.what = d.marker ? RXVK_WAIT_MARKER : d.early ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION;
 		if (d.value > rxvk_timeline_done(rx)) {
-			/* the writers' diagnostics wait for the last writer's part first */
-			if (rx->rb->diag.on && d.diag_value && d.diag_value < d.value)
-				diag_wait(rx, addr, size_B, &d, t0);
-			rc = rxvk_timeline_wait(rx, d.value);
+			/* the writers' diagnostics wait for the last writer's part (or
+			 * marker) first, and list every read that waits */
+			bool by_marker;
+			if (rx->rb->diag.on && d.diag_value)
+				rc = diag_wait(rx, addr, size_B, &d, t0, &by_marker);
+			else
+				rc = release_wait(rx, d.marker, d.value, &by_marker);
+			if (by_marker)
+				CNT_ADD(rx, reads_marker, 1);
 			w.waited = true;
 		}
 	} else {
@@ -377,22 +545,26 @@ static const char *op_word(uint32_t kind)
 
 #define DIAG_SNAP_B 65536u
 
-/* Waits for the last writer's part first, timed, and counts the bytes the
- * wait changed before and after it (the caller then waits for the rest). */
-static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const struct decision *d,
-                      uint64_t t0)
+/* Waits for the last writer's part (or, with `marker`, the read's marker)
+ * first, timed, then for the rest of what the read waits for, and counts
+ * the bytes the wait changed before and after that point. */
+static int diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const struct decision *d,
+                     uint64_t t0, bool *by_marker)
 {
 	static _Thread_local uint8_t before[DIAG_SNAP_B], at_part[DIAG_SNAP_B];
 	uint64_t n = size_B < DIAG_SNAP_B ? size_B : DIAG_SNAP_B;
 	const volatile uint8_t *g = rx->guest + addr;
 	for (uint64_t i = 0; i < n; i++)
 		before[i] = g[i];
-	if (rxvk_timeline_wait(rx, d->diag_value) < 0)
-		return;
+	int rc = d->marker ? release_wait(rx, d->marker, d->value, by_marker)
+	                   : release_wait(rx, 0, d->diag_value < d->value ? d->diag_value : d->value, by_marker);
+	if (rc < 0)
+		return rc;
 	uint64_t done_ns = rxvk_now_ns() - t0;
 	for (uint64_t i = 0; i < n; i++)
 		at_part[i] = g[i];
-	rxvk_timeline_wait(rx, d->value);
+	if (!d->marker && d->diag_value < d->value && (rc = rxvk_timeline_wait(rx, d->value)) < 0)
+		return rc;
 	uint64_t wait_ns = rxvk_now_ns() - t0;
 	uint64_t changed = 0, after = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -437,6 +609,7 @@ static void diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const str
 		}
 	}
 	pthread_mutex_unlock(&rx->summary_lock);
+	return 0;
 }
 
 static void log_writers_summary_locked(struct rxvk *rx)
@@ -470,18 +643,31 @@ int rxvk_readback_init(struct rxvk *rx)
 	rx->page_in_place = calloc(words, sizeof(uint64_t));
 	if (!rx->page_in_place)
 		return -ENOMEM;
-	if (rx->set.cfg.readback_early == RXVK_SWITCH_ON) {
-		if (rx->set.cfg.parallel >= 2) {
-			rxvk_log(rx, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=%u records parts on "
-			             "several threads, and a read could wait for a part whose writes were "
-			             "noted out of order",
-			         rx->set.cfg.parallel);
-		} else {
-			rx->rb->early.on = true;
-			rx->rb->early.sub = calloc(rx->n_pages, sizeof(uint64_t));
-			rx->rb->early.part = calloc(rx->n_pages, sizeof(uint64_t));
-			if (!rx->rb->early.sub || !rx->rb->early.part)
+	struct early *e = &rx->rb->early;
+	enum rxvk_early mode = rx->set.cfg.readback_early;
+	if (mode == RXVK_EARLY_MARKER && !rx->sync2) {
+		rxvk_log(rx, "RX_VK_READBACK_EARLY=marker: the device has no synchronization2 "
+		             "(vkCmdSetEvent2); reads wait for their writer's part as with 1");
+		mode = RXVK_EARLY_PART;
+	}
+	if (mode == RXVK_EARLY_PART && rx->set.cfg.parallel >= 2) {
+		rxvk_log(rx, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=%u records parts on "
+		             "several threads, and a read could wait for a part whose writes were "
+		             "noted out of order (RX_VK_READBACK_EARLY=marker works with it)",
+		         rx->set.cfg.parallel);
+	} else if (mode == RXVK_EARLY_PART || mode == RXVK_EARLY_MARKER) {
+		e->on = true;
+		e->marks = mode == RXVK_EARLY_MARKER;
+		e->sub = calloc(rx->n_pages, sizeof(uint64_t));
+		e->part = calloc(rx->n_pages, sizeof(uint64_t));
+		if (!e->sub || !e->part)
+			return -ENOMEM;
+		if (e->marks) {
+			if (!(e->marker = calloc(rx->n_pages, sizeof(uint64_t))))
 				return -ENOMEM;
+			int rc = markers_init(rx);
+			if (rc < 0)
+				return rc;
 		}
 	}
 	if (rx->set.cfg.log_rb_writers == RXVK_SWITCH_ON) {
@@ -501,6 +687,8 @@ void rxvk_readback_finish(struct rxvk *rx)
 		return;
 	free(rx->rb->early.sub);
 	free(rx->rb->early.part);
+	free(rx->rb->early.marker);
+	markers_finish(rx);
 	free(rx->rb->diag.first);
 	free(rx->rb->diag.last);
 	free(rx->rb);
@@ -588,6 +776,7 @@ int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub)
 		cl_barrier(cl);
 	}
 	pthread_mutex_lock(&rx->lock);
+	rxvk_replay_cpu_wrote_locked(rx); /* targets over the CPU's bytes reload them */
 	memset(rx->cpu_dirty, 0, (rx->n_pages + 63) / 64 * sizeof(uint64_t));
 	pthread_mutex_unlock(&rx->lock);
 	uint64_t spent = rxvk_now_ns() - t0;

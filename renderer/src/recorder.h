@@ -65,6 +65,9 @@ void cl_buffer_to_image(struct cmdlist *cl, VkBuffer buffer, VkImage image, cons
 void cl_clear_colour(struct cmdlist *cl, VkImage image, VkClearColorValue colour);
 void cl_clear_depth(struct cmdlist *cl, VkImage image);
 void cl_copy_image(struct cmdlist *cl, VkImage src, VkImage dst, const VkImageCopy *region);
+/* A GPU-side marker the CPU observes (vkGetEventStatus): signalled once
+ * every command before it is done, its writes visible to the host. */
+void cl_marker(struct cmdlist *cl, VkEvent event);
 void cl_reset(struct cmdlist *cl);
 void cl_free(struct cmdlist *cl);
 int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd);

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_TARGETS 32u
 #define MAX_OP_COUNT (1u << 20)        /* instances or workgroups an op may ask for */
@@ -285,12 +286,36 @@ static int part_begin(struct rxvk *rx, struct recording *rec)
 	return 0;
 }
 
-/* Copies this part's mirror writes back to guest memory (coalesced). */
+static int cmp_range(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Copies this part's mirror writes back to guest memory: ranges sorted and
+ * merged first, so no two copies of the part write the same bytes (two
+ * unordered copies of one range are a write-after-write hazard, even of
+ * equal bytes). */
 static void mirror_writeback(struct rxvk *rx, struct recording *rec)
 {
 	struct part *p = &rec->part;
 	if (!p->n_wb)
 		return;
+	qsort(p->wb_pages, p->n_wb / 2, 2 * sizeof *p->wb_pages, cmp_range);
+	size_t out = 0;
+	for (size_t i = 0; i < p->n_wb; i += 2) {
+		uint64_t at = p->wb_pages[i], size = p->wb_pages[i + 1];
+		if (out && p->wb_pages[out - 2] + p->wb_pages[out - 1] >= at) {
+			uint64_t end = at + size > p->wb_pages[out - 2] + p->wb_pages[out - 1]
+			                       ? at + size
+			                       : p->wb_pages[out - 2] + p->wb_pages[out - 1];
+			p->wb_pages[out - 1] = end - p->wb_pages[out - 2];
+			continue;
+		}
+		p->wb_pages[out++] = at;
+		p->wb_pages[out++] = size;
+	}
+	p->n_wb = out;
 	for (size_t i = 0; i < p->n_wb; i += 2)
 		cl_copy_buffer(&p->job->cl, rx->mirror_buffer, rx->guest_buffer, p->wb_pages[i], p->wb_pages[i],
 		               p->wb_pages[i + 1]);
@@ -335,6 +360,33 @@ static int wait_value(struct rxvk *rx, uint64_t value)
 {
 	int rc = rxvk_recorder_drain(rx);
 	return rc < 0 ? rc : rxvk_timeline_wait(rx, value);
+}
+
+/* RX_VK_READBACK_EARLY=marker: right after a tracked writer, inside its
+ * part, a marker the CPU can observe; the writes noted from notes_before on
+ * (the op's, and frames it wrote back first) carry its number.  A marker
+ * whose event is still in use by this very part is left out: those writes
+ * are released at their part, the fallback. */
+static int place_marker(struct rxvk *rx, struct recording *rec, size_t notes_before)
+{
+	uint64_t busy = rxvk_marker_busy_value(rx);
+	int rc;
+	if (busy && busy > rxvk_timeline_done(rx)) {
+		if (busy >= rec->part.value)
+			return 0;
+		if ((rc = wait_value(rx, busy)) < 0)
+			return rc;
+	}
+	end_rendering(rx, rec);
+	VkEvent event;
+	uint64_t seq;
+	if ((rc = rxvk_marker_take(rx, rec->part.value, &event, &seq)) < 0)
+		return rc;
+	cl_marker(CL(rec), event);
+	struct write_list *l = &rec->part.job->writes;
+	for (size_t k = notes_before; k < l->n; k++)
+		l->v[k].marker = seq;
+	return 0;
 }
 
 static int maybe_split(struct rxvk *rx, struct recording *rec)
@@ -666,6 +718,29 @@ static void stale_targets(struct rxvk *rx, const struct rxvk_range *r)
 	}
 }
 
+/* The CPU wrote guest pages since the last capture (rxvk_cpu_wrote): a
+ * colour target over them whose image is not newer than its memory (no
+ * pending frame) is stale, and is reloaded before it is drawn into again,
+ * so the next write-back keeps the CPU's bytes.  A pending frame lands on
+ * its memory after the CPU's bytes, as an immediate write-back would.
+ * Called by the capture, render thread, before the dirty bits are cleared. */
+void rxvk_replay_cpu_wrote_locked(struct rxvk *rx)
+{
+	struct replay *rp = rx->replay;
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rp->targets[i];
+		if (!t->used || t->format == RXVK_FORMAT_DEPTH || !t->image_valid || t->pending)
+			continue;
+		uint64_t first = t->addr / RXVK_PAGE_SIZE_B, last = (t->addr + t->size_B - 1) / RXVK_PAGE_SIZE_B;
+		for (uint64_t pg = first; pg <= last; pg++)
+			if (rx->cpu_dirty[pg / 64] >> (pg % 64) & 1) {
+				t->image_valid = false;
+				CNT_ADD(rx, targets_cpu_stale, 1);
+				break;
+			}
+	}
+}
+
 static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
 {
 	int found = -1, lru = 0;
@@ -781,6 +856,13 @@ static int record_draw(struct rxvk *rx, struct recording *rec, const struct rxvk
 			return rc;
 	if (op->write.size_B && (rc = settle_targets(rx, rec, &op->write)) < 0)
 		return rc;
+	/* its memory was written since the image was (by the CPU or an op):
+	 * the image takes those bytes before it is drawn into */
+	if (t->format != RXVK_FORMAT_DEPTH && !t->image_valid && !t->pending) {
+		end_rendering(rx, rec);
+		if ((rc = target_load(rx, rec, t)) < 0)
+			return rc;
+	}
 	struct where where[3];
 	bool mixed = false;
 	if ((rc = resolve_op(rx, rec, op, where, &mixed)) < 0)
@@ -1031,17 +1113,27 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 		 * right after it, at least the gap into the part, so writers in a
 		 * row end one part */
 		bool writer = ops[i].write.size_B && rxvk_early_writes_tracked_bytes(rx, &ops[i].write);
+		bool marks = writer && rxvk_early_marks(rx);
 		if (rec->split_pending && !writer && rec->part.ops >= rx->set.cfg.readback_early_gap) {
 			if ((rc = part_end(rx, rec)) < 0 || (rc = part_begin(rx, rec)) < 0)
 				goto out;
 			CNT_ADD(rx, parts_split_early, 1);
 		}
+		const struct part_job *job_before = rec->part.job;
+		size_t notes_before = job_before->writes.n;
 		if ((rc = record(rx, rec, &ops[i])) < 0)
 			goto out;
 		rec->part.ops++;
 		rec->ops_done++;
-		if (writer)
+		if (marks && (rc = place_marker(rx, rec, rec->part.job == job_before ? notes_before : 0)) < 0)
+			goto out;
+		else if (writer && !marks)
 			rec->split_pending = true;
+		if (rx->test.op_delay_ns && i >= rx->test.op_delay_from) {
+			struct timespec ts = { (time_t)(rx->test.op_delay_ns / 1000000000u),
+			                       (long)(rx->test.op_delay_ns % 1000000000u) };
+			nanosleep(&ts, NULL);
+		}
 		if (i + 1 < n_ops && (rc = maybe_split(rx, rec)) < 0)
 			goto out;
 	}

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_UINT, K_SWITCH, K_LATE, K_STRING, K_DEVICE };
+enum kind { K_UINT, K_SWITCH, K_EARLY, K_LATE, K_STRING, K_DEVICE };
 
 struct setting {
 	const char *name;
@@ -28,7 +28,7 @@ static const struct setting table[] = {
 	{ "RX_VK_DEVICE", K_DEVICE, OFF(device), 0, 0, 0 },
 	{ "RX_VK_MIRROR", K_SWITCH, OFF(mirror), RXVK_SWITCH_DEFAULT, 0, 0 },
 	{ "RX_VK_PART_OPS", K_UINT, OFF(part_ops), 256, 1, 1u << 20 },
-	{ "RX_VK_READBACK_EARLY", K_SWITCH, OFF(readback_early), RXVK_SWITCH_OFF, 0, 0 },
+	{ "RX_VK_READBACK_EARLY", K_EARLY, OFF(readback_early), RXVK_EARLY_OFF, 0, 0 },
 	{ "RX_VK_READBACK_EARLY_GAP", K_UINT, OFF(readback_early_gap), 16, 1, 1u << 20 },
 	{ "RX_VK_READBACK_LATE", K_LATE, OFF(readback_late), RXVK_LATE_OFF, 0, 0 },
 	{ "RX_VK_LOG_READBACK_WAITS", K_SWITCH, OFF(log_readback_waits), RXVK_SWITCH_OFF, 0, 0 },
@@ -155,6 +155,17 @@ static int parse_value(const struct setting *s, const char *v, struct settings *
 		}
 		*(enum rxvk_switch *)field = (enum rxvk_switch)u;
 		return 0;
+	case K_EARLY:
+		if (!strcmp(v, "marker"))
+			u = RXVK_EARLY_MARKER;
+		else if (parse_switch(v, &u) == 0)
+			u = u == RXVK_SWITCH_ON ? RXVK_EARLY_PART : RXVK_EARLY_OFF;
+		else {
+			rxvk_set_error("%s='%s': expected 0, 1 or 'marker'", s->name, v);
+			return -EINVAL;
+		}
+		*(enum rxvk_early *)field = (enum rxvk_early)u;
+		return 0;
 	case K_LATE:
 		if (!strcmp(v, "newest"))
 			u = RXVK_LATE_NEWEST;
@@ -188,6 +199,8 @@ static bool config_has(const struct setting *s, const struct rxvk_config *c)
 		return *(const uint32_t *)field != 0;
 	case K_SWITCH:
 		return *(const enum rxvk_switch *)field != RXVK_SWITCH_DEFAULT;
+	case K_EARLY:
+		return *(const enum rxvk_early *)field != RXVK_EARLY_DEFAULT;
 	case K_LATE:
 		return *(const enum rxvk_late *)field != RXVK_LATE_DEFAULT;
 	case K_STRING:
@@ -291,6 +304,12 @@ void rxvk_settings_log(struct rxvk *rx)
 				snprintf(value, sizeof value, "%d",
 				         *(const enum rxvk_switch *)field == RXVK_SWITCH_ON);
 			break;
+		case K_EARLY: {
+			enum rxvk_early e = *(const enum rxvk_early *)field;
+			snprintf(value, sizeof value, "%s",
+			         e == RXVK_EARLY_MARKER ? "marker" : e == RXVK_EARLY_PART ? "1" : "0");
+			break;
+		}
 		case K_LATE:
 			snprintf(value, sizeof value, "%s",
 			         *(const enum rxvk_late *)field == RXVK_LATE_NEWEST ? "newest" : "0");

@@ -1,0 +1,411 @@
+/* test-rxvk-marker: RX_VK_READBACK_EARLY=marker against the six rules of
+ * DESIGN.md §3.2, each with RX_VK_PARALLEL=1 and 2, and a read released
+ * while the rest of its writer's submission is still being recorded (with
+ * `1` and with `marker`).  On a real device (lavapipe in CI) with the
+ * validation layer and its synchronization validation on.  Each test fails
+ * on the wrong behaviour: a read released at the wrong marker sees a word a
+ * later writer has not written yet; one released at the part's fallback is
+ * told apart by `what` and the counters. */
+#include "rxvk-test.h"
+#include "private.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#define MB (1ull << 20)
+#define PAGE RXVK_PAGE_SIZE_B
+#define A (1 * MB)           /* page A */
+#define B (1 * MB + PAGE)    /* page B, adjacent */
+#define SCRATCH (8 * MB)
+#define LONG 10000000u       /* a spin of ~1.5 ms on lavapipe */
+
+static struct rxvk_op ops[512];
+static char log_path[] = "/tmp/rxvk-marker-log-XXXXXX";
+
+static struct rxvk *marker_rx(unsigned parallel, struct rxvk_config cfg)
+{
+	cfg.readback_early = cfg.readback_early ? cfg.readback_early : RXVK_EARLY_MARKER;
+	cfg.parallel = parallel;
+	cfg.part_ops = cfg.part_ops ? cfg.part_ops : 4096;
+	cfg.mirror = RXVK_SWITCH_OFF;
+	struct rxvk *rx = rxt_create(cfg);
+	if (cfg.readback_early == RXVK_EARLY_MARKER && !rx->sync2) {
+		rxt_destroy(rx);
+		printf("skip: the device has no synchronization2 for markers\n");
+		exit(77);
+	}
+	return rx;
+}
+
+static size_t filler(struct rxvk_op *o, size_t n)
+{
+	return rxt_work(o, n, SCRATCH, 10);
+}
+
+static size_t long_work(struct rxvk_op *o, size_t n)
+{
+	return rxt_work(o, n, SCRATCH + MB, LONG);
+}
+
+static struct rxvk_counters counters(struct rxvk *rx)
+{
+	struct rxvk_counters c;
+	rxvk_counters_get(rx, &c);
+	return c;
+}
+
+static uint32_t word(struct rxvk *rx, uint64_t addr)
+{
+	return *(volatile uint32_t *)((uint8_t *)rxvk_guest(rx) + addr);
+}
+
+static void submit(struct rxvk *rx, const struct rxvk_op *o, size_t n)
+{
+	if (rxvk_submit(rx, o, n, NULL) != 0)
+		fail_msg("rxvk_submit: %s", rxvk_last_error());
+}
+
+/* A read of `addr, size` that waits, so the early policy learns the range. */
+static void learn(struct rxvk *rx, uint64_t addr, uint64_t size)
+{
+	size_t n = 0;
+	ops[n++] = rxt_spin(addr, 10, 1);
+	n += long_work(ops + n, 8);
+	submit(rx, ops, n);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, addr, size, &w), 0);
+	assert_true(w.waited);
+	assert_int_equal(rxvk_finish(rx), 0);
+}
+
+/* The marker releases the read at its writer, inside one part that runs on
+ * long after it: no part ends for it, as many parts as with no switch. */
+static void test_marker__released_at_writer_with_no_part_ended(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ 0 });
+		learn(rx, A, 8);
+		struct rxvk_counters c0 = counters(rx);
+		size_t n = filler(ops, 20);
+		ops[n++] = rxt_spin(A, LONG, 2);   /* the writer, 20 ops into its part */
+		n += long_work(ops + n, 40);       /* ~60 ms after it */
+		submit(rx, ops, n);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+		uint64_t done_at_release = rxvk_timeline_done(rx);
+		assert_int_equal(w.what, RXVK_WAIT_MARKER);
+		assert_int_equal(w.value, c0.timeline_value + 1); /* the part: the only one */
+		assert_int_equal(word(rx, A), 2);
+		assert_true(done_at_release < w.value); /* released while its part still ran */
+		struct rxvk_counters c1 = counters(rx);
+		assert_int_equal(c1.parts - c0.parts, 1);
+		assert_int_equal(c1.parts_split_early, c0.parts_split_early);
+		assert_int_equal(c1.reads_marker - c0.reads_marker, 1);
+		assert_int_equal(c1.reads_early - c0.reads_early, 1);
+		assert_int_equal(c1.markers - c0.markers, 1);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+/* Rule 1: a read reaching a pending in-place page never tracked waits for
+ * the whole submission. */
+static void test_marker__read_into_untracked_page_falls_back(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ .part_ops = 16 });
+		learn(rx, A, 8);
+		size_t n = filler(ops, 20);
+		ops[n++] = rxt_spin(A, 10, 12);
+		ops[n++] = rxt_spin(A + 3 * PAGE, 10, 13);
+		n += long_work(ops + n, 20);
+		submit(rx, ops, n);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 3 * PAGE + 8, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+		assert_int_equal(w.value, counters(rx).timeline_value);
+		assert_int_equal(word(rx, A + 3 * PAGE), 13);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+/* Rule 2: two ranges in one page.  A write of the other range's bytes, ~15
+ * ms later in the same part, is the page's newest write: the read waits for
+ * the marker after it, not the one after the first. */
+static void test_marker__two_ranges_in_one_page_cannot_hide_a_later_marker(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ 0 });
+		learn(rx, A, 16);
+		struct rxvk_counters c0 = counters(rx);
+		size_t n = filler(ops, 20);
+		ops[n++] = rxt_spin(A, 10, 7);            /* R1's bytes */
+		n += long_work(ops + n, 10);
+		ops[n++] = rxt_spin(A + 2048, 10, 8);     /* R2's bytes, same page */
+		n += long_work(ops + n, 20);
+		submit(rx, ops, n);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 16, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_MARKER);
+		assert_int_equal(word(rx, A + 2048), 8);  /* R2's writer done */
+		assert_true(rxvk_timeline_done(rx) < w.value);
+		struct rxvk_counters c1 = counters(rx);
+		assert_int_equal(c1.reads_marker - c0.reads_marker, 1);
+		assert_int_equal(c1.markers - c0.markers, 2);
+		assert_int_equal(c1.parts - c0.parts, 1);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+/* Rule 3: mixed sizes.  A small write of A, then ~15 ms later a write over
+ * 1 MiB starting at B: the read of A and B waits for the large writer's
+ * marker (never the small one's), released by the marker, not the part. */
+static void test_marker__mixed_sizes_wait_for_the_large_writer_marker(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ 0 });
+		learn(rx, A, 2 * PAGE);
+		struct rxvk_op first = rxt_spin(B, 10, 10);
+		submit(rx, &first, 1);
+		struct rxvk_counters c0 = counters(rx);
+		size_t n = filler(ops, 20);
+		ops[n++] = rxt_spin(A, 10, 11);                     /* A small */
+		n += long_work(ops + n, 10);
+		ops[n++] = rxt_fill(B, MB + MB / 4, 0x0b0b0b0bu);    /* B large */
+		n += long_work(ops + n, 20);
+		submit(rx, ops, n);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 2 * PAGE, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_MARKER);
+		assert_int_equal(word(rx, B), 0x0b0b0b0bu);
+		assert_int_equal(word(rx, A), 11);
+		assert_int_equal(counters(rx).reads_marker - c0.reads_marker, 1);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+/* Rule 4: a range widened over a page the same submission wrote earlier,
+ * unseen, falls back to the whole submission; once seen, the later marker. */
+static void test_marker__widened_range_over_unseen_page_falls_back_then_later_marker(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ 0 });
+		learn(rx, A, 8);
+		size_t n = 0;
+		ops[n++] = rxt_spin(B, 10, 3);     /* B, not tracked: unseen */
+		n += filler(ops + n, 20);
+		ops[n++] = rxt_spin(A, 10, 4);     /* A, tracked */
+		n += long_work(ops + n, 20);
+		submit(rx, ops, n);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+		assert_int_equal(w.value, counters(rx).timeline_value);
+		assert_int_equal(word(rx, B), 3);
+		/* the widened range is now tracked: B written later is seen */
+		n = filler(ops, 20);
+		ops[n++] = rxt_spin(A, 10, 6);
+		n += long_work(ops + n, 10);
+		ops[n++] = rxt_spin(B, 10, 5);
+		n += long_work(ops + n, 20);
+		submit(rx, ops, n);
+		assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_MARKER);
+		assert_int_equal(word(rx, A), 6);
+		assert_int_equal(word(rx, B), 5);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+static const char *read_log(void)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(log_path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int fresh_log(void **state)
+{
+	(void)state;
+	FILE *f = fopen(log_path, "w");
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* Rule 5: the late rule is decided before any diagnostic or marker wait. */
+static void test_marker__late_read_at_once_even_with_writers_diagnostics(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ .readback_late = RXVK_LATE_NEWEST,
+		                                                            .log_rb_writers = RXVK_SWITCH_ON,
+		                                                            .log_path = log_path });
+		/* learnt from a read of an older submission's write (not late) */
+		size_t n = 0;
+		ops[n++] = rxt_spin(A, 10, 1);
+		n += long_work(ops + n, 8);
+		submit(rx, ops, n);
+		submit(rx, ops + 1, 1);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+		assert_int_not_equal(w.what, RXVK_WAIT_LATE);
+		assert_int_equal(counters(rx).early_ranges, 1);
+		assert_int_equal(rxvk_finish(rx), 0);
+		n = filler(ops, 4);
+		ops[n++] = rxt_spin(A, 10, 20);
+		n += long_work(ops + n, 20);
+		submit(rx, ops, n);
+		uint64_t last = counters(rx).timeline_value;
+		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_LATE);
+		assert_false(w.waited);
+		assert_true(rxvk_timeline_done(rx) < last);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+/* Rule 6 and the writers' diagnostics after the late rule: every read that
+ * waits is listed (its last writer in the awaited part included), and the
+ * span a burst's recording closes is the one logged. */
+static void test_marker__diagnostics_list_every_waiting_read_with_its_span(void **state)
+{
+	for (unsigned parallel = 1; parallel <= 2; parallel++) {
+		fresh_log(NULL);
+		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ .log_rb_writers = RXVK_SWITCH_ON,
+		                                                            .part_ops = 5,
+		                                                            .log_path = log_path });
+		learn(rx, A, 8);
+		static struct rxvk_op a[3], b[12];
+		filler(a, 3);
+		b[0] = rxt_spin(A, 10, 40);
+		long_work(b + 1, 11);
+		struct rxvk_stream_sub burst[2] = { { a, 3 }, { b, 12 } };
+		uint64_t before = counters(rx).timeline_value, last_sub;
+		assert_int_equal(rxvk_submit_burst(rx, burst, 2, &last_sub), 0);
+		uint64_t end = counters(rx).timeline_value;
+		assert_int_equal(end, before + 1 + 3);
+		struct rxvk_wait w;
+		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+		assert_int_equal(w.what, RXVK_WAIT_MARKER);
+		assert_int_equal(w.value, before + 2); /* the writer's part, the burst's second */
+		assert_int_equal(word(rx, A), 40);
+		rxt_destroy(rx);
+		char want[160];
+		snprintf(want, sizeof want, "op 0 of 12 in submission %llu), first dispatch",
+		         (unsigned long long)last_sub);
+		if (!strstr(read_log(), want))
+			fail_msg("log lacks '%s':\n%s", want, read_log());
+		snprintf(want, sizeof want, "the submission's parts %llu..%llu;",
+		         (unsigned long long)before + 2, (unsigned long long)end);
+		if (!strstr(read_log(), want))
+			fail_msg("log lacks '%s':\n%s", want, read_log());
+	}
+	(void)state;
+}
+
+/* With RX_VK_PARALLEL >= 2 the switch is not left off. */
+static void test_marker__parallel_not_left_off(void **state)
+{
+	fresh_log(NULL);
+	struct rxvk *rx = marker_rx(3, (struct rxvk_config){ .log_path = log_path });
+	learn(rx, A, 8);
+	assert_int_equal(counters(rx).early_ranges, 1);
+	rxt_destroy(rx);
+	assert_null(strstr(read_log(), "left off"));
+	(void)state;
+}
+
+/* ---- a read does not wait for the rest of its submission's recording ---- */
+
+struct slow {
+	struct rxvk *rx;
+	size_t n;
+	int rc;
+};
+
+static void *slow_submit(void *arg)
+{
+	struct slow *s = arg;
+	s->rc = rxvk_submit(s->rx, ops, s->n, NULL);
+	return NULL;
+}
+
+/* The writer's part is submitted after 8 ops; the 60 ops after it take
+ * 2 ms each to record.  The read is released at the writer's part (or
+ * marker) while the submission is still being recorded. */
+static void released_while_recording(enum rxvk_early mode, unsigned parallel)
+{
+	struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ .readback_early = mode,
+	                                                            .readback_early_gap = 4,
+	                                                            .part_ops = 8 });
+	learn(rx, A, 8);
+	struct rxvk_counters c0 = counters(rx);
+	size_t n = filler(ops, 2);
+	ops[n++] = rxt_spin(A, 10, 77);
+	n += filler(ops + n, 65);
+	rx->test.op_delay_from = 8;
+	rx->test.op_delay_ns = 2000000;
+	struct slow s = { rx, n, 0 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, slow_submit, &s), 0);
+	while (counters(rx).parts == c0.parts)
+		usleep(200);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	pthread_mutex_lock(&rx->lock);
+	uint64_t sub = rx->sub_count;
+	bool recording = rx->subs[sub % SUB_RING].id == sub && rx->subs[sub % SUB_RING].last_value == 0;
+	pthread_mutex_unlock(&rx->lock);
+	assert_int_equal(word(rx, A), 77);
+	assert_int_equal(w.what, mode == RXVK_EARLY_MARKER ? RXVK_WAIT_MARKER : RXVK_WAIT_PART);
+	assert_int_equal(w.value, c0.timeline_value + 1);
+	if (!recording)
+		fail_msg("the read was released only after the submission's recording ended");
+	pthread_join(t, NULL);
+	assert_int_equal(s.rc, 0);
+	rx->test.op_delay_ns = 0;
+	rxt_destroy(rx);
+}
+
+static void test_early__read_released_while_the_rest_still_records(void **state)
+{
+	released_while_recording(RXVK_EARLY_PART, 1);
+	released_while_recording(RXVK_EARLY_MARKER, 1);
+	released_while_recording(RXVK_EARLY_MARKER, 2);
+	(void)state;
+}
+
+int main(void)
+{
+	/* the validation layer's synchronization validation on every device
+	 * this test makes (rxt_create turns the layer on) */
+	setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT", 1);
+	rxt_require_vulkan();
+	int fd = mkstemp(log_path);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_marker__released_at_writer_with_no_part_ended),
+		cmocka_unit_test(test_marker__read_into_untracked_page_falls_back),
+		cmocka_unit_test(test_marker__two_ranges_in_one_page_cannot_hide_a_later_marker),
+		cmocka_unit_test(test_marker__mixed_sizes_wait_for_the_large_writer_marker),
+		cmocka_unit_test(test_marker__widened_range_over_unseen_page_falls_back_then_later_marker),
+		cmocka_unit_test_setup(test_marker__late_read_at_once_even_with_writers_diagnostics, fresh_log),
+		cmocka_unit_test(test_marker__diagnostics_list_every_waiting_read_with_its_span),
+		cmocka_unit_test(test_marker__parallel_not_left_off),
+		cmocka_unit_test(test_early__read_released_while_the_rest_still_records),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(log_path);
+	return rc;
+}
