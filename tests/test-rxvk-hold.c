@@ -251,6 +251,82 @@ static void test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw(void 
 	(void)state;
 }
 
+static char log_path[] = "/tmp/rxvk-hold-log-XXXXXX";
+
+static const char *read_log(void)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(log_path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A frame switched from, held or not, read back right: holding on with the
+ * guest memory imported and allocated. */
+static void hold_round_trip(struct rxvk *rx)
+{
+	frame_switch_to(rx, RXVK_FORMAT_RGBA8, 0xff000000u, 0, RXVK_FORMAT_DEPTH);
+	assert_int_equal(rxvk_finish(rx), 0);
+	frame_switch_to(rx, RXVK_FORMAT_RGBA8, 0xff30a0f0u, 1, RXVK_FORMAT_DEPTH);
+	assert_int_equal(rxvk_finish(rx), 0);
+	expect_frame(rx, A_ADDR, RXVK_FORMAT_RGBA8, 0xff30a0f0u);
+}
+
+static void test_hold__both_import_modes(void **state)
+{
+	for (int import = 0; import < 2; import++) {
+		struct rxvk *rx = create((struct rxvk_config){
+		        .import_host = import ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
+		        .hold_switched = RXVK_SWITCH_ON});
+		struct rxvk_device_info info;
+		rxvk_device_info_get(rx, &info);
+		if (!import)
+			assert_false(info.host_import);
+		hold_round_trip(rx);
+		assert_true(counters(rx).frames_held > 0);
+		rxt_destroy(rx);
+	}
+	(void)state;
+}
+
+/* The import self-test for holding (a GPU runs it; the hook runs it here):
+ * passed, the import is kept; failed, guest memory is allocated from the
+ * driver instead, logged, and holding works on it. */
+static void test_import__self_test_keeps_the_import_or_allocates(void **state)
+{
+	for (int fail = 0; fail < 2; fail++) {
+		FILE *f = fopen(log_path, "w");
+		if (f)
+			fclose(f);
+		setenv("RXVK_TEST_IMPORT_SELF_TEST", fail ? "fail" : "run", 1);
+		struct rxvk *rx = create((struct rxvk_config){ .import_host = RXVK_SWITCH_ON,
+		                                               .hold_switched = RXVK_SWITCH_ON,
+		                                               .log_path = log_path });
+		unsetenv("RXVK_TEST_IMPORT_SELF_TEST");
+		struct rxvk_device_info info;
+		rxvk_device_info_get(rx, &info);
+		hold_round_trip(rx);
+		rxt_destroy(rx);
+		const char *log = read_log();
+		if (fail) {
+			assert_false(info.host_import);
+			if (!strstr(log, "the import self-test for holding failed (its fill did not reach the "
+			                 "imported pages): guest memory is a mapped allocation from the driver") ||
+			    !strstr(log, "mapped device allocation"))
+				fail_msg("log lacks the failed self-test:\n%s", log);
+		} else {
+			assert_true(info.host_import);
+			if (!strstr(log, "the import self-test for holding passed") ||
+			    !strstr(log, "imported host memory"))
+				fail_msg("log lacks the passed self-test:\n%s", log);
+		}
+	}
+	(void)state;
+}
+
 static void test_hold__later_draw_supersedes_the_held_copy_unread(void **state)
 {
 	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
@@ -629,10 +705,16 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--fault-child") == 0)
 		return fault_child();
 	rxt_require_vulkan();
+	int fd = mkstemp(log_path);
+	if (fd < 0)
+		return 1;
+	close(fd);
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(
 	                test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch),
 	        cmocka_unit_test(test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw),
+	        cmocka_unit_test(test_hold__both_import_modes),
+	        cmocka_unit_test(test_import__self_test_keeps_the_import_or_allocates),
 	        cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
 	        cmocka_unit_test(test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out),
 	        cmocka_unit_test(test_hold__copy_reading_it_carries_it_out_before_the_copy),
@@ -645,5 +727,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_handler__other_faults_go_to_the_earlier_handler),
 	        cmocka_unit_test(test_handler__fault_outside_guarded_pages_kills_as_before),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(log_path);
+	return rc;
 }

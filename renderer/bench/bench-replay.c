@@ -4,11 +4,13 @@
  *   rxvk-bench-replay [spin-iterations]   (20000 suits lavapipe, 200000 a GPU)
  *
  * 1. replay CPU cost per op: rxvk_submit of 1500 ops in one part (µs an op);
- * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part);
+ * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part),
+ *    and where a part's CPU goes: recording, vkQueueSubmit, publishing;
  * 3. wake-up: a read waiting on a writer; a poller thread spins on the
  *    written value; release time minus the time the value was seen (µs);
- * 4. the field shape: a writer halfway through ~1500 ops, a reader thread
- *    waiting on it: release time after submit, default vs early vs late;
+ * 4. the field shape: a writer at op 750 of 1500, a reader thread waiting
+ *    on it: release time after submit and after the value was visible,
+ *    parts and replay CPU per frame; no switch, early 1, early marker, late;
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
  *    time of a 1500-op frame with the switch on against off.
  * Medians over repeated rounds; output is a Markdown table. */
@@ -113,7 +115,8 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
                         double *wake_us, double *release_ms, const char **what)
 {
 	double *w = calloc((size_t)rounds, sizeof *w), *r = calloc((size_t)rounds, sizeof *r);
-	static const char *names[] = { "nothing", "whole submission", "writer's part", "late" };
+	static const char *names[] = { "nothing", "whole submission", "writer's part", "late",
+		                       "writer's marker" };
 	for (int k = 0; k < rounds; k++) {
 		uint32_t value = 1000000u + (uint32_t)k;
 		ops[writer].params[1] = value;
@@ -171,13 +174,20 @@ int main(int argc, char **argv)
 	rxvk_destroy(rx);
 	rx = make((struct rxvk_config){ .part_ops = 1 });
 	frame_ops(ops, rx);
+	struct rxvk_counters p0, p1;
+	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
 		rxvk_submit(rx, ops, n, NULL);
 		per_part[k] = (now_us() - t0) / (double)n;
 		rxvk_finish(rx);
 	}
+	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
+	double parts_n = (double)(p1.parts - p0.parts);
+	double rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
+	double sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
+	double pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
 	double op_us = median(per_op, 9), part_us = median(per_part, 9) - op_us;
 
 	/* 3: wake-up after the writer's value is visible (default policy, the
@@ -190,13 +200,17 @@ int main(int argc, char **argv)
 	rxvk_destroy(rx);
 
 	/* 4: the field shape, writer halfway through the frame */
-	const char *arms[3] = { "default", "RX_VK_READBACK_EARLY=1", "RX_VK_READBACK_LATE=newest" };
-	double arm_wake[3], arm_release[3];
-	const char *arm_what[3];
-	for (int a = 0; a < 3; a++) {
+	enum { ARMS = 4, FIELD_ROUNDS = 30 };
+	const char *arms[ARMS] = { "default", "RX_VK_READBACK_EARLY=1", "RX_VK_READBACK_EARLY=marker",
+		                   "RX_VK_READBACK_LATE=newest" };
+	static const enum rxvk_early arm_early[ARMS] = { RXVK_EARLY_OFF, RXVK_EARLY_PART, RXVK_EARLY_MARKER,
+		                                         RXVK_EARLY_OFF };
+	double arm_wake[ARMS], arm_release[ARMS], arm_parts[ARMS], arm_cpu_ms[ARMS];
+	const char *arm_what[ARMS];
+	for (int a = 0; a < ARMS; a++) {
 		rx = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF,
-		                                .readback_early = a == 1 ? RXVK_EARLY_PART : RXVK_EARLY_OFF,
-		                                .readback_late = a == 2 ? RXVK_LATE_NEWEST : RXVK_LATE_OFF });
+		                                .readback_early = arm_early[a],
+		                                .readback_late = a == 3 ? RXVK_LATE_NEWEST : RXVK_LATE_OFF });
 		n = frame_ops(ops, rx);
 		for (size_t i = 1; i < n; i += 10)
 			ops[i] = spin(SCRATCH + 8 * (i % 64), iters / 20, (uint32_t)i);
@@ -204,7 +218,12 @@ int main(int argc, char **argv)
 		ops[writer] = spin(SLOT, iters, 0);
 		/* one round first so the early policy learns the range */
 		wake_rounds(rx, ops, n, writer, 1, &arm_wake[a], &arm_release[a], &arm_what[a]);
-		wake_rounds(rx, ops, n, writer, 30, &arm_wake[a], &arm_release[a], &arm_what[a]);
+		struct rxvk_counters f0, f1;
+		rxvk_counters_get(rx, &f0);
+		wake_rounds(rx, ops, n, writer, FIELD_ROUNDS, &arm_wake[a], &arm_release[a], &arm_what[a]);
+		rxvk_counters_get(rx, &f1);
+		arm_parts[a] = (double)(f1.parts - f0.parts) / FIELD_ROUNDS;
+		arm_cpu_ms[a] = (double)(f1.replay_ns - f0.replay_ns) / 1e6 / FIELD_ROUNDS;
 		rxvk_destroy(rx);
 	}
 
@@ -247,13 +266,18 @@ int main(int argc, char **argv)
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", op_us);
 	printf("| one more part (1500 parts against one) | %.2f µs |\n", part_us);
+	printf("| a part's CPU (1500 parts): recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
+	       rec_us, sub_us, pub_us);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	printf("\n| field shape (writer at op %d of %d, spin %u) | released after submit | released after "
-	       "the value was visible | waited for |\n|---|---|---|---|\n",
+	       "the value was visible | parts a frame | replay CPU a frame | waited for |\n"
+	       "|---|---|---|---|---|---|\n",
 	       NOPS / 2, NOPS, iters);
-	for (int a = 0; a < 3; a++)
-		printf("| %s | %.3f ms | %.1f µs | %s |\n", arms[a], arm_release[a], arm_wake[a], arm_what[a]);
-	printf("\nearly against whole: %.2fx earlier\n", arm_release[0] / arm_release[1]);
+	for (int a = 0; a < ARMS; a++)
+		printf("| %s | %.3f ms | %.1f µs | %.2f | %.3f ms | %s |\n", arms[a], arm_release[a], arm_wake[a],
+		       arm_parts[a], arm_cpu_ms[a], arm_what[a]);
+	printf("\nearly against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
+	       arm_release[0] / arm_release[1], arm_release[0] / arm_release[2]);
 	printf("early switch idle (mirrored, nothing in place), median of %d interleaved frames: "
 	       "%.3f ms a frame off, %.3f ms on: %+.2f%%\n",
 	       IDLE_ROUNDS, off_ms, on_ms, (on_ms / off_ms - 1) * 100);

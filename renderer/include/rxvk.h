@@ -275,6 +275,10 @@ struct rxvk_counters {
 	uint64_t reads_early_wait_ns;
 	uint64_t reads_marker;        /* of those, released by the writer's marker */
 	uint64_t markers;             /* markers recorded after tracked writers */
+	uint64_t replay_ns;           /* CPU time inside rxvk_submit */
+	uint64_t part_record_ns;      /* parts: playing command lists into command buffers */
+	uint64_t part_submit_ns;      /* parts: vkQueueSubmit */
+	uint64_t part_publish_ns;     /* parts: publishing writes and reads to the page tables */
 	uint64_t reads_whole;         /* waited for the whole submission */
 	uint64_t reads_whole_wait_ns;
 	uint64_t reads_early_fallback;/* early on, writer not known: whole submission */

@@ -177,6 +177,7 @@ static int pick_device(struct rxvk *rx)
 	rx->info.api_version = p2.properties.apiVersion;
 	rx->info.discrete = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
 	rx->info.cpu = p2.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+	rx->driver_id = drv.driverID;
 	rx->info.index = (uint32_t)chosen;
 	rxvk_log(rx, "device %d: %s (%s), Vulkan %u.%u, %s", chosen, rx->info.name, rx->info.driver,
 	         VK_API_VERSION_MAJOR(rx->info.api_version), VK_API_VERSION_MINOR(rx->info.api_version),

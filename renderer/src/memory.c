@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
 
 static int make_buffer(struct rxvk *rx, uint64_t size_B, bool external, VkBuffer *out)
@@ -40,25 +41,19 @@ static VkDeviceAddress address_of(struct rxvk *rx, VkBuffer b)
 	return vkGetBufferDeviceAddress(rx->device, &ai);
 }
 
-static int import_guest(struct rxvk *rx)
+/* Imports the mapping [p, p + size_B) as a buffer over its own memory. */
+static int import_mapping(struct rxvk *rx, void *p, uint64_t size_B, VkBuffer *out_buffer,
+                          VkDeviceMemory *out_memory)
 {
-	void *p = mmap(NULL, rx->guest_size_B, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		rxvk_set_error("cannot map %llu MiB of guest memory: %s",
-		               (unsigned long long)(rx->guest_size_B >> 20), strerror(errno));
-		return -ENOMEM;
-	}
-	rx->guest = p;
-	rx->guest_mmapped = true;
 	VkMemoryHostPointerPropertiesEXT hp = { .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT };
 	int rc = vk_check(rx, vkGetMemoryHostPointerPropertiesEXT(
 	                          rx->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, p, &hp));
 	if (rc < 0)
 		return rc;
-	if ((rc = make_buffer(rx, rx->guest_size_B, true, &rx->guest_buffer)) < 0)
+	if ((rc = make_buffer(rx, size_B, true, out_buffer)) < 0)
 		return rc;
 	VkMemoryRequirements mr;
-	vkGetBufferMemoryRequirements(rx->device, rx->guest_buffer, &mr);
+	vkGetBufferMemoryRequirements(rx->device, *out_buffer, &mr);
 	uint32_t type;
 	if (rxvk_find_memory_type(rx, mr.memoryTypeBits & hp.memoryTypeBits,
 	                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
@@ -74,12 +69,165 @@ static int import_guest(struct rxvk *rx)
 	                                         .pHostPointer = p };
 	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	                             .pNext = &imp,
-	                             .allocationSize = rx->guest_size_B,
+	                             .allocationSize = size_B,
 	                             .memoryTypeIndex = type };
-	if ((rc = vk_check(rx, vkAllocateMemory(rx->device, &mai, NULL, &rx->guest_memory))) < 0)
+	if ((rc = vk_check(rx, vkAllocateMemory(rx->device, &mai, NULL, out_memory))) < 0)
 		return rc;
+	return vk_check(rx, vkBindBufferMemory(rx->device, *out_buffer, *out_memory, 0));
+}
+
+static int import_guest(struct rxvk *rx)
+{
+	void *p = mmap(NULL, rx->guest_size_B, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		rxvk_set_error("cannot map %llu MiB of guest memory: %s",
+		               (unsigned long long)(rx->guest_size_B >> 20), strerror(errno));
+		return -ENOMEM;
+	}
+	rx->guest = p;
+	rx->guest_mmapped = true;
 	rx->guest_coherent = true;
-	return vk_check(rx, vkBindBufferMemory(rx->device, rx->guest_buffer, rx->guest_memory, 0));
+	return import_mapping(rx, p, rx->guest_size_B, &rx->guest_buffer, &rx->guest_memory);
+}
+
+#define SELF_TEST_PAGES 16u
+#define SELF_TEST_LIMIT_NS 100000000ull /* a 16 KiB fill that takes longer has stalled */
+
+/* Holding guards guest pages with mprotect.  Where an imported mapping is
+ * pinned by the kernel driver (amdgpu: a userptr buffer), protecting its
+ * pages can invalidate it, and the next submission fails or stalls.  The
+ * self-test imports a mapping of its own, protects its first page, fills
+ * four other pages of it through a submitted command, unprotects, and
+ * checks the submission's result, its time (a fence waited for 1 s at
+ * most) and the bytes.  0 passed, or a negative errno with *why set. */
+static int import_self_test(struct rxvk *rx, uint64_t *out_ns, char *why, size_t why_size)
+{
+	uint64_t size_B = SELF_TEST_PAGES * RXVK_PAGE_SIZE_B;
+	VkBuffer buffer = VK_NULL_HANDLE;
+	VkDeviceMemory memory = VK_NULL_HANDLE;
+	VkCommandPool pool = VK_NULL_HANDLE;
+	VkFence fence = VK_NULL_HANDLE;
+	bool protected = false;
+	int rc;
+	uint8_t *p = mmap(NULL, size_B, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, why_size, "cannot map its pages: %s", strerror(errno));
+		return -ENOMEM;
+	}
+	memset(p, 0, size_B);
+	if ((rc = import_mapping(rx, p, size_B, &buffer, &memory)) < 0) {
+		snprintf(why, why_size, "the import failed: %s", rxvk_last_error());
+		goto out;
+	}
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                                .queueFamilyIndex = rx->queue_family };
+	VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkCommandBuffer cmd;
+	VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	                                   .commandBufferCount = 1 };
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
+	if ((rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &pool))) < 0 ||
+	    (rc = vk_check(rx, vkCreateFence(rx->device, &fci, NULL, &fence))) < 0)
+		goto out;
+	ai.commandPool = pool;
+	if ((rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, &cmd))) < 0 ||
+	    (rc = vk_check(rx, vkBeginCommandBuffer(cmd, &bi))) < 0)
+		goto out;
+	vkCmdFillBuffer(cmd, buffer, 4 * RXVK_PAGE_SIZE_B, 4 * RXVK_PAGE_SIZE_B, 0x5a5a5a5au);
+	VkMemoryBarrier mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	                       .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	                       .dstAccessMask = VK_ACCESS_HOST_READ_BIT };
+	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+	                     NULL, 0, NULL);
+	if ((rc = vk_check(rx, vkEndCommandBuffer(cmd))) < 0)
+		goto out;
+	if (mprotect(p, RXVK_PAGE_SIZE_B, PROT_NONE) != 0) {
+		snprintf(why, why_size, "cannot protect a page: %s", strerror(errno));
+		rc = -errno;
+		goto out;
+	}
+	protected = true;
+	uint64_t t0 = rxvk_now_ns();
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+	                    .pCommandBuffers = &cmd };
+	pthread_mutex_lock(&rx->queue_lock);
+	VkResult r = vkQueueSubmit(rx->queue, 1, &si, fence);
+	pthread_mutex_unlock(&rx->queue_lock);
+	if (r == VK_SUCCESS)
+		r = vkWaitForFences(rx->device, 1, &fence, VK_TRUE, 1000000000ull);
+	*out_ns = rxvk_now_ns() - t0;
+	mprotect(p, RXVK_PAGE_SIZE_B, PROT_READ | PROT_WRITE);
+	protected = false;
+	if (r == VK_TIMEOUT) {
+		snprintf(why, why_size, "its submission stalled (no result in 1 s)");
+		rc = -ETIMEDOUT;
+		/* the device is not idle: keep what it may still touch */
+		return rc;
+	}
+	if (r != VK_SUCCESS) {
+		snprintf(why, why_size, "its submission failed (VkResult %d)", (int)r);
+		rc = -EIO;
+		goto out;
+	}
+	bool right = true;
+	for (uint64_t i = 4 * RXVK_PAGE_SIZE_B; i < 8 * RXVK_PAGE_SIZE_B && right; i++)
+		right = p[i] == 0x5a;
+	const char *hook = getenv("RXVK_TEST_IMPORT_SELF_TEST");
+	if (!right || (hook && !strcmp(hook, "fail"))) {
+		snprintf(why, why_size, "its fill did not reach the imported pages");
+		rc = -EIO;
+	} else if (*out_ns > SELF_TEST_LIMIT_NS) {
+		snprintf(why, why_size, "its submission took %.1f ms", (double)*out_ns / 1e6);
+		rc = -ETIMEDOUT;
+	}
+out:
+	if (protected)
+		mprotect(p, RXVK_PAGE_SIZE_B, PROT_READ | PROT_WRITE);
+	if (fence)
+		vkDestroyFence(rx->device, fence, NULL);
+	if (pool)
+		vkDestroyCommandPool(rx->device, pool, NULL);
+	if (buffer)
+		vkDestroyBuffer(rx->device, buffer, NULL);
+	if (memory)
+		vkFreeMemory(rx->device, memory, NULL);
+	munmap(p, size_B);
+	return rc;
+}
+
+static bool amdgpu(const struct rxvk *rx)
+{
+	return rx->driver_id == VK_DRIVER_ID_MESA_RADV || rx->driver_id == VK_DRIVER_ID_AMD_OPEN_SOURCE ||
+	       rx->driver_id == VK_DRIVER_ID_AMD_PROPRIETARY;
+}
+
+/* Whether guest memory may be an imported mapping while frames are held
+ * (their pages guarded): not on amdgpu, and on any other GPU only if the
+ * self-test passes.  A CPU device has no pinning to break. */
+static bool import_safe_for_holding(struct rxvk *rx)
+{
+	/* test hook: RXVK_TEST_IMPORT_SELF_TEST=run (or =fail) runs it on a CPU
+	 * device too (and has it fail) */
+	const char *hook = getenv("RXVK_TEST_IMPORT_SELF_TEST");
+	if (rx->set.cfg.hold_switched != RXVK_SWITCH_ON || (rx->info.cpu && !hook))
+		return true;
+	if (amdgpu(rx)) {
+		rxvk_log(rx, "guest memory: holding is on and the driver is amdgpu's, where an imported "
+		             "mapping is a userptr buffer that protecting its pages invalidates: guest memory "
+		             "is a mapped allocation from the driver instead");
+		return false;
+	}
+	char why[256] = "";
+	uint64_t ns = 0;
+	if (import_self_test(rx, &ns, why, sizeof why) < 0) {
+		rxvk_log(rx, "guest memory: the import self-test for holding failed (%s): guest memory is "
+		             "a mapped allocation from the driver instead", why);
+		return false;
+	}
+	rxvk_log(rx, "guest memory: the import self-test for holding passed (a page protected, a copy "
+	             "over another page of the import in %.3f ms)", (double)ns / 1e6);
+	return true;
 }
 
 static int allocate_guest(struct rxvk *rx)
@@ -155,6 +303,8 @@ int rxvk_memory_init(struct rxvk *rx)
 	rx->guest_size_B = (uint64_t)rx->set.cfg.guest_mb << 20;
 	rx->n_pages = rx->guest_size_B / RXVK_PAGE_SIZE_B;
 	int rc;
+	if (rx->info.host_import && !import_safe_for_holding(rx))
+		rx->info.host_import = false;
 	if (rx->info.host_import) {
 		rc = import_guest(rx);
 		if (rc < 0) {

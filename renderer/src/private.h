@@ -78,6 +78,7 @@ struct rxvk {
 	PFN_vkCmdBeginRenderingKHR begin_rendering;
 	PFN_vkCmdEndRenderingKHR end_rendering;
 	bool sync2;                     /* synchronization2 enabled (vkCmdSetEvent2) */
+	VkDriverId driver_id;
 
 	VkPipelineLayout layout;
 	struct program programs[PROG_COUNT];

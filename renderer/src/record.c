@@ -77,6 +77,7 @@ static int cmd_get(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots,
 static int record_job(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n,
                       size_t *cap, struct part_job *job)
 {
+	uint64_t t0 = rxvk_now_ns();
 	int rc = cmd_get(rx, pool, slots, n, cap, job->value, &job->cmd);
 	if (rc < 0)
 		return rc;
@@ -86,7 +87,9 @@ static int record_job(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slo
 		return rc;
 	if ((rc = cl_play(rx, &job->cl, job->cmd)) < 0)
 		return rc;
-	return vk_check(rx, vkEndCommandBuffer(job->cmd));
+	rc = vk_check(rx, vkEndCommandBuffer(job->cmd));
+	CNT_ADD(rx, part_record_ns, rxvk_now_ns() - t0);
+	return rc;
 }
 
 static int submit_job(struct rxvk *rx, struct part_job *job)
@@ -100,12 +103,16 @@ static int submit_job(struct rxvk *rx, struct part_job *job)
 	                    .pCommandBuffers = &job->cmd,
 	                    .signalSemaphoreCount = 1,
 	                    .pSignalSemaphores = &rx->timeline };
+	uint64_t t0 = rxvk_now_ns();
 	pthread_mutex_lock(&rx->queue_lock);
 	int rc = vk_check(rx, vkQueueSubmit(rx->queue, 1, &si, VK_NULL_HANDLE));
 	pthread_mutex_unlock(&rx->queue_lock);
+	uint64_t t1 = rxvk_now_ns();
+	CNT_ADD(rx, part_submit_ns, t1 - t0);
 	if (rc < 0)
 		return rc;
 	rxvk_publish(rx, job);
+	CNT_ADD(rx, part_publish_ns, rxvk_now_ns() - t1);
 	CNT_ADD(rx, parts, 1);
 	CNT_SET(rx, timeline_value, job->value);
 	return 0;

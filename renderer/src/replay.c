@@ -1081,6 +1081,7 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 		rxvk_set_error("rxvk_submit: no renderer or no ops");
 		return -EINVAL;
 	}
+	uint64_t t_start = rxvk_now_ns();
 	int rc = validate(rx, ops, n_ops);
 	if (rc < 0)
 		return rc;
@@ -1163,6 +1164,7 @@ out:
 	pthread_mutex_unlock(&rx->lock);
 	free(rec->part.wb_pages);
 	free(rec);
+	CNT_ADD(rx, replay_ns, rxvk_now_ns() - t_start);
 	if (rc < 0)
 		return rc;
 	CNT_ADD(rx, submissions, 1);

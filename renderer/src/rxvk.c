@@ -76,6 +76,16 @@ static void log_totals(struct rxvk *rx)
 	         (unsigned long long)c.reads_late, (unsigned long long)c.captures,
 	         (unsigned long long)c.captures_late, (unsigned long long)c.mirror_writebacks,
 	         (unsigned long long)c.frames_real, (unsigned long long)c.frames_shown);
+	double parts = c.parts ? (double)c.parts : 1.0;
+	rxvk_log(rx,
+	         "replay: %.3f ms of CPU a submission, %.2f parts a submission; a part %.2f us to "
+	         "record, %.2f us to submit, %.2f us to publish; %llu markers, %llu reads released by "
+	         "one",
+	         c.submissions ? (double)c.replay_ns / 1e6 / (double)c.submissions : 0.0,
+	         c.submissions ? (double)c.parts / (double)c.submissions : 0.0,
+	         (double)c.part_record_ns / 1e3 / parts, (double)c.part_submit_ns / 1e3 / parts,
+	         (double)c.part_publish_ns / 1e3 / parts, (unsigned long long)c.markers,
+	         (unsigned long long)c.reads_marker);
 }
 
 void rxvk_destroy(struct rxvk *rx)
