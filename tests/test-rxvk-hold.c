@@ -327,6 +327,34 @@ static void test_import__self_test_keeps_the_import_or_allocates(void **state)
 	(void)state;
 }
 
+/* A frame drawn in a part that ran, held in the next part whose recording
+ * fails (its snapshot copy never ran): its pages are opened, and its target
+ * lets go of it again at the next submission, so the first read finds the
+ * frame. */
+static void test_rollback__held_frame_let_go_again_after_a_failed_part(void **state)
+{
+	struct rxvk *rx = warm((struct rxvk_config){ .hold_switched = RXVK_SWITCH_ON, .part_ops = 2 },
+	                       RXVK_FORMAT_RGBA8);
+	texel(rx, 5, 0xff2040c0u);
+	texel(rx, 63, 0xff808080u);
+	struct rxvk_counters c0 = counters(rx);
+	struct rxvk_op ops[] = { target(A_ADDR, RXVK_FORMAT_RGBA8), paint(5), target(B_ADDR, RXVK_FORMAT_DEPTH),
+		                 rxt_fill(SCRATCH, 64, 0) };
+	rx->test.fail_op = 4; /* op 3: part 2, after the let-go at the switch */
+	assert_true(rxvk_submit(rx, ops, 4, NULL) < 0);
+	rx->test.fail_op = 0;
+	struct rxvk_counters c1 = counters(rx);
+	assert_int_equal(c1.frames_held - c0.frames_held, 1);
+	assert_true(c1.parts_failed > c0.parts_failed);
+	assert_false(guarded(rx, A_ADDR));
+	struct rxvk_op next = rxt_fill(SCRATCH + 4096, 64, 0);
+	submit(rx, &next, 1);
+	assert_int_equal(rxvk_finish(rx), 0);
+	expect_frame(rx, A_ADDR, RXVK_FORMAT_RGBA8, 0xff2040c0u);
+	rxt_destroy(rx);
+	(void)state;
+}
+
 static void test_hold__later_draw_supersedes_the_held_copy_unread(void **state)
 {
 	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
@@ -714,6 +742,7 @@ int main(int argc, char **argv)
 	                test_hold__a_frame_switched_from_is_kept_until_read_then_written_at_the_switch),
 	        cmocka_unit_test(test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw),
 	        cmocka_unit_test(test_hold__both_import_modes),
+	        cmocka_unit_test(test_rollback__held_frame_let_go_again_after_a_failed_part),
 	        cmocka_unit_test(test_import__self_test_keeps_the_import_or_allocates),
 	        cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
 	        cmocka_unit_test(test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out),

@@ -275,6 +275,7 @@ struct rxvk_counters {
 	uint64_t reads_early_wait_ns;
 	uint64_t reads_marker;        /* of those, released by the writer's marker */
 	uint64_t markers;             /* markers recorded after tracked writers */
+	uint64_t parts_failed;        /* parts whose commands never ran, their changes undone */
 	uint64_t replay_ns;           /* CPU time inside rxvk_submit */
 	uint64_t part_record_ns;      /* parts: playing command lists into command buffers */
 	uint64_t part_submit_ns;      /* parts: vkQueueSubmit */

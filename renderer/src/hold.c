@@ -154,6 +154,7 @@ struct slot {
 	uint32_t snap_width, snap_height;
 	enum rxvk_format snap_format;
 	uint64_t snap_used; /* newest part value that reads or writes the snapshot */
+	bool snap_reinit;   /* a failed part may have held its layout change: redo it */
 };
 
 struct remembered {
@@ -843,8 +844,12 @@ static int snap_ensure(struct hold *h, struct slot *s, const struct hold_frame *
 	struct rxvk *rx = h->rx;
 	*fresh = false;
 	if (s->snap && s->snap_width == f->width && s->snap_height == f->height &&
-	    s->snap_format == f->format)
+	    s->snap_format == f->format) {
+		*fresh = s->snap_reinit;
+		s->snap_reinit = false;
 		return 0;
+	}
+	s->snap_reinit = false;
 	if (s->snap) {
 		/* parts may still read or write it */
 		int rc = rxvk_recorder_drain(rx);
@@ -1066,6 +1071,27 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 	pthread_mutex_unlock(&h->lock);
 	CNT_ADD(rx, frames_held, 1);
 	return 1;
+}
+
+size_t rxvk_hold_part_failed(struct rxvk *rx, uint64_t part_value, uint64_t *out_addrs, size_t max)
+{
+	struct hold *h = rx->hold;
+	size_t n = 0;
+	if (!h || !h->on)
+		return 0;
+	pthread_mutex_lock(&h->lock);
+	for (unsigned i = 0; i < HOLD_SLOTS; i++) {
+		struct slot *s = &h->slots[i];
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SLOT_HELD || s->snap_value != part_value)
+			continue;
+		open_pages(h, s);
+		release_locked(h, s);
+		s->snap_reinit = true;
+		if (n < max)
+			out_addrs[n++] = s->f.addr;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return n;
 }
 
 int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64_t size_B,

@@ -46,6 +46,13 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value, c
 int rxvk_hold_settle(struct rxvk *rx, uint64_t part_value, uint64_t addr, uint64_t size_B, bool drop_covered,
                      struct hold_frame *out, VkImage *out_snapshot);
 
+/* Part part_value's commands never ran: the frames held with it filling
+ * their snapshots hold nothing.  Their pages are opened and their slots
+ * freed; their targets' addresses go to out_addrs (at most max), for replay
+ * to let go of those frames again.  A frame already being carried out is
+ * left as it is.  Render thread, before the part's value is signalled. */
+size_t rxvk_hold_part_failed(struct rxvk *rx, uint64_t part_value, uint64_t *out_addrs, size_t max);
+
 /* Carries out every held frame overlapping [addr, addr + size_B) and waits
  * for it.  Any thread but the carry-out thread. */
 void rxvk_hold_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B);

@@ -381,11 +381,26 @@ uint64_t rxvk_timeline_done(struct rxvk *rx)
 	return v;
 }
 
+#define WAIT_SLICE_NS 50000000ull
+
+/* Waits in slices: a value a failed part could not signal (and no later
+ * part passed) ends the wait with -EIO instead of never. */
 int rxvk_timeline_wait(struct rxvk *rx, uint64_t value)
 {
 	VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 	                           .semaphoreCount = 1,
 	                           .pSemaphores = &rx->timeline,
 	                           .pValues = &value };
-	return vk_check(rx, vkWaitSemaphores(rx->device, &wi, UINT64_MAX));
+	for (;;) {
+		VkResult r = vkWaitSemaphores(rx->device, &wi, WAIT_SLICE_NS);
+		if (r != VK_TIMEOUT)
+			return vk_check(rx, r);
+		uint64_t lost = __atomic_load_n(&rx->unsignalled, __ATOMIC_ACQUIRE);
+		if (lost && value >= lost && rxvk_timeline_done(rx) < value) {
+			rxvk_set_error("timeline value %llu will not come: part %llu failed and could not "
+			               "be signalled",
+			               (unsigned long long)value, (unsigned long long)lost);
+			return -EIO;
+		}
+	}
 }

@@ -63,7 +63,12 @@ uint64_t rxvk_marker_busy_value(struct rxvk *rx);
 int rxvk_marker_take(struct rxvk *rx, uint64_t part_value, VkEvent *out_event, uint64_t *out_seq);
 int rxvk_readback_init(struct rxvk *rx);
 void rxvk_readback_finish(struct rxvk *rx);
-int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub);
+/* Makes the CPU's writes visible to the GPU at the head of the part `job`
+ * (the first of submission `sub`), and keeps what it changed in the job. */
+int rxvk_capture(struct rxvk *rx, struct part_job *job, uint64_t sub);
+/* The job's commands never ran: the CPU-dirty bits its capture cleared are
+ * set again and the mirror blocks it activated go back to pending. */
+void rxvk_capture_undo(struct rxvk *rx, struct part_job *job);
 uint64_t rxvk_sub_last_value_locked(struct rxvk *rx, uint64_t sub);
 
 #endif

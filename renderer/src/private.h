@@ -148,7 +148,12 @@ struct rxvk {
 	struct {
 		uint64_t op_delay_ns;       /* sleep after recording each op ... */
 		uint32_t op_delay_from;     /* ... from this op index of a submission on */
+		uint32_t fail_op;           /* recording op fail_op - 1 of a submission fails */
+		uint64_t fail_record_value; /* playing the part of this value fails */
+		uint64_t fail_submit_value; /* submitting the part of this value fails */
+		bool fail_signal;           /* vkSignalSemaphore of a failed part fails */
 	} test;
+	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */
 };
 

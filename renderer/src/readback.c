@@ -270,6 +270,13 @@ static int marker_wait(struct rxvk *rx, uint64_t seq, uint64_t part_value, bool 
 	for (;;) {
 		if (rxvk_timeline_done(rx) >= part_value)
 			return 0;
+		uint64_t lost = __atomic_load_n(&rx->unsignalled, __ATOMIC_ACQUIRE);
+		if (lost && part_value >= lost) {
+			rxvk_set_error("timeline value %llu will not come: part %llu failed and could not "
+			               "be signalled",
+			               (unsigned long long)part_value, (unsigned long long)lost);
+			return -EIO;
+		}
 		int seen = marker_seen(rx, seq);
 		if (seen < 0)
 			return seen;
@@ -727,8 +734,52 @@ int rxvk_cpu_wrote(struct rxvk *rx, uint64_t addr, uint64_t size_B)
  * for the submissions still reading late pages, then, in the mirror, copies
  * the dirty pages of active blocks and activates the blocks first written
  * in place since the last capture.  Recorded at the head of `cmd`. */
-int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub)
+/* Keeps what the capture is about to change in the part's job, for
+ * rxvk_capture_undo().  Under rx->lock. */
+static int capture_save_locked(struct rxvk *rx, struct part_job *job)
 {
+	size_t words = (rx->n_pages + 63) / 64;
+	size_t blocks = rx->mirrored ? (rx->guest_size_B + MIRROR_BLOCK_B - 1) / MIRROR_BLOCK_B : 0;
+	if (job->undo_words < words) {
+		uint64_t *v = realloc(job->dirty_undo, words * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		job->dirty_undo = v;
+		job->undo_words = words;
+	}
+	if (blocks && job->undo_blocks < blocks) {
+		uint8_t *v = realloc(job->blocks_undo, blocks);
+		if (!v)
+			return -ENOMEM;
+		job->blocks_undo = v;
+		job->undo_blocks = blocks;
+	}
+	memcpy(job->dirty_undo, rx->cpu_dirty, words * sizeof *rx->cpu_dirty);
+	if (blocks)
+		memcpy(job->blocks_undo, rx->block_state, blocks);
+	job->captured = true;
+	return 0;
+}
+
+void rxvk_capture_undo(struct rxvk *rx, struct part_job *job)
+{
+	if (!job->captured)
+		return;
+	size_t words = (rx->n_pages + 63) / 64;
+	size_t blocks = rx->mirrored ? (rx->guest_size_B + MIRROR_BLOCK_B - 1) / MIRROR_BLOCK_B : 0;
+	pthread_mutex_lock(&rx->lock);
+	for (size_t i = 0; i < words; i++)
+		rx->cpu_dirty[i] |= job->dirty_undo[i];
+	for (size_t b = 0; b < blocks; b++)
+		if (rx->block_state[b] == BLOCK_ACTIVE && job->blocks_undo[b] != BLOCK_ACTIVE)
+			rx->block_state[b] = job->blocks_undo[b];
+	pthread_mutex_unlock(&rx->lock);
+	job->captured = false;
+}
+
+int rxvk_capture(struct rxvk *rx, struct part_job *job, uint64_t sub)
+{
+	struct cmdlist *cl = &job->cl;
 	uint64_t t0 = rxvk_now_ns();
 	int rc = 0;
 	pthread_mutex_lock(&rx->lock);
@@ -742,6 +793,10 @@ int rxvk_capture(struct rxvk *rx, struct cmdlist *cl, uint64_t sub)
 		CNT_ADD(rx, captures_late, 1);
 		CNT_ADD(rx, capture_wait_ns, rxvk_now_ns() - w0);
 	}
+	pthread_mutex_lock(&rx->lock);
+	if (rc == 0)
+		rc = capture_save_locked(rx, job);
+	pthread_mutex_unlock(&rx->lock);
 	if (rc == 0 && rx->mirrored) {
 		pthread_mutex_lock(&rx->lock);
 		uint64_t n_blocks = (rx->guest_size_B + MIRROR_BLOCK_B - 1) / MIRROR_BLOCK_B;

@@ -10,6 +10,7 @@
  * the rest.  The lists are the same either way, so are the results. */
 #include "private.h"
 #include "recorder.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -88,6 +89,10 @@ static int record_job(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slo
 	if ((rc = cl_play(rx, &job->cl, job->cmd)) < 0)
 		return rc;
 	rc = vk_check(rx, vkEndCommandBuffer(job->cmd));
+	if (rc == 0 && rx->test.fail_record_value == job->value) {
+		rxvk_set_error("test hook: recording part %llu fails", (unsigned long long)job->value);
+		rc = -EIO;
+	}
 	CNT_ADD(rx, part_record_ns, rxvk_now_ns() - t0);
 	return rc;
 }
@@ -104,6 +109,10 @@ static int submit_job(struct rxvk *rx, struct part_job *job)
 	                    .signalSemaphoreCount = 1,
 	                    .pSignalSemaphores = &rx->timeline };
 	uint64_t t0 = rxvk_now_ns();
+	if (rx->test.fail_submit_value == job->value) {
+		rxvk_set_error("test hook: submitting part %llu fails", (unsigned long long)job->value);
+		return -EIO;
+	}
 	pthread_mutex_lock(&rx->queue_lock);
 	int rc = vk_check(rx, vkQueueSubmit(rx->queue, 1, &si, VK_NULL_HANDLE));
 	pthread_mutex_unlock(&rx->queue_lock);
@@ -123,12 +132,22 @@ static int submit_job(struct rxvk *rx, struct part_job *job)
  * forever. */
 static void give_up_job(struct rxvk *rx, struct part_job *job)
 {
+	rxvk_part_failed(rx, job);
 	if (job->value > 1)
 		rxvk_timeline_wait(rx, job->value - 1);
 	VkSemaphoreSignalInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
 	                             .semaphore = rx->timeline,
 	                             .value = job->value };
-	vkSignalSemaphore(rx->device, &si);
+	VkResult r = rx->test.fail_signal ? VK_ERROR_DEVICE_LOST : vkSignalSemaphore(rx->device, &si);
+	if (r != VK_SUCCESS) {
+		/* readers waiting for it are told, not left waiting (rxvk_timeline_wait) */
+		uint64_t none = 0;
+		__atomic_compare_exchange_n(&rx->unsignalled, &none, job->value, false, __ATOMIC_RELEASE,
+		                            __ATOMIC_RELAXED);
+		rxvk_log(rx, "error: part %llu failed and its timeline value could not be signalled "
+		             "(VkResult %d): reads waiting for it fail",
+		         (unsigned long long)job->value, (int)r);
+	}
 }
 
 struct part_job *rxvk_recorder_job(struct rxvk *rx)
@@ -149,6 +168,7 @@ struct part_job *rxvk_recorder_job(struct rxvk *rx)
 	job->cmd = VK_NULL_HANDLE;
 	job->state = JOB_QUEUED;
 	job->next = NULL;
+	job->captured = false;
 	return job;
 }
 
@@ -317,6 +337,8 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		cl_free(&j->cl);
 		free(j->writes.v);
 		free(j->reads.v);
+		free(j->dirty_undo);
+		free(j->blocks_undo);
 		free(j);
 	}
 	if (r->pool && rx->device)

@@ -42,6 +42,11 @@ struct part_job {
 	VkCommandBuffer cmd;
 	int state;             /* JOB_QUEUED, JOB_RECORDED, or a negative errno */
 	struct part_job *next;
+	/* what its capture changed, undone if its commands never run */
+	bool captured;         /* it holds its submission's capture */
+	uint64_t *dirty_undo;  /* the CPU-dirty bits the capture cleared */
+	uint8_t *blocks_undo;  /* block_state before the capture */
+	size_t undo_words, undo_blocks;
 };
 
 enum { JOB_QUEUED = 0, JOB_RECORDED = 1 };
@@ -77,5 +82,10 @@ void rxvk_recorder_finish(struct rxvk *rx);
 struct part_job *rxvk_recorder_job(struct rxvk *rx);
 int rxvk_recorder_put(struct rxvk *rx, struct part_job *job);
 int rxvk_recorder_drain(struct rxvk *rx);
+
+/* A part's commands will never run (its recording or submit failed, or
+ * rxvk_submit gave up on it): what its capture and its let-gos changed is
+ * undone (replay.c).  Render thread, before its value is signalled. */
+void rxvk_part_failed(struct rxvk *rx, struct part_job *job);
 
 #endif

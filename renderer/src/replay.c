@@ -43,6 +43,8 @@ struct target {
 	bool image_valid;      /* the image holds what guest memory holds (or newer) */
 	bool initialised;      /* layout moved out of UNDEFINED */
 	bool pending;          /* drawn into since it was last written back */
+	uint64_t init_value;   /* the part that moved its layout out of UNDEFINED */
+	uint64_t load_value;   /* the part that last loaded it from guest memory */
 	uint64_t last_use;     /* for replacing the least recently used */
 };
 
@@ -550,6 +552,7 @@ static void target_init_layout(struct recording *rec, struct target *t)
 	if (t->initialised)
 		return;
 	cl_image_init(CL(rec), t->image, whole(t).aspectMask);
+	t->init_value = rec->part.value;
 	if (t->format == RXVK_FORMAT_DEPTH) {
 		cl_clear_depth(CL(rec), t->image);
 		cl_barrier(CL(rec));
@@ -685,6 +688,7 @@ static int target_load(struct rxvk *rx, struct recording *rec, struct target *t)
 	cl_buffer_to_image(CL(rec), w.buffer, t->image, &region);
 	cl_barrier(CL(rec));
 	t->image_valid = true;
+	t->load_value = rec->part.value;
 	CNT_ADD(rx, target_loads, 1);
 	return range_push(&rec->part.job->reads, r.addr, r.size_B);
 }
@@ -739,6 +743,49 @@ void rxvk_replay_cpu_wrote_locked(struct rxvk *rx)
 				break;
 			}
 	}
+}
+
+void rxvk_part_failed(struct rxvk *rx, struct part_job *job)
+{
+	rxvk_capture_undo(rx, job);
+	/* a layout change or a load that never ran */
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->replay->targets[i];
+		if (!t->used)
+			continue;
+		if (t->init_value == job->value) {
+			t->initialised = false;
+			t->image_valid = false;
+			t->pending = false;
+		}
+		if (t->load_value == job->value)
+			t->image_valid = false;
+	}
+	uint64_t addrs[MAX_TARGETS];
+	size_t n = rxvk_hold_part_failed(rx, job->value, addrs, MAX_TARGETS);
+	for (size_t k = 0; k < n; k++)
+		for (unsigned i = 0; i < MAX_TARGETS; i++) {
+			struct target *t = &rx->replay->targets[i];
+			/* the image still holds the frame: let go of again */
+			if (t->used && t->addr == addrs[k] && t->format != RXVK_FORMAT_DEPTH && t->image_valid)
+				t->pending = true;
+		}
+	CNT_ADD(rx, parts_failed, 1);
+}
+
+/* A colour target other than the current one with a frame pending (a let-go
+ * whose part failed) lets go of it at the next submission's start. */
+static int let_go_stray(struct rxvk *rx, struct recording *rec)
+{
+	for (unsigned i = 0; i < MAX_TARGETS; i++) {
+		struct target *t = &rx->replay->targets[i];
+		if (t->used && t->pending && (int)i != rx->replay->current_target) {
+			int rc = target_let_go(rx, rec, t);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 static int set_target(struct rxvk *rx, struct recording *rec, const struct rxvk_op *op)
@@ -1106,7 +1153,7 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	if ((rc = part_begin(rx, rec)) < 0)
 		goto out;
 	rec->first_value = rec->part.value;
-	if ((rc = rxvk_capture(rx, CL(rec), sub)) < 0)
+	if ((rc = rxvk_capture(rx, rec->part.job, sub)) < 0 || (rc = let_go_stray(rx, rec)) < 0)
 		goto out;
 	for (size_t i = 0; i < n_ops; i++) {
 		rec->op_index = (uint32_t)i;
@@ -1122,6 +1169,11 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 		}
 		const struct part_job *job_before = rec->part.job;
 		size_t notes_before = job_before->writes.n;
+		if (rx->test.fail_op == i + 1) {
+			rxvk_set_error("test hook: recording op %zu fails", i);
+			rc = -EIO;
+			goto out;
+		}
 		if ((rc = record(rx, rec, &ops[i])) < 0)
 			goto out;
 		rec->part.ops++;
@@ -1141,7 +1193,9 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	rc = part_end(rx, rec);
 out:
 	if (rec->part.job) {
-		/* a failed recording: the part is played empty so its value comes */
+		/* a failed recording: what the part set is undone, and it is
+		 * played empty so its value comes */
+		rxvk_part_failed(rx, rec->part.job);
 		cl_reset(CL(rec));
 		rec->part.job->writes.n = 0;
 		rec->part.job->reads.n = 0;

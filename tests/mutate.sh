@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# mutate.sh: breaks librxvk one rule at a time and shows that a test catches
+# each break.  For every mutant it edits one source file (an exact text
+# replacement), builds the test that guards the rule in its own build folder,
+# runs it on lavapipe with the validation layer, expects it to FAIL, and puts
+# the file back.  Prints one line a mutant and a summary; exits 1 if any
+# mutant survived or did not apply.
+#
+#   tests/mutate.sh [MUTANT-NAME...]     (from the top of the tree; all by default)
+#
+# It rebuilds librxvk once a mutant, so it takes minutes: it is run by hand,
+# not in CI (docs/renderer.md, "Mutants").
+set -uo pipefail
+
+top=$(git rev-parse --show-toplevel 2>/dev/null) || { echo "mutate: run inside the rxdeck tree" >&2; exit 2; }
+cd "$top"
+build=${MUTATE_BUILD:-build-mutate}
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" --buildtype=debugoptimized -Dtests=enabled -Dwerror=false >/dev/null ||
+		{ echo "mutate: cannot configure $build" >&2; exit 2; }
+fi
+export RX_VK_DEVICE=${RX_VK_DEVICE:-llvmpipe} RX_VK_VALIDATION=1
+
+want=("$@")
+caught=0 missed=0 broken=0
+restore=""
+trap '[ -n "$restore" ] && cp "$restore" "${restore%.mutate-orig}" && rm -f "$restore"' EXIT
+
+# mutant NAME FILE TEST TEXT REPLACEMENT   (\n and \t in TEXT and REPLACEMENT)
+mutant() {
+	local name=$1 file=$2 test=$3 text=$4 repl=$5
+	if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $name "* ]]; then
+		return
+	fi
+	cp "$file" "$file.mutate-orig"
+	restore="$file.mutate-orig"
+	if ! python3 - "$file" "$text" "$repl" <<'EOF'
+import sys
+path, text, repl = sys.argv[1], sys.argv[2], sys.argv[3]
+unesc = lambda s: s.replace('\\n', '\n').replace('\\t', '\t')
+text, repl = unesc(text), unesc(repl)
+src = open(path).read()
+if src.count(text) != 1:
+    sys.exit(1)
+open(path, 'w').write(src.replace(text, repl))
+EOF
+	then
+		echo "mutant $name: DID NOT APPLY (its text is not in $file exactly once)"
+		broken=$((broken + 1))
+	elif ! ninja -C "$build" "renderer/test-$test" >"$build/mutate-$name.build.log" 2>&1; then
+		echo "mutant $name: DOES NOT BUILD (see $build/mutate-$name.build.log)"
+		broken=$((broken + 1))
+	elif timeout 300 "$build/renderer/test-$test" >"$build/mutate-$name.log" 2>&1; then
+		echo "mutant $name: MISSED by test-$test"
+		missed=$((missed + 1))
+	else
+		local failed
+		failed=$(grep -E '^\[  (FAILED|ERROR) +\] [a-z]' "$build/mutate-$name.log" | grep -v 'test(s)' |
+		         sed -E 's/^\[ *[A-Z]+ *\] //' | sort -u | head -3 | tr '\n' ' ')
+		echo "mutant $name: caught by test-$test${failed:+ (${failed% })}"
+		caught=$((caught + 1))
+	fi
+	cp "$file.mutate-orig" "$file"
+	rm -f "$file.mutate-orig"
+	restore=""
+}
+
+rb=renderer/src/readback.c rp=renderer/src/replay.c rc=renderer/src/record.c
+mutant cpu-wrote-never-stales $rb rxvk-hold \
+	'\trxvk_replay_cpu_wrote_locked(rx); /* targets over the CPU'"'"'s bytes reload them */\n' ''
+mutant read-waits-for-recording $rb rxvk-marker \
+	'\tif (!d->early || rx->rb->diag.on) {' '\tif (1) {'
+mutant marker-on-bytes-not-pages $rb rxvk-marker \
+	'\tif (e->marks) {\n\t\tlo = lo' '\tif (0) {\n\t\tlo = lo'
+mutant marker-first-not-newest $rb rxvk-marker \
+	'\t\t\telse if (e->marker[pg] > marker)' '\t\t\telse if (!marker)'
+mutant late-rule-after-diagnostics $rb rxvk-readback \
+	'\tif (rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {' \
+	'\tif (!rx->rb->diag.on && rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {'
+mutant large-write-not-noted $rb rxvk-readback \
+	'\t\tif (early && w->in_place)' '\t\tif (early && w->in_place && w->size_B <= MIRROR_BLOCK_B)'
+mutant span-open-on-failure $rp rxvk-rollback \
+	'\tsub_slot(rx, sub)->last_value = rx->next_value;' '\tif (rc == 0)\n\t\tsub_slot(rx, sub)->last_value = rx->next_value;'
+mutant capture-not-undone $rp rxvk-rollback \
+	'\trxvk_capture_undo(rx, job);\n' ''
+mutant held-frame-not-undone $rp rxvk-hold \
+	'\tsize_t n = rxvk_hold_part_failed(rx, job->value, addrs, MAX_TARGETS);' '\tsize_t n = 0;\n\t(void)addrs;'
+mutant signal-result-ignored $rc rxvk-rollback \
+	'\tif (r != VK_SUCCESS) {\n\t\t/* readers' '\tif (0) {\n\t\t/* readers'
+mutant mirror-copies-unmerged $rp rxvk-readback \
+	'\t\tif (out && p->wb_pages[out - 2] + p->wb_pages[out - 1] >= at) {' '\t\tif (0) {'
+
+echo "$caught caught, $missed missed, $broken did not apply or build"
+[ $missed -eq 0 ] && [ $broken -eq 0 ]
