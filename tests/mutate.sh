@@ -8,16 +8,23 @@
 #
 #   tests/mutate.sh [MUTANT-NAME...]     (from the top of the tree; all by default)
 #
-# It rebuilds librxvk once a mutant, so it takes minutes: it is run by hand,
-# not in CI (docs/renderer.md, "Mutants").
+# It works on a copy of the tree (MUTATE_DIR, default /tmp/rxdeck-mutate) and
+# rebuilds librxvk once a mutant, so it takes minutes: it is run by hand, not
+# in CI (docs/renderer.md, "Mutants").
 set -uo pipefail
 
 top=$(git rev-parse --show-toplevel 2>/dev/null) || { echo "mutate: run inside the rxdeck tree" >&2; exit 2; }
-cd "$top"
-build=${MUTATE_BUILD:-build-mutate}
+# the mutants are made in a copy of the tree's files (as they are now, not
+# committed ones), never in the tree itself
+work=${MUTATE_DIR:-/tmp/rxdeck-mutate}
+mkdir -p "$work" || exit 2
+(cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -cf - -T -) |
+	(cd "$work" && tar -xf -) || { echo "mutate: cannot copy the tree to $work" >&2; exit 2; }
+cd "$work"
+build=build
 if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" --buildtype=debugoptimized -Dtests=enabled -Dwerror=false >/dev/null ||
-		{ echo "mutate: cannot configure $build" >&2; exit 2; }
+		{ echo "mutate: cannot configure $work/$build" >&2; exit 2; }
 fi
 export RX_VK_DEVICE=${RX_VK_DEVICE:-llvmpipe} RX_VK_VALIDATION=1
 
@@ -80,7 +87,7 @@ mutant late-rule-after-diagnostics $rb rxvk-readback \
 mutant large-write-not-noted $rb rxvk-readback \
 	'\t\tif (early && w->in_place)' '\t\tif (early && w->in_place && w->size_B <= MIRROR_BLOCK_B)'
 mutant span-open-on-failure $rp rxvk-rollback \
-	'\tsub_slot(rx, sub)->last_value = rx->next_value;' '\tif (rc == 0)\n\t\tsub_slot(rx, sub)->last_value = rx->next_value;'
+	'\tsub_slot(rx, rec->sub)->last_value = rx->next_value;' '\tif (rc == 0)\n\t\tsub_slot(rx, rec->sub)->last_value = rx->next_value;'
 mutant capture-not-undone $rp rxvk-rollback \
 	'\trxvk_capture_undo(rx, job);\n' ''
 mutant held-frame-not-undone $rp rxvk-hold \

@@ -3,6 +3,7 @@
  * that bad values are refused with the variable named, and that the
  * switches line proves which arm a run was. */
 #include "rxvk-test.h"
+#include "private.h"
 
 #include <unistd.h>
 
@@ -116,6 +117,31 @@ static void test_settings__readback_early_marker_parsed_and_logged(void **state)
 	(void)state;
 }
 
+/* What the CPU reads (here guest memory allocated from the driver) takes a
+ * host-cached type where the device has one, and the log says which. */
+static void test_memory__cpu_read_memory_prefers_host_cached(void **state)
+{
+	setenv("RX_LOG", "log.txt", 1);
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .import_host = RXVK_SWITCH_OFF });
+	const VkMemoryPropertyFlags all = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+	                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+	bool has_cached = false;
+	for (uint32_t i = 0; i < rx->mem_props.memoryTypeCount; i++)
+		has_cached |= (rx->mem_props.memoryTypes[i].propertyFlags & all) == all;
+	rxt_destroy(rx);
+	unsetenv("RX_LOG");
+	const char *log = read_file("log.txt");
+	const char *line = strstr(log, "vk: memory for guest memory (allocated): type ");
+	if (!line)
+		fail_msg("no line saying which memory type guest memory took:\n%s", log);
+	unsigned type = (unsigned)strtoul(line + strlen("vk: memory for guest memory (allocated): type "), NULL, 10);
+	assert_true(type < 32);
+	const char *eol = strchr(line, '\n');
+	bool cached = strstr(line, ", cached)") && strstr(line, ", cached)") < eol;
+	assert_int_equal(cached, has_cached);
+	(void)state;
+}
+
 static void test_settings__ignore_env_reads_neither(void **state)
 {
 	write_file("rx_env.txt", "RX_VK_PART_OPS=7\n");
@@ -140,6 +166,7 @@ int main(void)
 		cmocka_unit_test_setup(test_settings__env_wins_over_file_and_config_over_env, setup),
 		cmocka_unit_test_setup(test_settings__bad_values_refused_with_name, setup),
 		cmocka_unit_test_setup(test_settings__readback_early_marker_parsed_and_logged, setup),
+		cmocka_unit_test_setup(test_memory__cpu_read_memory_prefers_host_cached, setup),
 		cmocka_unit_test_setup(test_settings__ignore_env_reads_neither, setup),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

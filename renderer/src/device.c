@@ -185,7 +185,9 @@ static int pick_device(struct rxvk *rx)
 	return 0;
 }
 
-int rxvk_device_init(struct rxvk *rx)
+/* Step: the loader, the instance (with the validation layer and its
+ * messenger when asked for) and the API version asked for. */
+static int create_instance(struct rxvk *rx, uint32_t *out_api)
 {
 	VkResult r = volkInitialize();
 	if (r != VK_SUCCESS) {
@@ -253,10 +255,13 @@ int rxvk_device_init(struct rxvk *rx)
 		if (r != VK_SUCCESS)
 			return vk_check(rx, r);
 	}
-	int rc = pick_device(rx);
-	if (rc < 0)
-		return rc;
+	*out_api = app.apiVersion;
+	return 0;
+}
 
+/* Step: a queue family with graphics and compute. */
+static int pick_queue_family(struct rxvk *rx)
+{
 	uint32_t nq = 0;
 	vkGetPhysicalDeviceQueueFamilyProperties(rx->phys, &nq, NULL);
 	VkQueueFamilyProperties qf[32];
@@ -273,10 +278,18 @@ int rxvk_device_init(struct rxvk *rx)
 		return -ENODEV;
 	}
 	rx->queue_family = (uint32_t)family;
+	return 0;
+}
 
+/* Step: the device with the extensions and features the renderer uses
+ * (dynamic rendering, timeline semaphores, device addresses, host import,
+ * synchronization2 where there is one). */
+static int create_device(struct rxvk *rx, uint32_t app_api)
+{
+	int rc;
 	const char *dev_exts[4];
 	uint32_t n_exts = 0;
-	bool api13 = VK_API_VERSION_MINOR(rx->info.api_version) >= 3 && app.apiVersion >= VK_API_VERSION_1_3;
+	bool api13 = VK_API_VERSION_MINOR(rx->info.api_version) >= 3 && app_api >= VK_API_VERSION_1_3;
 	if (!api13)
 		dev_exts[n_exts++] = VK_KHR_DYNAMIC_RENDERING_EXTENSION_NAME;
 	bool host_import = rx->set.cfg.import_host == RXVK_SWITCH_ON &&
@@ -337,7 +350,16 @@ int rxvk_device_init(struct rxvk *rx)
 		rxvk_set_error("device '%s' did not give vkCmdBeginRendering", rx->info.name);
 		return -ENODEV;
 	}
-	return 0;
+	return 0;}
+
+int rxvk_device_init(struct rxvk *rx)
+{
+	uint32_t app_api = 0;
+	int rc;
+	if ((rc = create_instance(rx, &app_api)) < 0 || (rc = pick_device(rx)) < 0 ||
+	    (rc = pick_queue_family(rx)) < 0)
+		return rc;
+	return create_device(rx, app_api);
 }
 
 void rxvk_device_finish(struct rxvk *rx)
@@ -361,6 +383,22 @@ int rxvk_find_memory_type(const struct rxvk *rx, uint32_t bits, VkMemoryProperty
 			return 0;
 		}
 	return -ENOENT;
+}
+
+int rxvk_find_cpu_read_type(struct rxvk *rx, uint32_t bits, const char *what, uint32_t *out)
+{
+	const VkMemoryPropertyFlags mapped = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	uint32_t type;
+	if (rxvk_find_memory_type(rx, bits, mapped | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &type) < 0 &&
+	    rxvk_find_memory_type(rx, bits, mapped, &type) < 0)
+		return -ENOENT;
+	VkMemoryPropertyFlags f = rx->mem_props.memoryTypes[type].propertyFlags;
+	rxvk_log(rx, "memory for %s: type %u (%shost-visible, coherent, %s)", what, type,
+	         f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT ? "device-local, " : "",
+	         f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT ? "cached"
+	                                                : "not cached: the device has no cached type for it");
+	*out = type;
+	return 0;
 }
 
 /* ---- programs ---- */

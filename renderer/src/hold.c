@@ -524,10 +524,7 @@ static int staging_ensure(struct hold *h, uint64_t size_B)
 	VkMemoryRequirements mr;
 	vkGetBufferMemoryRequirements(rx->device, h->staging, &mr);
 	uint32_t type;
-	if (rxvk_find_memory_type(rx, mr.memoryTypeBits,
-	                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-	                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-	                          &type) < 0)
+	if (rxvk_find_cpu_read_type(rx, mr.memoryTypeBits, "carry-out staging", &type) < 0)
 		return -ENODEV;
 	VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	                            .allocationSize = mr.size,

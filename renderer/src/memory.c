@@ -238,9 +238,7 @@ static int allocate_guest(struct rxvk *rx)
 	VkMemoryRequirements mr;
 	vkGetBufferMemoryRequirements(rx->device, rx->guest_buffer, &mr);
 	uint32_t type;
-	if (rxvk_find_memory_type(rx, mr.memoryTypeBits,
-	                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-	                          &type) < 0) {
+	if (rxvk_find_cpu_read_type(rx, mr.memoryTypeBits, "guest memory (allocated)", &type) < 0) {
 		rxvk_set_error("no host-visible coherent memory for guest memory");
 		return -ENODEV;
 	}

@@ -27,9 +27,7 @@ static int slot_make(struct rxvk *rx, struct present_slot *s, uint64_t size_B)
 	VkMemoryRequirements mr;
 	vkGetBufferMemoryRequirements(rx->device, s->buffer, &mr);
 	uint32_t type;
-	if (rxvk_find_memory_type(rx, mr.memoryTypeBits,
-	                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-	                          &type) < 0)
+	if (rxvk_find_cpu_read_type(rx, mr.memoryTypeBits, "present read-back", &type) < 0)
 		return -ENODEV;
 	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 	                             .allocationSize = mr.size,

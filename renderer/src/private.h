@@ -178,6 +178,10 @@ void rxvk_programs_finish(struct rxvk *rx);
 const struct program *rxvk_program_find(const struct rxvk *rx, uint64_t hash);
 int rxvk_find_memory_type(const struct rxvk *rx, uint32_t bits, VkMemoryPropertyFlags want,
                           uint32_t *out);
+/* A mapped, coherent memory type for what the CPU reads (`what`, for the log
+ * line saying which type was taken): host-cached where the device has one
+ * among `bits`, since uncached (write-combined) memory is slow to read. */
+int rxvk_find_cpu_read_type(struct rxvk *rx, uint32_t bits, const char *what, uint32_t *out);
 
 /* memory.c */
 int rxvk_memory_init(struct rxvk *rx);

@@ -1122,6 +1122,70 @@ static struct sub_info *sub_slot(struct rxvk *rx, uint64_t sub)
 	return &rx->subs[sub % SUB_RING];
 }
 
+/* Step: op i of the submission into the part being recorded, with the
+ * early policy's split before it or marker after it. */
+static int record_op(struct rxvk *rx, struct recording *rec, const struct rxvk_op *ops, size_t i)
+{
+	int rc;
+	rec->op_index = (uint32_t)i;
+	/* RX_VK_READBACK_EARLY=1: a writer of tracked bytes ends its part
+	 * right after it, at least the gap into the part, so writers in a row
+	 * end one part; =marker: a marker follows it, in the same part */
+	bool writer = ops[i].write.size_B && rxvk_early_writes_tracked_bytes(rx, &ops[i].write);
+	bool marks = writer && rxvk_early_marks(rx);
+	if (rec->split_pending && !writer && rec->part.ops >= rx->set.cfg.readback_early_gap) {
+		if ((rc = part_end(rx, rec)) < 0 || (rc = part_begin(rx, rec)) < 0)
+			return rc;
+		CNT_ADD(rx, parts_split_early, 1);
+	}
+	const struct part_job *job_before = rec->part.job;
+	size_t notes_before = job_before->writes.n;
+	if (rx->test.fail_op == i + 1) {
+		rxvk_set_error("test hook: recording op %zu fails", i);
+		return -EIO;
+	}
+	if ((rc = record(rx, rec, &ops[i])) < 0)
+		return rc;
+	rec->part.ops++;
+	rec->ops_done++;
+	if (marks && (rc = place_marker(rx, rec, rec->part.job == job_before ? notes_before : 0)) < 0)
+		return rc;
+	if (writer && !marks)
+		rec->split_pending = true;
+	if (rx->test.op_delay_ns && i >= rx->test.op_delay_from) {
+		struct timespec ts = { (time_t)(rx->test.op_delay_ns / 1000000000u),
+		                       (long)(rx->test.op_delay_ns % 1000000000u) };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* Step: the recording ends, on every path.  A part left unfinished by a
+ * failure is undone and played empty so its value comes; the rest is
+ * submitted; the span closes (readers waiting on it are released at the
+ * newest value handed out, which every submitted part reaches). */
+static int finish_recording(struct rxvk *rx, struct recording *rec, size_t n_ops, int rc)
+{
+	if (rec->part.job) {
+		rxvk_part_failed(rx, rec->part.job);
+		cl_reset(CL(rec));
+		rec->part.job->writes.n = 0;
+		rec->part.job->reads.n = 0;
+		rxvk_recorder_put(rx, rec->part.job);
+		rec->part.job = NULL;
+	}
+	int drc = rxvk_recorder_drain(rx);
+	if (rc == 0)
+		rc = drc;
+	pthread_mutex_lock(&rx->lock);
+	sub_slot(rx, rec->sub)->last_value = rx->next_value;
+	sub_slot(rx, rec->sub)->ops = rec->ops_done;
+	sub_slot(rx, rec->sub)->n_ops = (uint32_t)n_ops;
+	pthread_cond_broadcast(&rx->sub_done_recording);
+	pthread_mutex_unlock(&rx->lock);
+	return rc;
+}
+
 int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64_t *out_submission)
 {
 	if (!rx || (!ops && n_ops)) {
@@ -1150,72 +1214,20 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	*sub_slot(rx, sub) = (struct sub_info){ sub, rx->next_value + 1, 0 };
 	pthread_mutex_unlock(&rx->lock);
 
-	if ((rc = part_begin(rx, rec)) < 0)
-		goto out;
-	rec->first_value = rec->part.value;
-	if ((rc = rxvk_capture(rx, rec->part.job, sub)) < 0 || (rc = let_go_stray(rx, rec)) < 0)
-		goto out;
-	for (size_t i = 0; i < n_ops; i++) {
-		rec->op_index = (uint32_t)i;
-		/* RX_VK_READBACK_EARLY: a writer of tracked bytes ends its part
-		 * right after it, at least the gap into the part, so writers in a
-		 * row end one part */
-		bool writer = ops[i].write.size_B && rxvk_early_writes_tracked_bytes(rx, &ops[i].write);
-		bool marks = writer && rxvk_early_marks(rx);
-		if (rec->split_pending && !writer && rec->part.ops >= rx->set.cfg.readback_early_gap) {
-			if ((rc = part_end(rx, rec)) < 0 || (rc = part_begin(rx, rec)) < 0)
-				goto out;
-			CNT_ADD(rx, parts_split_early, 1);
-		}
-		const struct part_job *job_before = rec->part.job;
-		size_t notes_before = job_before->writes.n;
-		if (rx->test.fail_op == i + 1) {
-			rxvk_set_error("test hook: recording op %zu fails", i);
-			rc = -EIO;
-			goto out;
-		}
-		if ((rc = record(rx, rec, &ops[i])) < 0)
-			goto out;
-		rec->part.ops++;
-		rec->ops_done++;
-		if (marks && (rc = place_marker(rx, rec, rec->part.job == job_before ? notes_before : 0)) < 0)
-			goto out;
-		else if (writer && !marks)
-			rec->split_pending = true;
-		if (rx->test.op_delay_ns && i >= rx->test.op_delay_from) {
-			struct timespec ts = { (time_t)(rx->test.op_delay_ns / 1000000000u),
-			                       (long)(rx->test.op_delay_ns % 1000000000u) };
-			nanosleep(&ts, NULL);
-		}
-		if (i + 1 < n_ops && (rc = maybe_split(rx, rec)) < 0)
-			goto out;
+	if ((rc = part_begin(rx, rec)) == 0) {
+		rec->first_value = rec->part.value;
+		rc = rxvk_capture(rx, rec->part.job, sub);
 	}
-	rc = part_end(rx, rec);
-out:
-	if (rec->part.job) {
-		/* a failed recording: what the part set is undone, and it is
-		 * played empty so its value comes */
-		rxvk_part_failed(rx, rec->part.job);
-		cl_reset(CL(rec));
-		rec->part.job->writes.n = 0;
-		rec->part.job->reads.n = 0;
-		rxvk_recorder_put(rx, rec->part.job);
-		rec->part.job = NULL;
+	if (rc == 0)
+		rc = let_go_stray(rx, rec);
+	for (size_t i = 0; i < n_ops && rc == 0; i++) {
+		rc = record_op(rx, rec, ops, i);
+		if (rc == 0 && i + 1 < n_ops)
+			rc = maybe_split(rx, rec);
 	}
-	{
-		int drc = rxvk_recorder_drain(rx);
-		if (rc == 0)
-			rc = drc;
-	}
-	pthread_mutex_lock(&rx->lock);
-	/* the span closes on every path: even a failed recording ends, and
-	 * readers waiting on it are released at the newest value handed out,
-	 * which every submitted part reaches */
-	sub_slot(rx, sub)->last_value = rx->next_value;
-	sub_slot(rx, sub)->ops = rec->ops_done;
-	sub_slot(rx, sub)->n_ops = (uint32_t)n_ops;
-	pthread_cond_broadcast(&rx->sub_done_recording);
-	pthread_mutex_unlock(&rx->lock);
+	if (rc == 0)
+		rc = part_end(rx, rec);
+	rc = finish_recording(rx, rec, n_ops, rc);
 	free(rec->part.wb_pages);
 	free(rec);
 	CNT_ADD(rx, replay_ns, rxvk_now_ns() - t_start);
