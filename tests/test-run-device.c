@@ -111,7 +111,7 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	char name[PATH_MAX];
 	tdir_file(&e->t, "plan.ini", name, sizeof name);
 	struct plan *p;
-	struct plan_error pe;
+	struct util_diag pe;
 	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
 		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
 	return p;
