@@ -11,7 +11,8 @@
  * .../issues/comments/ID/assets?name=N (an attachment upload) answers 201
  * with the asset and its browser_download_url, .../attachments/UUID on the
  * stand-in, for a comment it has; asset_status makes it answer that status
- * instead (404: a forge without comment assets).
+ * instead (404: a forge without comment assets).  GET .../comments/ID/assets
+ * lists a comment's assets, DELETE .../comments/ID/assets/AID removes one.
  */
 #ifndef RXDECK_FORGE_STANDIN_H
 #define RXDECK_FORGE_STANDIN_H
@@ -74,6 +75,11 @@ struct standin {
 	long long next_id;
 	int asset_status;       /* 0: act; else answer every asset upload with it */
 	size_t n_assets;        /* asset uploads answered 201 */
+	struct standin_asset {
+		long long id, comment;
+		char name[128];
+		bool deleted;
+	} assets[STANDIN_MAX];
 };
 
 static inline void standin_script(struct standin *s, enum standin_act act, int status,
@@ -153,6 +159,28 @@ static inline int standin_act(struct standin *s, const struct standin_request *r
 			return 201;
 		}
 	}
+	long long aid;
+	if (sscanf(r->path, "/api/v1/repos/owner/name/issues/comments/%lld/assets/%lld", &id, &aid) == 2 &&
+	    strcmp(r->method, "DELETE") == 0) {
+		for (size_t i = 0; i < s->n_assets; i++)
+			if (s->assets[i].id == aid && s->assets[i].comment == id && !s->assets[i].deleted) {
+				s->assets[i].deleted = true;
+				*body = strdup("");
+				return 204;
+			}
+	}
+	if (sscanf(r->path, "/api/v1/repos/owner/name/issues/comments/%lld/%63[^?]", &id, tail) == 2 &&
+	    strcmp(tail, "assets") == 0 && strcmp(r->method, "GET") == 0) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < s->n_assets; i++)
+			if (s->assets[i].comment == id && !s->assets[i].deleted)
+				json_array_append_new(arr, json_pack("{s:I, s:s}", "id",
+				                                     (json_int_t)s->assets[i].id, "name",
+				                                     s->assets[i].name));
+		*body = json_dumps(arr, JSON_COMPACT);
+		json_decref(arr);
+		return 200;
+	}
 	if (sscanf(r->path, "/api/v1/repos/owner/name/issues/comments/%lld/%63[^?]", &id, tail) == 2 &&
 	    strcmp(tail, "assets") == 0 && strcmp(r->method, "POST") == 0) {
 		if (s->asset_status) {
@@ -164,7 +192,10 @@ static inline int standin_act(struct standin *s, const struct standin_request *r
 			if (s->comments[i].id != id)
 				continue;
 			char url[128];
-			long long aid = 5001 + (long long)s->n_assets++;
+			aid = 5001 + (long long)s->n_assets;
+			s->assets[s->n_assets++] = (struct standin_asset){ .id = aid, .comment = id };
+			snprintf(s->assets[s->n_assets - 1].name, sizeof s->assets[0].name, "%s",
+			         q ? q + 6 : "");
 			snprintf(url, sizeof url, "http://127.0.0.1/attachments/uuid-%lld", aid);
 			json_t *j = json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)aid, "name",
 			                      q ? q + 6 : "", "uuid", url + 29, "browser_download_url", url);

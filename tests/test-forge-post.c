@@ -320,13 +320,16 @@ static void test_post__attaches_plots(void **state)
 	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
 	assert_int_equal(out.sent, 1);
 	assert_int_equal(out.comment_id, 1001);
-	/* the comment, three uploads, the edit that shows them */
-	assert_int_equal(f->s.n_req, 5);
+	/* the comment, its assets listed (none yet), three uploads, the edit
+	 * that shows them */
+	assert_int_equal(f->s.n_req, 6);
 	assert_string_equal(f->s.req[0].method, "POST");
 	assert_string_equal(f->s.req[0].path, "/api/v1/repos/owner/name/issues/12/comments");
+	assert_string_equal(f->s.req[1].method, "GET");
+	assert_string_equal(f->s.req[1].path, "/api/v1/repos/owner/name/issues/comments/1001/assets");
 	static const char *const kinds[] = { "frametime", "distribution", "fps" };
 	for (int k = 0; k < 3; k++) {
-		struct standin_request *r = &f->s.req[1 + k];
+		struct standin_request *r = &f->s.req[2 + k];
 		char want[256];
 		assert_string_equal(r->method, "POST");
 		snprintf(want, sizeof want, "/api/v1/repos/owner/name/issues/comments/1001/assets"
@@ -350,7 +353,7 @@ static void test_post__attaches_plots(void **state)
 		assert_true(bl > cl && strcmp(r->body + bl - cl, close) == 0);
 		assert_int_equal(count_method(f, "POST"), 4);
 	}
-	struct standin_request *e = &f->s.req[4];
+	struct standin_request *e = &f->s.req[5];
 	assert_string_equal(e->method, "PATCH");
 	assert_string_equal(e->path, "/api/v1/repos/owner/name/issues/comments/1001");
 	/* the comment shows the returned URLs, after the text, before the marker */
@@ -383,9 +386,11 @@ static void test_post__asset_refused_keeps_text_once(void **state)
 	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
 	assert_int_equal(out.sent, 1);
 	assert_int_equal(out.queued, 0);
-	/* the comment, one refused upload; no more uploads and no edit */
-	assert_int_equal(f->s.n_req, 2);
-	assert_string_equal(f->s.req[1].path, "/api/v1/repos/owner/name/issues/comments/1001/assets"
+	/* the comment, the assets listed, one refused upload; no more uploads
+	 * and no edit */
+	assert_int_equal(f->s.n_req, 3);
+	assert_string_equal(f->s.req[2].method, "POST");
+	assert_string_equal(f->s.req[2].path, "/api/v1/repos/owner/name/issues/comments/1001/assets"
 	                                      "?name=2026-11-13-night-1-frametime.svg");
 	assert_int_equal(f->s.n_comments, 1);
 	assert_non_null(strstr(f->s.comments[0].body, "| real fps (runs) | 11.0, 11.5 | 13.0, 13.5 |"));
@@ -401,7 +406,46 @@ static void test_post__asset_refused_keeps_text_once(void **state)
 	free(p);
 	assert_int_equal(forge_outbox_flush(f->t.db, true, &o, &out), 0);
 	assert_int_equal(out.sent, 0);
-	assert_int_equal(f->s.n_req, 2);
+	assert_int_equal(f->s.n_req, 3);
+	assert_int_equal(f->s.n_comments, 1);
+}
+
+static void test_post__update_replaces_the_plots(void **state)
+{
+	struct fx *f = *state;
+	add_frames(f);
+	struct forge_options o = opts(f);
+	o.attach_plots = true;
+	struct forge_target t = target(f, false);
+	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, NULL), 0);
+	size_t before = f->s.n_req;
+	/* someone else's attachment on the comment stays */
+	f->s.assets[f->s.n_assets++] = (struct standin_asset){ .id = 4999, .comment = 1001,
+		                                               .name = "notes.txt" };
+	t = target(f, true);
+	struct forge_outcome out;
+	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
+	assert_int_equal(out.comment_id, 1001);
+	/* PATCH, list, three deletes, three uploads, PATCH */
+	assert_int_equal(f->s.n_req - before, 9);
+	size_t deletes = 0;
+	for (size_t i = before; i < f->s.n_req; i++)
+		if (strcmp(f->s.req[i].method, "DELETE") == 0) {
+			char want[96];
+			snprintf(want, sizeof want,
+			         "/api/v1/repos/owner/name/issues/comments/1001/assets/%zu", 5001 + deletes);
+			assert_string_equal(f->s.req[i].path, want);
+			deletes++;
+		}
+	assert_int_equal(deletes, 3);
+	size_t live = 0;
+	for (size_t i = 0; i < f->s.n_assets; i++)
+		live += !f->s.assets[i].deleted;
+	assert_int_equal(live, 4); /* notes.txt and the new set */
+	assert_false(f->s.assets[f->s.n_assets - 4].deleted); /* 4999, notes.txt */
+	const char *c = f->s.comments[0].body;
+	assert_non_null(strstr(c, "![frame time over the route](http://127.0.0.1/attachments/uuid-5005)"));
+	assert_null(strstr(c, "uuid-5001"));
 	assert_int_equal(f->s.n_comments, 1);
 }
 
@@ -587,6 +631,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_post__token_nowhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__attaches_plots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__asset_refused_keeps_text_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post__update_replaces_the_plots, setup, teardown),
 		cmocka_unit_test(test_post__body_with_plots_without_marker),
 		cmocka_unit_test_setup_teardown(test_token__file_rules, setup, teardown),
 		cmocka_unit_test(test_target__checks),

@@ -517,6 +517,47 @@ static void request(struct ctx *x, const struct db_post *p, const char *method, 
 	request_body(x, p, method, url, what, p->body, a);
 }
 
+/* An updated comment's plots from an earlier post (its assets with the
+ * names of the plots about to go up) are removed first, so the comment
+ * carries one set.  Best effort: what cannot be listed or removed stays. */
+static void remove_old_plots(struct ctx *x, const struct db_post *p, int64_t comment_id,
+                             const struct report_plot_svg *plots, size_t n)
+{
+	char *url = api_url(p, "/issues/comments/%lld/assets", (long long)comment_id);
+	if (!url)
+		return;
+	struct forge_response r;
+	int rc = forge_http("GET", url, x->token, NULL, x->o.timeout_s, &r);
+	free(url);
+	json_t *arr = rc == 0 && r.status >= 200 && r.status < 300 && r.body
+	                      ? json_loads(r.body, 0, NULL) : NULL;
+	forge_response_finish(&r);
+	size_t i;
+	json_t *a;
+	json_array_foreach(arr, i, a) {
+		const char *name = json_string_value(json_object_get(a, "name"));
+		json_t *jid = json_object_get(a, "id");
+		bool ours = false;
+		for (size_t k = 0; name && k < n; k++)
+			ours |= strcmp(name, plots[k].name) == 0;
+		if (!ours || !json_is_integer(jid))
+			continue;
+		long long aid = (long long)json_integer_value(jid);
+		url = api_url(p, "/issues/comments/%lld/assets/%lld", (long long)comment_id, aid);
+		if (!url)
+			break;
+		rc = forge_http("DELETE", url, x->token, NULL, x->o.timeout_s, &r);
+		free(url);
+		if (rc != 0 || r.status < 200 || r.status >= 300)
+			say(x, "post %lld: cannot remove the earlier plot '%s' (attachment %lld) from "
+			    "comment %lld: %s; it stays", (long long)p->id, name, aid,
+			    (long long)comment_id, rc ? (r.error[0] ? r.error : strerror(-rc))
+			                              : "the forge refused it");
+		forge_response_finish(&r);
+	}
+	json_decref(arr);
+}
+
 /* The campaign's plots as attachments of the comment just sent (Forgejo's
  * comment assets, multipart field "attachment"; SVG, which Forgejo's
  * default [attachment] ALLOWED_TYPES takes), then shown in its body by a
@@ -534,6 +575,7 @@ static void attach_plots(struct ctx *x, const struct db_post *p, int64_t comment
 		    "only", (long long)p->id, msg, (long long)comment_id);
 		return;
 	}
+	remove_old_plots(x, p, comment_id, plots, n);
 	char **urls = calloc(n ? n : 1, sizeof *urls);
 	const char **titles = calloc(n ? n : 1, sizeof *titles);
 	size_t got = 0;

@@ -9,7 +9,8 @@
  *   PATCH /api/v1/repos/{owner}/{repo}/issues/comments/{id}      an update in place
  *   GET   /api/v1/repos/{owner}/{repo}/issues/{index}/comments   finding a comment
  *   POST  /api/v1/repos/{owner}/{repo}/issues/comments/{id}/assets  a plot attached
- *         (multipart/form-data, field "attachment"; with forge_options.attach_plots)
+ *         (multipart/form-data, field "attachment"; with forge_options.attach_plots,
+ *         after GET .../assets and DELETE .../assets/{aid} of the earlier plots)
  * with `Authorization: token ...` and a JSON body {"body": ...}.
  *
  * Each summary carries a hidden marker naming its campaign and the outbox
