@@ -2,7 +2,8 @@
  * hangs and one that crashes are marked void with the right reason and the
  * campaign completes; the campaign's rows, folder and frozen plan are what
  * the plan said; a plan whose program or route is missing leaves nothing
- * behind; a campaign run again is refused. */
+ * behind; a campaign run again is refused; a campaign is held by one
+ * harness at a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -254,6 +255,35 @@ static void test_run_campaign__names_and_resume_refusal(void **state)
 	plan_free(plan);
 }
 
+static void test_run_campaign__one_harness_at_a_time(void **state)
+{
+	struct env *e = *state;
+	struct plan *plan = make_plan(e, "", "[arm A]\n");
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
+		                 .name = "held" };
+	struct run_campaign *c, *c2 = NULL;
+	char msg[1024] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	/* the creator holds it: a resume meanwhile is refused, naming the holder */
+	char want[128];
+	snprintf(want, sizeof want, "campaign 'held' is held by the harness with pid %d", (int)getpid());
+	assert_int_equal(run_campaign_open(e->db, "held", &o, &c2, msg, sizeof msg), -EBUSY);
+	if (!strstr(msg, want))
+		fail_msg("'%s' does not say '%s'", msg, want);
+	run_campaign_destroy(c);
+	/* let go: one resume holds it, a second is refused */
+	if (run_campaign_open(e->db, "held", &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_int_equal(run_campaign_open(e->db, NULL, &o, &c2, msg, sizeof msg), -EBUSY);
+	assert_null(c2);
+	run_campaign_destroy(c);
+	if (run_campaign_open(e->db, "held", &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	run_campaign_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +291,7 @@ int main(void)
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__bad_plan_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__names_and_resume_refusal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__one_harness_at_a_time, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,6 +41,7 @@ struct run_campaign {
 	int64_t id;
 	char *name;
 	char *dir;
+	struct run_lock *lock;       /* held from create/open to destroy */
 	int64_t *build_ids;          /* per plan build */
 	struct db_arm *arms;         /* from the database, letter order */
 	size_t n_arms;
@@ -436,6 +437,7 @@ void run_campaign_destroy(struct run_campaign *c)
 {
 	if (!c)
 		return;
+	run_lock_release(c->lock);
 	plan_free(c->plan);
 	route_free(c->route);
 	free(c->name);
@@ -792,6 +794,8 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 		goto fail;
 	}
 	made_dir = true;
+	if ((rc = run_lock_take(c->dir, c->name, &c->lock, errmsg, size)) < 0)
+		goto fail;
 	if ((rc = write_file_atomic(plan_path, frozen)) < 0) {
 		run_errf(errmsg, size, rc, "cannot write '%s': %s", plan_path, strerror(-rc));
 		goto fail;
@@ -806,8 +810,11 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 	*out = c;
 	return 0;
 fail:
-	if (made_dir)
+	if (made_dir) {
+		run_lock_release(c->lock);
+		c->lock = NULL;
 		nftw(c->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
 	free(route_text);
 	free(frozen);
 	free(ddir);
@@ -924,6 +931,10 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 		rc = -ENOMEM;
 		goto fail;
 	}
+	/* before anything is read: a second harness stops here, naming the first */
+	struct stat st;
+	if (stat(c->dir, &st) == 0 && (rc = run_lock_take(c->dir, c->name, &c->lock, errmsg, size)) < 0)
+		goto fail;
 	if ((rc = load_frozen(c, plan_path, errmsg, size)) < 0 ||
 	    (rc = read_builds_arms(c, plan_path, errmsg, size)) < 0)
 		goto fail;

@@ -80,4 +80,37 @@ void run_device_check(struct run_device *dev, const struct deck_sample *samples,
 /* Puts the device back, removes the state file, releases the inhibitor. */
 void run_device_end(struct run_device *dev);
 
+/* ---- one harness per campaign (run-lock.c) ---- */
+
+struct run_lock;
+
+/* Who holds a campaign, from its lock file. */
+struct run_lock_holder {
+	int pid;
+	char boot_id[64];          /* /proc/sys/kernel/random/boot_id of its boot */
+	char host[128];
+	int64_t since_unix_ms;
+};
+
+/*
+ * Takes the lock of the campaign folder dir (dir/lock) for this process
+ * and writes this process as its holder.  -EBUSY while another harness
+ * holds it, with errmsg naming the holder (pid, host, since when).  The
+ * lock goes with run_lock_release() or this process's end, whatever ends
+ * it.  campaign is the name for the messages.
+ */
+int run_lock_take(const char *dir, const char *campaign, struct run_lock **out, char *errmsg,
+                  size_t size);
+/* Clears the holder's record and lets the lock go.  NULL: nothing. */
+void run_lock_release(struct run_lock *l);
+/* A lock file's record ("pid N", "boot ID", "host NAME", "since UNIX_MS"
+ * lines); -EINVAL without a pid and a boot id. */
+int run_lock_parse(const char *text, struct run_lock_holder *out);
+/* Whether a holder still lives: the same boot and its pid there. */
+bool run_lock_holder_alive(const struct run_lock_holder *h);
+/* "the harness with pid N[ on host 'H'], since DATE" */
+void run_lock_describe(const struct run_lock_holder *h, char *buf, size_t size);
+/* This boot's id (/proc/sys/kernel/random/boot_id). */
+int run_boot_id(char out[64]);
+
 #endif
