@@ -3,12 +3,18 @@
  * campaign completes; the campaign's rows, folder and frozen plan are what
  * the plan said; a plan whose program or route is missing leaves nothing
  * behind; a campaign run again is refused; a campaign is held by one
- * harness at a time. */
+ * harness at a time; a resume refuses a changed route or build unless the
+ * changes are accepted, and records them; a disk that fills under the game
+ * voids its run "disk full" and stops the campaign, and a resume on a full
+ * disk plays nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <sched.h>
+#include <sys/mount.h>
 
 #include "run/run.h"
 #include "test-run-util.h"
@@ -284,6 +290,161 @@ static void test_run_campaign__one_harness_at_a_time(void **state)
 	run_campaign_destroy(c);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	assert_non_null(in);
+	assert_non_null(out);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(chmod(to, 0755), 0);
+}
+
+static void test_run_campaign__resume_refuses_changes_unless_accepted(void **state)
+{
+	struct env *e = *state;
+	struct plan *plan = make_plan(e, "", "[arm A]\n");
+	/* the build's binary, a copy the test can change */
+	char game[PATH_MAX];
+	tdir_file(&e->t, "game", game, sizeof game);
+	copy_file(plan->builds[0].argv.v[0], game);
+	free(plan->builds[0].argv.v[0]);
+	plan->builds[0].argv.v[0] = strdup(game);
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
+		                 .name = "changed" };
+	struct run_campaign *c;
+	char msg[2048] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	run_campaign_destroy(c);
+	/* nothing changed: it opens */
+	if (run_campaign_open(e->db, "changed", &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	run_campaign_destroy(c);
+
+	/* the route edited (3 s -> 2 s) and the binary rebuilt */
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
+	           "route t\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n1s shot one\n");
+	FILE *f = fopen(game, "ab");
+	assert_non_null(f);
+	fputs("rebuilt", f);
+	assert_int_equal(fclose(f), 0);
+	c = NULL;
+	assert_int_equal(run_campaign_open(e->db, "changed", &o, &c, msg, sizeof msg), -ESTALE);
+	assert_null(c);
+	if (!strstr(msg, "campaign 'changed' changed since it started") ||
+	    !strstr(msg, "line 2: was 'duration 3s', now 'duration 2s'") ||
+	    !strstr(msg, "build 'double': '") || !strstr(msg, "changed since the campaign started: sha256 "))
+		fail_msg("the refusal does not name the differences: %s", msg);
+
+	/* accepted: it opens, and the campaign's notes keep what changed */
+	o.accept_changes = true;
+	if (run_campaign_open(e->db, "changed", &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	struct db_campaign *dc;
+	assert_int_equal(db_campaign_get(e->db, run_campaign_id(c), &dc), 0);
+	assert_non_null(dc->notes);
+	if (!strstr(dc->notes, "with changes accepted:") || !strstr(dc->notes, "now 'duration 2s'") ||
+	    !strstr(dc->notes, "sha256 "))
+		fail_msg("notes: %s", dc->notes);
+	free(dc);
+	run_campaign_destroy(c);
+}
+
+static int count_cut_folders(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += strstr(de->d_name, ".cut-") != NULL;
+	closedir(d);
+	return n;
+}
+
+static void test_run_campaign__full_disk_voids_the_run_and_stops(void **state)
+{
+	struct env *e = *state;
+	/* a 8 MiB file system of the test's own for the run folders */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		print_message("skipped: cannot make a mount namespace here (%s)\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(mkdir(e->data, 0700), 0);
+	if (mount("tmpfs", e->data, "tmpfs", 0, "size=8m,mode=0700") < 0) {
+		print_message("skipped: cannot mount a tmpfs here (%s)\n", strerror(errno));
+		skip();
+	}
+	struct plan *plan = make_plan(e, "order = AB\n",
+	                              "[arm A]\nlabel = fills the disk\nargs = --fill-disk-after 1\n"
+	                              "[arm B]\nlabel = fine\n");
+	plan->warmup = false;
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
+		                 .name = "full" };
+	struct run_campaign *c;
+	char msg[2048] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	/* the game's writes fail: its run is void "disk full" and the campaign stops */
+	struct run_outcome out;
+	assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), -ENOSPC);
+	if (!strstr(msg, "the campaign stopped after run 1: disk full: "))
+		fail_msg("%s", msg);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(runs[0].status, DB_RUN_VOID);
+	assert_non_null(runs[0].void_reason);
+	if (strncmp(runs[0].void_reason, "disk full: ", 11) != 0)
+		fail_msg("run 1 is void for '%s'", runs[0].void_reason);
+	assert_int_equal(runs[1].status, DB_RUN_PLANNED);
+	free(runs);
+	char cdir[PATH_MAX];
+	snprintf(cdir, sizeof cdir, "%s", run_campaign_dir(c));
+	run_campaign_destroy(c);
+
+	/* resumes while the disk is full: harness trouble, nothing played, no
+	 * folder piled up */
+	for (int k = 0; k < 2; k++) {
+		if (run_campaign_open(e->db, "full", &o, &c, msg, sizeof msg) != 0)
+			fail_msg("%s", msg);
+		assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), -ENOSPC);
+		if (!strstr(msg, "cannot start run 2: disk full: "))
+			fail_msg("%s", msg);
+		run_campaign_destroy(c);
+	}
+	assert_int_equal(count_cut_folders(cdir), 0);
+
+	/* space freed; a folder of a run that never wrote a byte is not kept aside */
+	char p[PATH_MAX * 2];
+	snprintf(p, sizeof p, "%s/001-A/filler", cdir);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof p, "%s/002-B", cdir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/002-B/stderr.txt", cdir);
+	write_text(p, "");
+	if (run_campaign_open(e->db, "full", &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_true(out.complete);
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(runs[1].status, DB_RUN_DONE);
+	free(runs);
+	run_campaign_destroy(c);
+	assert_int_equal(count_cut_folders(cdir), 0);
+	assert_int_equal(umount2(e->data, MNT_DETACH), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +453,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_campaign__bad_plan_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__names_and_resume_refusal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__one_harness_at_a_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__resume_refuses_changes_unless_accepted,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__full_disk_voids_the_run_and_stops,
+		                                setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

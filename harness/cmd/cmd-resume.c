@@ -12,19 +12,21 @@
 
 int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 {
-	bool quiet = false;
+	bool quiet = false, accept_changes = false;
 	char baseline = 0;
 	struct cmd_post post = { 0 };
 	const struct cli_option options[] = {
 		OPT_DB(&ctx->db_path),
 		OPT_BASELINE(&baseline),
 		OPT_BOOL('q', "quiet", &quiet, "no progress lines, only the table and errors"),
+		OPT_BOOL(0, "accept-changes", &accept_changes, "go on although the route or a build "
+		         "changed since the start (recorded in the campaign's notes)"),
 		OPT_POST(&post),
 		OPT_END,
 	};
 	const struct cli cli = {
 		.command = ctx->command,
-		.synopsis = "[CAMPAIGN] [--db PATH] [--post ...]",
+		.synopsis = "[CAMPAIGN] [--db PATH] [--accept-changes] [--post ...]",
 		.summary =
 			"Goes on with a campaign that was stopped (Ctrl-C, a signal) or whose harness\n"
 			"was killed: the run that was cut is played again from the start, then the\n"
@@ -32,7 +34,8 @@ int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 			"campaign's folder keeps the plan as it started (paths, profile, inherited\n"
 			"environment), so the rest runs as the beginning did.  CAMPAIGN is a name or\n"
 			"an id; with none, the newest campaign not finished.  Then the void rules and\n"
-			"the table, as 'rxdeck run'.",
+			"the table, as 'rxdeck run'.  A route file or build binary that changed since\n"
+			"the start is refused with the difference, unless --accept-changes.",
 		.options = options,
 	};
 	int npos = 0, exit_code;
@@ -44,7 +47,7 @@ int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_FAILURE;
 	struct db *db = ctx->db;
 	volatile sig_atomic_t *stop = cmd_stop_signals();
-	struct run_options ro = { .quiet = quiet, .stop = stop };
+	struct run_options ro = { .quiet = quiet, .stop = stop, .accept_changes = accept_changes };
 	struct run_campaign *c;
 	char msg[2048] = "";
 	int rc = run_campaign_open(db, npos ? argv[1] : NULL, &ro, &c, msg, sizeof msg);

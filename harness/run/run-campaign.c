@@ -902,6 +902,48 @@ static int read_builds_arms(struct run_campaign *c, const char *plan_path, char 
 	return 0;
 }
 
+/* A resume plays what the campaign started with, or says what changed:
+ * refused unless the user accepts, then recorded in the campaign's notes. */
+static int accept_changes(struct run_campaign *c, struct db_campaign *dc, char *errmsg,
+                          size_t size)
+{
+	struct db_build *builds;
+	size_t n_builds;
+	int rc = db_build_list(c->db, c->id, &builds, &n_builds);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+	char changes[2048];
+	int n = run_campaign_changes(c->plan->route, dc->route_text, c->plan, builds, n_builds,
+	                             changes, sizeof changes);
+	free(builds);
+	if (n <= 0)
+		return 0;
+	if (!c->opt.accept_changes)
+		return run_errf(errmsg, size, -ESTALE, "campaign '%s' changed since it started "
+		                "(--accept-changes goes on with the changes and records them):\n%s",
+		                c->name, changes);
+	char when[32];
+	local_date(run_unix_ms(), "%Y-%m-%d %H:%M", when, sizeof when);
+	size_t len = (dc->notes ? strlen(dc->notes) : 0) + strlen(changes) + 128;
+	char *notes = malloc(len);
+	if (!notes)
+		return -ENOMEM;
+	snprintf(notes, len, "%s%sresumed %s with changes accepted:\n%s", dc->notes ? dc->notes : "",
+	         dc->notes && dc->notes[0] ? "\n" : "", when, changes);
+	const char *old = dc->notes;
+	dc->notes = notes;
+	rc = db_campaign_update(c->db, dc);
+	dc->notes = old;
+	free(notes);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "cannot record the accepted changes of campaign '%s': %s",
+		                c->name, db_errmsg(c->db));
+	if (!c->opt.quiet)
+		fprintf(c->progress, "campaign '%s' changed since it started; going on "
+		        "(--accept-changes), recorded in its notes:\n%s\n", c->name, changes);
+	return 0;
+}
+
 int run_campaign_open(struct db *db, const char *name_or_id, const struct run_options *opt,
                       struct run_campaign **out, char *errmsg, size_t size)
 {
@@ -936,7 +978,8 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 	if (stat(c->dir, &st) == 0 && (rc = run_lock_take(c->dir, c->name, &c->lock, errmsg, size)) < 0)
 		goto fail;
 	if ((rc = load_frozen(c, plan_path, errmsg, size)) < 0 ||
-	    (rc = read_builds_arms(c, plan_path, errmsg, size)) < 0)
+	    (rc = read_builds_arms(c, plan_path, errmsg, size)) < 0 ||
+	    (rc = accept_changes(c, dc, errmsg, size)) < 0)
 		goto fail;
 	struct db_run *next;
 	if (db_run_next(db, c->id, &next) == 0) {
@@ -1154,11 +1197,23 @@ static int maybe_add_round(struct run_campaign *c, bool *added)
 	return 0;
 }
 
-/* Moves a folder left by a cut run aside: "<dir>.cut-<n>". */
+static int any_data(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	return flag == FTW_F && st->st_size > 0;
+}
+
+/* Moves a folder left by a cut run aside: "<dir>.cut-<n>".  A folder with
+ * no byte in it (a run that could not start, a full disk) is removed
+ * instead, so a resume that fails again does not pile up copies. */
 static void move_aside(const char *dir)
 {
 	struct stat st;
 	if (stat(dir, &st) < 0)
+		return;
+	if (nftw(dir, any_data, 16, FTW_PHYS) == 0 &&
+	    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0)
 		return;
 	char to[PATH_MAX];
 	for (int k = 1; k < 1000; k++) {
@@ -1178,8 +1233,17 @@ static int play_dir(struct run_campaign *c, const struct db_run *run, const stru
 	char *dir = run_path_join(c->dir, sub);
 	if (!dir)
 		return -ENOMEM;
+	/* a full disk is the harness's trouble before the run: nothing is tried */
+	char full[512];
+	int rc = run_disk_check(c->dir, full, sizeof full);
+	if (rc < 0) {
+		run_errf(errmsg, size, rc, "cannot start run %d: %s; free space, then 'rxdeck resume' "
+		         "goes on", run->position, full);
+		free(dir);
+		return rc;
+	}
 	move_aside(dir);
-	int rc = run_mkdirs(dir);
+	rc = run_mkdirs(dir);
 	if (rc < 0) {
 		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", dir, strerror(-rc));
 		free(dir);
@@ -1285,8 +1349,12 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 	char device_reason[200];
 	run_device_check(&c->device, gr->samples, gr->n_samples, col, device_reason,
 	                 sizeof device_reason);
+	/* the game's writes failed for want of space: whatever its end looked
+	 * like (a watchdog's hang, a crash), it is a full disk */
 	reason[0] = 0;
-	if (gr->end != RUN_END_OK)
+	if (run_disk_check(dir, reason, reason_size) < 0)
+		;
+	else if (gr->end != RUN_END_OK)
 		snprintf(reason, reason_size, "%s", gr->reason);
 	else if (col->no_frames)
 		snprintf(reason, reason_size, "no frames: the game showed no real frame in the route's "
@@ -1404,7 +1472,7 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 		return 0;
 	}
 	struct run_collected col;
-	char reason[300];
+	char reason[600];
 	rc = store_run(c, run, dir, &gr, &col, reason, sizeof reason, errmsg, size);
 	if (rc < 0) {
 		run_game_result_finish(&gr);
@@ -1419,6 +1487,9 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	run_collected_finish(&col);
 	run_game_result_finish(&gr);
 	free(dir);
+	if (strncmp(reason, "disk full: ", 11) == 0)
+		return run_errf(errmsg, size, -ENOSPC, "the campaign stopped after run %d: %s; free space, "
+		                "then 'rxdeck resume' goes on", run->position, reason);
 	return 0;
 }
 

@@ -113,4 +113,31 @@ void run_lock_describe(const struct run_lock_holder *h, char *buf, size_t size);
 /* This boot's id (/proc/sys/kernel/random/boot_id). */
 int run_boot_id(char out[64]);
 
+/* ---- what changed under a campaign (run-changes.c) ---- */
+
+/* The first difference of two route texts, "line N: was 'X', now 'Y'"
+ * (or "added"/"removed"), into out; returns 1, or 0 when they are equal. */
+int run_route_diff(const char *then, const char *now, char *out, size_t size);
+/*
+ * Compares what a resume would play with what the campaign started with:
+ * the route file at route_path against route_then (NULL: not recorded),
+ * each plan build's binary against its build row's sha256 (rows without
+ * one are not compared).  Returns the number of differences, one line each
+ * in out ('\n'-separated, cut to size).
+ */
+int run_campaign_changes(const char *route_path, const char *route_then,
+                         const struct plan *p, const struct db_build *builds, size_t n_builds,
+                         char *out, size_t size);
+
+/* ---- room for a run (run-disk.c) ---- */
+
+/* Space a run's folder needs at least: below it a run is not started, and
+ * a game that ended with less is void "disk full". */
+#define RUN_DISK_MIN_FREE_B (1024 * 1024)
+/* Bytes an unprivileged writer can still write on dir's file system. */
+int run_disk_free_B(const char *dir, int64_t *out);
+/* 0 with room (or when it cannot be known); -ENOSPC with "disk full: N KiB
+ * left on the file system of 'dir' ..." in errmsg. */
+int run_disk_check(const char *dir, char *errmsg, size_t size);
+
 #endif

@@ -231,6 +231,9 @@ struct run_options {
 	const char *deck_root;     /* the system root the samplers and the clock/TDP
 	                              control use; NULL: "/" (tests: a fake tree) */
 	double ac_poll_s;          /* how often AC is looked at while on battery; 0: 5 s */
+	/* resume: go on although the route or a build changed since the start
+	 * (the differences are added to the campaign's notes); false: refuse */
+	bool accept_changes;
 };
 
 /*
@@ -247,8 +250,12 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 
 /*
  * Opens an existing campaign to go on with it: by name or id (NULL: the
- * newest campaign not done), with the frozen plan from its folder.
- * -ENOENT when there is none, -EALREADY when every run of it is finished.
+ * newest campaign not done), with the frozen plan from its folder, and
+ * holds it (-EBUSY, naming the holder, while another harness does).
+ * -ENOENT when there is none, -EALREADY when every run of it is finished,
+ * -ESTALE when the route file's text or a build's SHA-256 differs from the
+ * campaign's (errmsg lists the differences) unless opt->accept_changes,
+ * which records them in the campaign's notes.
  */
 int run_campaign_open(struct db *db, const char *name_or_id, const struct run_options *opt,
                       struct run_campaign **out, char *errmsg, size_t errmsg_size);

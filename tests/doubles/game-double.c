@@ -13,6 +13,9 @@
  *   --ignore-term      ignore SIGTERM (the harness must SIGKILL it)
  *   --grandchild       leave a sleeping child process in the group
  *   --no-frames        never write a frame row (only the header)
+ *   --fill-disk-after S  after S seconds, fill the file system of the
+ *                      working folder (a file "filler" written until a
+ *                      write fails), then go on as a game whose writes fail
  *   --png              also write shots as PNG files
  *   --pad X            accepted and ignored, as the demo game takes it
  *
@@ -85,9 +88,25 @@ static void write_png(const char *dir, const char *name, int luma)
 	png_image_write_to_file(&img, path, 0, px, 0, NULL);
 }
 
+/* Another writer fills the disk: "filler" in the working folder until a
+ * write fails, as the demo game's stdio reports its own failures. */
+static void fill_disk(void)
+{
+	int fd = open("filler", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	static char block[65536];
+	while (write(fd, block, sizeof block) > 0)
+		;
+	while (write(fd, block, 512) > 0)
+		;
+	close(fd);
+	fprintf(stderr, "game-double: Write Error\n");
+}
+
 int main(int argc, char **argv)
 {
-	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1;
+	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1, fill_after = -1;
 	int exit_code = 0;
 	bool ignore_term = false, grandchild = false, no_frames = false, png = false;
 	for (int i = 1; i < argc; i++) {
@@ -95,6 +114,8 @@ int main(int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--fps") == 0 && v)
 			fps = atof(argv[++i]);
+		else if (strcmp(a, "--fill-disk-after") == 0 && v)
+			fill_after = atof(argv[++i]);
 		else if (strcmp(a, "--hang-after") == 0 && v)
 			hang_after = atof(argv[++i]);
 		else if (strcmp(a, "--crash-after") == 0 && v)
@@ -166,6 +187,10 @@ int main(int argc, char **argv)
 			if (frames)
 				fclose(frames);
 			return exit_code;
+		}
+		if (fill_after >= 0 && up_s >= fill_after) {
+			fill_after = -1;
+			fill_disk();
 		}
 		if (hang_after >= 0 && up_s >= hang_after) {
 			fprintf(stderr, "game-double: hanging on purpose\n");
