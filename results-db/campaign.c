@@ -7,6 +7,7 @@
 #include "db-private.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -71,6 +72,16 @@ int db_post_state_parse(const char *name, enum db_post_state *out)
 }
 
 /* ---- campaigns ---- */
+
+bool db_campaign_name_is_folder(const char *name)
+{
+	if (!name || !name[0] || name[0] == '.' || strchr(name, '/') || strlen(name) > 200)
+		return false;
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
 
 static int check_campaign(struct db *db, const struct db_campaign *c)
 {

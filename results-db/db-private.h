@@ -104,4 +104,9 @@ int db_run_plan_tx(struct db *db, int64_t campaign_id, const struct db_run *runs
 int db_run_set_state_tx(struct db *db, int64_t run_id, const struct db_run *r);
 int db_post_insert_tx(struct db *db, const struct db_post *p, int64_t *id_out);
 
+/* Whether an imported campaign's name can be its run folder's name
+ * (runs/<name>): 1..200 bytes, no '/', no leading '.', no control
+ * character.  Campaigns made here get such names from the harness. */
+bool db_campaign_name_is_folder(const char *name);
+
 #endif

@@ -795,6 +795,11 @@ static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign
 	const char *keys[] = { "plan_text", "host", "device_model", "os", "kernel", "cpu", "gpu",
 	                       "driver", "mesa", "notes", "route_name", "route_text", "order" };
 	int err = get_str(im, o, "name", true, &c.name);
+	/* the name becomes a folder's (runs/<name>) when the campaign is resumed
+	 * or its runs re-read: never a path */
+	if (!err && !db_campaign_name_is_folder(c.name))
+		err = bad(im, "name", "bad campaign name '%s': it names a folder (no '/', no leading "
+		          "'.', no control character, at most 200 bytes)", c.name);
 	for (size_t i = 0; !err && i < sizeof keys / sizeof keys[0]; i++)
 		err = get_str(im, o, keys[i], false, strs[i]);
 	if (!err)

@@ -207,6 +207,26 @@ static void test_import__bad_content_names_its_path_and_adds_nothing(void **stat
 	assert_int_equal(n, 0);
 	free(list);
 
+	/* A campaign name that is a path (it names the run folder). */
+	const char *bad_names[] = { "../../x", "..", ".hidden", "a/b" };
+	for (size_t i = 0; i < sizeof bad_names / sizeof *bad_names; i++) {
+		free(two);
+		two = NULL;
+		char *at = strstr(doc, "\"name\":\"c1\"");
+		assert_non_null(at);
+		assert_true(asprintf(&two, "%.*s\"name\":\"%s\"%s", (int)(at - doc), doc, bad_names[i],
+		                     at + strlen("\"name\":\"c1\"")) > 0);
+		assert_int_equal(import_text(b.db, two, NULL), -EINVAL);
+		char want[128];
+		snprintf(want, sizeof want, "night.json: campaigns[0].name: bad campaign name '%s': it "
+		         "names a folder", bad_names[i]);
+		if (!strstr(db_errmsg(b.db), want))
+			fail_msg("%s", db_errmsg(b.db));
+	}
+	assert_int_equal(db_campaign_list(b.db, &list, &n), 0);
+	assert_int_equal(n, 0);
+	free(list);
+
 	/* A frame row of the wrong shape. */
 	free(two);
 	two = strdup(doc);

@@ -13,6 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "plan/plan.h"
 
 struct errs {
@@ -519,6 +522,62 @@ static void test_plan_env__profile(void **state)
 	assert_non_null(strstr(first.message, "cannot open env profile '/nonexistent.env'"));
 }
 
+static int count_errors;
+static struct util_diag last_error;
+
+static void count_error(void *ctx, const struct util_diag *err)
+{
+	(void)ctx;
+	count_errors++;
+	last_error = *err;
+}
+
+static void test_plan_parse__errors_past_the_cap_are_counted(void **state)
+{
+	(void)state;
+	size_t cap = 300 * 16 + 64;
+	char *text = malloc(cap);
+	size_t len = (size_t)snprintf(text, cap, "[campaign]\n");
+	for (int i = 0; i < 250; i++)
+		len += (size_t)snprintf(text + len, cap - len, "bogus%d = 1\n", i);
+	struct plan_parse_options opt = { .on_error = count_error };
+	struct plan *p = NULL;
+	count_errors = 0;
+	assert_int_equal(plan_parse("many.ini", text, len, &opt, &p, NULL), -EINVAL);
+	assert_null(p);
+	/* 200 listed, then one line for the rest (the 250 bad keys and more) */
+	assert_int_equal(count_errors, 201);
+	assert_int_equal(last_error.line, 0);
+	if (!strstr(last_error.message, " more errors not listed (") ||
+	    strtol(last_error.message, NULL, 10) < 50)
+		fail_msg("%s", last_error.message);
+	free(text);
+}
+
+static void test_plan_load__fifo_is_refused_at_once(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rxdeck-plan-fifo-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char fifo[128];
+	snprintf(fifo, sizeof fifo, "%s/plan.ini", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10); /* a FIFO that blocks the open ends the test */
+	struct plan *p = NULL;
+	struct util_diag e;
+	assert_int_equal(plan_load(fifo, NULL, &p, &e), -ENOTSUP);
+	assert_null(p);
+	if (!strstr(e.message, "not a regular file"))
+		fail_msg("%s", e.message);
+	struct plan_strv env = { 0 };
+	assert_int_equal(plan_env_load(fifo, NULL, &env, &e), -ENOTSUP);
+	if (!strstr(e.message, "not a regular file"))
+		fail_msg("%s", e.message);
+	alarm(0);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void test_plan_strv__setenv(void **state)
 {
 	(void)state;
@@ -550,6 +609,8 @@ int main(void)
 		cmocka_unit_test(test_plan_split_words__quotes),
 		cmocka_unit_test(test_plan_duration__units),
 		cmocka_unit_test(test_plan_env__profile),
+		cmocka_unit_test(test_plan_load__fifo_is_refused_at_once),
+		cmocka_unit_test(test_plan_parse__errors_past_the_cap_are_counted),
 		cmocka_unit_test(test_plan_strv__setenv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

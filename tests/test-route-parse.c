@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,6 +704,67 @@ static void test_load__missing_file(void **state)
 	assert_string_equal(e.message, "cannot open route '/nonexistent/x.route': No such file or directory");
 }
 
+#define LONG "route t\nduration 6000s\n"
+
+static void test_limit__exactly_a_million_actions(void **state)
+{
+	(void)state;
+	/* a press with a length is two actions (down, up): 500,000 of them is
+	 * the limit itself, taken; one more is refused at the block's line */
+	struct route *r = parse_ok(LONG "0s repeat 500000 every 10ms {\n  0s press A 5ms\n}\n");
+	size_t n;
+	route_events(r, &n);
+	assert_int_equal(n, ROUTE_MAX_EVENTS);
+	route_free(r);
+	expect_error(LONG "0s repeat 500001 every 10ms {\n  0s press A 5ms\n}\n", 3, 1,
+	             "the route expands to more than 1000000 actions");
+	/* one action too many after the block: at that action's line */
+	expect_error(LONG "0s repeat 500000 every 10ms {\n  0s press A 5ms\n}\n9s mark x\n", 6, 1,
+	             "the route expands to more than 1000000 actions");
+	/* the same limit through an include */
+	struct vfile files[] = { { "dir/many.inc", "0s repeat 500000 every 10ms {\n  0s press A 5ms\n}\n" },
+		                 { NULL, NULL } };
+	struct env e = { .files = files };
+	r = NULL;
+	assert_int_equal(parse_env(&e, LONG "0s include many.inc\n", &r), 0);
+	route_events(r, &n);
+	assert_int_equal(n, ROUTE_MAX_EVENTS);
+	route_free(r);
+	env_finish(&e);
+}
+
+static void test_load__fifo_is_refused_at_once(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rxdeck-route-fifo-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char fifo[128], route[128];
+	snprintf(fifo, sizeof fifo, "%s/pipe.route", dir);
+	snprintf(route, sizeof route, "%s/main.route", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	FILE *f = fopen(route, "w");
+	assert_non_null(f);
+	fprintf(f, "route r\nduration 5s\n0s include pipe.route\n");
+	assert_int_equal(fclose(f), 0);
+	alarm(10); /* a FIFO that blocks the open ends the test */
+	struct route *r = NULL;
+	struct util_diag e;
+	assert_int_equal(route_load(fifo, &r, &e), -EINVAL);
+	assert_null(r);
+	char want[256];
+	snprintf(want, sizeof want, "cannot open route '%s': not a regular file", fifo);
+	assert_string_equal(e.message, want);
+	/* as an include */
+	assert_int_equal(route_load(route, &r, &e), -EINVAL);
+	assert_int_equal(e.line, 3);
+	if (!strstr(e.message, "cannot read included file '") || !strstr(e.message, "not a regular file"))
+		fail_msg("%s", e.message);
+	alarm(0);
+	unlink(fifo);
+	unlink(route);
+	rmdir(dir);
+}
+
 /* ---- the shipped routes ---- */
 
 static struct route *load_shipped(const char *name)
@@ -807,6 +871,8 @@ int main(void)
 		cmocka_unit_test(test_error__include),
 		cmocka_unit_test(test_error__misc),
 		cmocka_unit_test(test_load__missing_file),
+		cmocka_unit_test(test_load__fifo_is_refused_at_once),
+		cmocka_unit_test(test_limit__exactly_a_million_actions),
 		cmocka_unit_test(test_shipped__smoke),
 		cmocka_unit_test(test_shipped__kokiri_moving),
 		cmocka_unit_test(test_shipped__kokiri_conversation),

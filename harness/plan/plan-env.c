@@ -102,7 +102,8 @@ int plan_env_load(const char *path, const struct plan_parse_options *opt, struct
 	if (rc < 0) {
 		if (err)
 			plan_diag_set(err, path, 0, 0, "cannot open env profile '%s': %s", path,
-			               rc == -EFBIG ? "larger than 1 MiB, not a profile" : strerror(-rc));
+			               rc == -EFBIG ? "larger than 1 MiB, not a profile"
+			               : rc == -ENOTSUP ? "not a regular file" : strerror(-rc));
 		return rc;
 	}
 	rc = plan_env_parse(path, text, len, opt, out, err);

@@ -1146,7 +1146,8 @@ static void check(struct ctx *c)
 
 int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
@@ -1155,9 +1156,9 @@ int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out)
 		close(fd);
 		return e;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return -EISDIR;
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOTSUP;
 	}
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap + 1);
@@ -1268,6 +1269,14 @@ int plan_parse(const char *name, const char *text, size_t len,
 		plan_free(p);
 		return -ENOMEM;
 	}
+	if (c.n_errors > MAX_ERRORS && c.opt && c.opt->on_error) {
+		/* the listing stopped at MAX_ERRORS: say so, never silently */
+		struct util_diag e = { .line = 0 };
+		snprintf(e.file, sizeof e.file, "%s", p->path);
+		snprintf(e.message, sizeof e.message, "%d more errors not listed (%d in all)",
+		         c.n_errors - MAX_ERRORS, c.n_errors);
+		c.opt->on_error(c.opt->error_ctx, &e);
+	}
 	if (c.n_errors > 0) {
 		if (err)
 			*err = c.first;
@@ -1287,7 +1296,8 @@ int plan_load(const char *path, const struct plan_parse_options *opt, struct pla
 	if (rc < 0) {
 		if (err)
 			plan_diag_set(err, path, 0, 0, "cannot open plan '%s': %s", path,
-			               rc == -EFBIG ? "larger than 1 MiB, not a plan" : strerror(-rc));
+			               rc == -EFBIG ? "larger than 1 MiB, not a plan"
+			               : rc == -ENOTSUP ? "not a regular file" : strerror(-rc));
 		return rc;
 	}
 	rc = plan_parse(path, text, len, opt, out, err);

@@ -195,7 +195,8 @@ struct plan {
 /*
  * Parses len bytes of plan text named name.  Returns 0 and the plan in *out
  * (free with plan_free()); -EINVAL when it has errors (the first in *err,
- * every one to opt->on_error); -ENOMEM.  err and opt may be NULL.  The
+ * every one to opt->on_error, at most 200 and then one "N more errors not
+ * listed (M in all)" with line 0); -ENOMEM.  err and opt may be NULL.  The
  * checks that need nothing outside the text are done here: known sections
  * and keys, values of the right form, every arm's build exists, the order
  * names only arms and names every arm, rounds and until not both, a name of

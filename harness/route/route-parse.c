@@ -525,10 +525,19 @@ static bool copy_steps(struct ctx *c, struct block *dst, const struct block *src
 
 /* ---- includes ---- */
 
+/* Why a file could not be read: a FIFO or device is "not a regular file"
+ * (-EINVAL from read_from_disk()), the rest strerror()'s words. */
+static const char *read_error(int r)
+{
+	return r == -EINVAL ? "not a regular file" : strerror(-r);
+}
+
 static int read_from_disk(void *ctx, const char *path, char **text, size_t *len)
 {
 	(void)ctx;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; a regular
+	 * file's reads ignore it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
@@ -1071,7 +1080,7 @@ static void act_include(struct line *l, const struct tok *a, struct at *at)
 	                ? c->opt->read_file(c->opt->read_ctx, path, &text, &tlen)
 	                : read_from_disk(NULL, path, &text, &tlen);
 	if (r < 0) {
-		lerr(l, ft, "cannot read included file '%s': %s", path, strerror(-r));
+		lerr(l, ft, "cannot read included file '%s': %s", path, read_error(r));
 		goto out;
 	}
 	uint32_t fi = add_file(c, path);
@@ -1081,7 +1090,10 @@ static void act_include(struct line *l, const struct tok *a, struct at *at)
 		c->chain_file[c->depth] = fi;
 		parse_text(c, fi, text, tlen, &inc);
 		c->depth--;
+		/* the included steps go with inc: not counted twice while copied */
+		c->total_steps -= inc.n;
 		copy_steps(c, at->stack[*at->sp], &inc, at->t, 0);
+		c->total_steps += inc.n;
 		free_block(c, &inc);
 	}
 out:
@@ -1142,9 +1154,12 @@ static void close_block(struct ctx *c, struct block **stack, int *sp)
 			error_src(c, b->src, "the route expands to more than %d actions", ROUTE_MAX_EVENTS);
 			c->too_many = true;
 		} else {
+			/* the block's own steps go with it: not counted twice while copied */
+			c->total_steps -= b->n;
 			for (int64_t k = 0; k < b->count; k++)
 				if (!copy_steps(c, parent, b, b->start + k * b->every, k + 1))
 					break;
+			c->total_steps += b->n;
 		}
 	}
 	free_block(c, b);
@@ -1309,6 +1324,9 @@ static void parse_text(struct ctx *c, uint32_t file, const char *text, size_t le
 		}
 		uint32_t src = add_src(c, file, lineno, t0->col);
 		parse_action(&l, stack, &sp, t, src);
+		if (c->too_many && c->n_errors == 0)
+			error_at(c, file, lineno, t0->col, "the route expands to more than %d actions",
+			         ROUTE_MAX_EVENTS);
 	}
 	while (sp > 0) {
 		struct block *b = stack[sp--];
@@ -1800,7 +1818,7 @@ int route_load_with(const char *path, const struct route_parse_options *opt,
 	if (r < 0) {
 		struct util_diag e = { .line = 0 };
 		snprintf(e.file, sizeof e.file, "%s", path);
-		snprintf(e.message, sizeof e.message, "cannot open route '%s': %s", path, strerror(-r));
+		snprintf(e.message, sizeof e.message, "cannot open route '%s': %s", path, read_error(r));
 		if (err)
 			*err = e;
 		if (opt && opt->on_error)
