@@ -138,8 +138,12 @@ static void test_campaign__update_and_status(void **state)
 	assert_int_equal(c->finished_unix_ms, 0);
 	free(c);
 	assert_int_equal(db_campaign_set_status(t.db, 999, DB_CAMPAIGN_DONE, 0), -ENOENT);
+	/* u's strings pointed into a c freed above: a fresh copy */
+	assert_int_equal(db_campaign_get(t.db, t.campaign, &c), 0);
+	u = *c;
 	u.id = 999;
 	assert_int_equal(db_campaign_update(t.db, &u), -ENOENT);
+	free(c);
 	tdb_cleanup(&t);
 }
 
