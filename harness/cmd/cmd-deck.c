@@ -140,6 +140,72 @@ static void print_bytes(const char *name, int64_t v)
 		printf("%-14s absent\n", name);
 }
 
+/* The host's facts, one a line, "absent" for what it does not have. */
+static void print_facts(struct deck *d, const struct deck_facts *f, const char *level,
+                        const double tdp[3], bool has_tdp)
+{
+	printf("%-14s %s", "device", or_absent(f->device_model));
+	if (f->dmi_product && f->device_model && strcmp(f->dmi_product, f->device_model) != 0)
+		printf(" (DMI %s%s%s)", f->dmi_vendor ? f->dmi_vendor : "", f->dmi_vendor ? " " : "",
+		       f->dmi_product);
+	printf("\n%-14s %s\n", "host", or_absent(f->host));
+	printf("%-14s %s", "os", or_absent(f->os));
+	if (f->os_version && (!f->os || !strstr(f->os, f->os_version)))
+		printf(" %s", f->os_version);
+	if (f->os_build)
+		printf(" (build %s)", f->os_build);
+	printf("\n%-14s %s\n", "kernel", or_absent(f->kernel));
+	printf("%-14s %s\n", "cpu", or_absent(f->cpu));
+	print_bytes("memory", f->memory_B);
+	print_bytes("swap", f->swap_total_B);
+	if (f->swappiness >= 0)
+		printf("%-14s %d\n", "swappiness", f->swappiness);
+	else
+		printf("%-14s absent\n", "swappiness");
+	if (f->zram_B > 0)
+		printf("%-14s %.1f GiB, %s\n", "zram", (double)f->zram_B / (1024.0 * 1024 * 1024),
+		       or_absent(f->zram_algorithm));
+	else
+		printf("%-14s %s\n", "zram", f->zram_B == 0 ? "none" : "absent");
+	if (deck_card(d))
+		printf("%-14s %s, driver %s, PCI %s%s\n", "gpu card", deck_card(d),
+		       or_absent(f->gpu_driver), or_absent(f->gpu_pci_id), f->apu ? ", APU" : "");
+	else
+		printf("%-14s absent (no card with gpu_busy_percent)\n", "gpu card");
+	printf("%-14s %s\n", "gpu_metrics", f->gpu_metrics ? f->gpu_metrics : "absent");
+	print_bytes(f->apu ? "vram carve-out" : "vram", f->vram_B);
+	if (f->mesa)
+		printf("%-14s %s (installed package, %s; each run records the loaded driver's)\n",
+		       "mesa", f->mesa, f->mesa_source);
+	else
+		printf("%-14s absent from the package database; each run records the loaded "
+		       "driver's\n", "mesa");
+	if (f->display)
+		printf("%-14s %s, %ux%u, %.2f Hz preferred mode\n", "display", f->display,
+		       f->display_width, f->display_height, f->display_refresh_hz);
+	else
+		printf("%-14s absent (no connected connector with an EDID)\n", "display");
+	printf("%-14s %s\n", "gpu level", level ? level : "absent");
+	if (has_tdp)
+		printf("%-14s %g W (range %g to %g W)\n", "tdp", tdp[0], tdp[1], tdp[2]);
+	else
+		printf("%-14s absent\n", "tdp");
+}
+
+/* One sample of every reading, or why it is absent. */
+static void print_readings(struct deck *d, const struct deck_sample *s)
+{
+	printf("\nreadings (one sample):\n");
+	for (int i = 0; i < DECK_N_READINGS; i++) {
+		const char *src = deck_reading_source(d, i);
+		if (s->r[i].err == 0)
+			printf("  %-20s %-12g %s\n", deck_reading_name(i), s->r[i].value, src ? src : "");
+		else
+			printf("  %-20s absent: %s%s%s\n", deck_reading_name(i), why(s->r[i].err),
+			       src ? " — " : "", src ? src : "");
+	}
+}
+
 static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 {
 	const char *command = ctx->command;
@@ -190,63 +256,10 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_OK;
 	}
 
-	printf("%-14s %s", "device", or_absent(f.device_model));
-	if (f.dmi_product && f.device_model && strcmp(f.dmi_product, f.device_model) != 0)
-		printf(" (DMI %s%s%s)", f.dmi_vendor ? f.dmi_vendor : "", f.dmi_vendor ? " " : "",
-		       f.dmi_product);
-	printf("\n%-14s %s\n", "host", or_absent(f.host));
-	printf("%-14s %s", "os", or_absent(f.os));
-	if (f.os_version && (!f.os || !strstr(f.os, f.os_version)))
-		printf(" %s", f.os_version);
-	if (f.os_build)
-		printf(" (build %s)", f.os_build);
-	printf("\n%-14s %s\n", "kernel", or_absent(f.kernel));
-	printf("%-14s %s\n", "cpu", or_absent(f.cpu));
-	print_bytes("memory", f.memory_B);
-	print_bytes("swap", f.swap_total_B);
-	if (f.swappiness >= 0)
-		printf("%-14s %d\n", "swappiness", f.swappiness);
-	else
-		printf("%-14s absent\n", "swappiness");
-	if (f.zram_B > 0)
-		printf("%-14s %.1f GiB, %s\n", "zram", (double)f.zram_B / (1024.0 * 1024 * 1024),
-		       or_absent(f.zram_algorithm));
-	else
-		printf("%-14s %s\n", "zram", f.zram_B == 0 ? "none" : "absent");
-	if (deck_card(d))
-		printf("%-14s %s, driver %s, PCI %s%s\n", "gpu card", deck_card(d),
-		       or_absent(f.gpu_driver), or_absent(f.gpu_pci_id), f.apu ? ", APU" : "");
-	else
-		printf("%-14s absent (no card with gpu_busy_percent)\n", "gpu card");
-	printf("%-14s %s\n", "gpu_metrics", f.gpu_metrics ? f.gpu_metrics : "absent");
-	print_bytes(f.apu ? "vram carve-out" : "vram", f.vram_B);
-	if (f.mesa)
-		printf("%-14s %s (installed package, %s; each run records the loaded driver's)\n",
-		       "mesa", f.mesa, f.mesa_source);
-	else
-		printf("%-14s absent from the package database; each run records the loaded "
-		       "driver's\n", "mesa");
-	if (f.display)
-		printf("%-14s %s, %ux%u, %.2f Hz preferred mode\n", "display", f.display,
-		       f.display_width, f.display_height, f.display_refresh_hz);
-	else
-		printf("%-14s absent (no connected connector with an EDID)\n", "display");
-	printf("%-14s %s\n", "gpu level", level ? level : "absent");
-	if (has_tdp)
-		printf("%-14s %g W (range %g to %g W)\n", "tdp", tdp[0], tdp[1], tdp[2]);
-	else
-		printf("%-14s absent\n", "tdp");
+	print_facts(d, &f, level, tdp, has_tdp);
 	deck_facts_finish(&f);
 
-	printf("\nreadings (one sample):\n");
-	for (int i = 0; i < DECK_N_READINGS; i++) {
-		const char *src = deck_reading_source(d, i);
-		if (s.r[i].err == 0)
-			printf("  %-20s %-12g %s\n", deck_reading_name(i), s.r[i].value, src ? src : "");
-		else
-			printf("  %-20s absent: %s%s%s\n", deck_reading_name(i), why(s.r[i].err),
-			       src ? " — " : "", src ? src : "");
-	}
+	print_readings(d, &s);
 	if (deck_errmsg(d)[0])
 		printf("\nlast problem: %s\n", deck_errmsg(d));
 	deck_destroy(d);

@@ -63,6 +63,49 @@ static int list_outbox(struct db *db)
 	return RXDECK_EXIT_OK;
 }
 
+/* --retry, --list and a post's target exclude each other; a post needs
+ * its whole target.  Returns an exit code. */
+static int check_modes(const struct forge_target *t, bool retry, bool list, int npos)
+{
+	bool target = t->url || t->repo || t->issue_index || t->update || t->run_file;
+	if ((retry || list) && (target || npos)) {
+		cli_error(COMMAND, "--retry and --list take no campaign, --forge, --repo or --pr");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (retry && list) {
+		cli_error(COMMAND, "--retry and --list: one at a time");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (!retry && !list && (!t->url || !t->repo || !t->issue_index)) {
+		cli_error(COMMAND, "need --forge URL, --repo OWNER/NAME and --pr N (see --help)");
+		return RXDECK_EXIT_USAGE;
+	}
+	char msg[1024];
+	if (!retry && !list && forge_target_check(t, msg, sizeof msg) != 0) {
+		cli_error(COMMAND, "%s", msg);
+		return RXDECK_EXIT_USAGE;
+	}
+	return RXDECK_EXIT_OK;
+}
+
+/* docs/tested/NAME, the campaign's run file, when it is there; malloc'd,
+ * or NULL. */
+static char *default_run_file(struct db *db, int64_t id)
+{
+	char *name, *run_file = NULL;
+	struct stat st;
+	if (report_tested_name(db, id, &name) != 0)
+		return NULL;
+	if (asprintf(&run_file, "docs/tested/%s", name) < 0)
+		run_file = NULL;
+	else if (stat(run_file, &st) != 0) {
+		free(run_file);
+		run_file = NULL;
+	}
+	free(name);
+	return run_file;
+}
+
 int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct forge_target t = { 0 };
@@ -109,24 +152,8 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 	int npos = 0, exit_code;
 	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
 		return exit_code;
-	bool target = t.url || t.repo || t.issue_index || t.update || t.run_file;
-	if ((retry || list) && (target || npos)) {
-		cli_error(COMMAND, "--retry and --list take no campaign, --forge, --repo or --pr");
-		return RXDECK_EXIT_USAGE;
-	}
-	if (retry && list) {
-		cli_error(COMMAND, "--retry and --list: one at a time");
-		return RXDECK_EXIT_USAGE;
-	}
-	if (!retry && !list && (!t.url || !t.repo || !t.issue_index)) {
-		cli_error(COMMAND, "need --forge URL, --repo OWNER/NAME and --pr N (see --help)");
-		return RXDECK_EXIT_USAGE;
-	}
-	char msg[1024];
-	if (!retry && !list && forge_target_check(&t, msg, sizeof msg) != 0) {
-		cli_error(COMMAND, "%s", msg);
-		return RXDECK_EXIT_USAGE;
-	}
+	if ((exit_code = check_modes(&t, retry, list, npos)) != RXDECK_EXIT_OK)
+		return exit_code;
 
 	if (cmd_open_db(ctx, 0) < 0 ||
 	    (!retry && !list && cmd_find_campaign(ctx, npos ? argv[1] : NULL) < 0))
@@ -145,21 +172,9 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 			printf("nothing in the outbox to send\n");
 		exit_code = exit_for(rc);
 	} else {
-		char *run_file = NULL;
-		if (!t.run_file) {
-			char *name;
-			struct stat st;
-			if (report_tested_name(db, id, &name) == 0) {
-				if (asprintf(&run_file, "docs/tested/%s", name) < 0)
-					run_file = NULL;
-				else if (stat(run_file, &st) != 0) {
-					free(run_file);
-					run_file = NULL;
-				}
-				free(name);
-			}
+		char *run_file = t.run_file ? NULL : default_run_file(db, id);
+		if (!t.run_file)
 			t.run_file = run_file;
-		}
 		exit_code = exit_for(forge_post_campaign(db, id, &t, &fo, &out));
 		free(run_file);
 	}

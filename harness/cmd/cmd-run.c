@@ -67,6 +67,51 @@ static void print_error(void *ctx, const struct util_diag *e)
 	plan_diag_print(e, stderr);
 }
 
+/* The plan: the file given or the embedded default, with the command
+ * line's overrides.  Returns an exit code, RXDECK_EXIT_OK with *out. */
+static int load_plan(const struct opts *o, const char *path, struct plan **out)
+{
+	struct plan *plan = NULL;
+	struct util_diag pe;
+	struct plan_parse_options po = { .on_error = print_error };
+	int rc;
+	if (path) {
+		rc = plan_load(path, &po, &plan, &pe);
+		if (rc < 0 && rc != -EINVAL)
+			cli_error(COMMAND, "%s", pe.message);
+	} else {
+		po.dir = ".";
+		const char *t = plan_default_text();
+		rc = plan_parse("embedded default plan", t, strlen(t), &po, &plan, &pe);
+	}
+	if (rc < 0)
+		return RXDECK_EXIT_FAILURE;
+	for (int i = 0; i < o->n_ov; i++) {
+		if (plan_set(plan, o->ov[i].flag, o->ov[i].key, o->ov[i].value, &pe) < 0) {
+			cli_error(COMMAND, "%s: %s", o->ov[i].flag, pe.message);
+			plan_free(plan);
+			return RXDECK_EXIT_USAGE;
+		}
+	}
+	*out = plan;
+	return RXDECK_EXIT_OK;
+}
+
+/* The campaign's first lines: its order, rounds and route, and where its
+ * results go. */
+static void print_start(struct db *db, struct run_campaign *c)
+{
+	const struct plan *p = run_campaign_plan(c);
+	char rounds[64];
+	if (p->until)
+		snprintf(rounds, sizeof rounds, "rounds until %s", p->until);
+	else
+		snprintf(rounds, sizeof rounds, "%d round%s", plan_rounds(p), plan_rounds(p) == 1 ? "" : "s");
+	fprintf(stderr, "campaign %s: order %s, %s%s, route %s\n", run_campaign_name(c),
+	        plan_order(p), rounds, p->warmup ? " after a warm-up run" : "", p->route);
+	fprintf(stderr, "results in %s, run files in %s\n", db_path(db), run_campaign_dir(c));
+}
+
 int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct opts o = { 0 };
@@ -109,27 +154,9 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_USAGE;
 
 	struct plan *plan = NULL;
-	struct util_diag pe;
-	struct plan_parse_options po = { .on_error = print_error };
-	int rc;
-	if (npos == 1) {
-		rc = plan_load(argv[1], &po, &plan, &pe);
-		if (rc < 0 && rc != -EINVAL)
-			cli_error(COMMAND, "%s", pe.message);
-	} else {
-		po.dir = ".";
-		const char *t = plan_default_text();
-		rc = plan_parse("embedded default plan", t, strlen(t), &po, &plan, &pe);
-	}
-	if (rc < 0)
-		return RXDECK_EXIT_FAILURE;
-	for (int i = 0; i < o.n_ov; i++) {
-		if (plan_set(plan, o.ov[i].flag, o.ov[i].key, o.ov[i].value, &pe) < 0) {
-			cli_error(COMMAND, "%s: %s", o.ov[i].flag, pe.message);
-			plan_free(plan);
-			return RXDECK_EXIT_USAGE;
-		}
-	}
+	int rc = load_plan(&o, npos == 1 ? argv[1] : NULL, &plan);
+	if (rc != RXDECK_EXIT_OK)
+		return rc;
 	if (o.print_plan) {
 		rc = plan_write(plan, stdout);
 		plan_free(plan);
@@ -160,17 +187,8 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
 			return RXDECK_EXIT_FAILURE;
 	}
-	if (!o.quiet) {
-		const struct plan *p = run_campaign_plan(c);
-		char rounds[64];
-		if (p->until)
-			snprintf(rounds, sizeof rounds, "rounds until %s", p->until);
-		else
-			snprintf(rounds, sizeof rounds, "%d round%s", plan_rounds(p), plan_rounds(p) == 1 ? "" : "s");
-		fprintf(stderr, "campaign %s: order %s, %s%s, route %s\n", run_campaign_name(c),
-		        plan_order(p), rounds, p->warmup ? " after a warm-up run" : "", p->route);
-		fprintf(stderr, "results in %s, run files in %s\n", db_path(db), run_campaign_dir(c));
-	}
+	if (!o.quiet)
+		print_start(db, c);
 	struct run_outcome out;
 	rc = run_campaign_play(c, &out, msg, sizeof msg);
 	if (rc < 0) {

@@ -136,6 +136,80 @@ fail:
 	return RXDECK_EXIT_FAILURE;
 }
 
+static void print_metrics(struct db *db, int64_t run_id)
+{
+	struct db_metric *m;
+	size_t nm;
+	if (db_metrics_read(db, run_id, &m, &nm) != 0)
+		return;
+	printf("metrics (%zu):\n", nm);
+	for (size_t i = 0; i < nm; i++)
+		printf("  %-26s %.6g\n", m[i].name, m[i].value);
+	free(m);
+}
+
+static void print_shots(struct db *db, int64_t run_id)
+{
+	struct db_shot *s;
+	size_t ns;
+	if (db_shots_read(db, run_id, &s, &ns) != 0)
+		return;
+	printf("shots (%zu):\n", ns);
+	for (size_t i = 0; i < ns; i++)
+		printf("  %-20s luma %6.2f  checksum %s  %s\n", s[i].name, s[i].luma, or_dash(s[i].checksum),
+		       or_dash(s[i].path));
+	free(s);
+}
+
+/* Per reading: how many samples have it, and its range. */
+static void print_samples(struct db *db, int64_t run_id)
+{
+	struct db_sample *sm;
+	size_t nsm;
+	if (db_samples_read(db, run_id, NULL, &sm, &nsm) != 0)
+		return;
+	printf("samples (%zu readings):\n", nsm);
+	for (size_t i = 0; i < nsm; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(sm[k].name, sm[i].name) == 0;
+		if (seen)
+			continue;
+		size_t present = 0, total = 0;
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t k = i; k < nsm; k++) {
+			if (strcmp(sm[k].name, sm[i].name) != 0)
+				continue;
+			total++;
+			if (!sm[k].absent) {
+				present++;
+				lo = sm[k].value < lo ? sm[k].value : lo;
+				hi = sm[k].value > hi ? sm[k].value : hi;
+			}
+		}
+		if (present)
+			printf("  %-24s %zu of %zu present, %.6g to %.6g\n", sm[i].name, present, total, lo, hi);
+		else
+			printf("  %-24s absent on this host (%zu readings)\n", sm[i].name, total);
+	}
+	free(sm);
+}
+
+/* The first five matched log lines. */
+static void print_log_lines(struct db *db, int64_t run_id)
+{
+	struct db_log_line *l;
+	size_t nl;
+	if (db_log_lines_read(db, run_id, NULL, &l, &nl) != 0)
+		return;
+	printf("matched log lines: %zu\n", nl);
+	for (size_t i = 0; i < nl && i < 5; i++)
+		printf("  [%s] %s\n", l[i].pattern, l[i].text);
+	if (nl > 5)
+		printf("  ... %zu more\n", nl - 5);
+	free(l);
+}
+
 static int show_run(struct db *db, const char *campaign_name, int64_t campaign_id, int position)
 {
 	struct db_run *runs;
@@ -184,63 +258,10 @@ static int show_run(struct db *db, const char *campaign_name, int64_t campaign_i
 		}
 	}
 
-	struct db_metric *m;
-	size_t nm;
-	if (db_metrics_read(db, r->id, &m, &nm) == 0) {
-		printf("metrics (%zu):\n", nm);
-		for (size_t i = 0; i < nm; i++)
-			printf("  %-26s %.6g\n", m[i].name, m[i].value);
-		free(m);
-	}
-	struct db_shot *s;
-	size_t ns;
-	if (db_shots_read(db, r->id, &s, &ns) == 0) {
-		printf("shots (%zu):\n", ns);
-		for (size_t i = 0; i < ns; i++)
-			printf("  %-20s luma %6.2f  checksum %s  %s\n", s[i].name, s[i].luma, or_dash(s[i].checksum),
-			       or_dash(s[i].path));
-		free(s);
-	}
-	struct db_sample *sm;
-	size_t nsm;
-	if (db_samples_read(db, r->id, NULL, &sm, &nsm) == 0) {
-		/* per reading: how many present, the range */
-		printf("samples (%zu readings):\n", nsm);
-		for (size_t i = 0; i < nsm; i++) {
-			bool seen = false;
-			for (size_t k = 0; k < i && !seen; k++)
-				seen = strcmp(sm[k].name, sm[i].name) == 0;
-			if (seen)
-				continue;
-			size_t present = 0, total = 0;
-			double lo = INFINITY, hi = -INFINITY;
-			for (size_t k = i; k < nsm; k++) {
-				if (strcmp(sm[k].name, sm[i].name) != 0)
-					continue;
-				total++;
-				if (!sm[k].absent) {
-					present++;
-					lo = sm[k].value < lo ? sm[k].value : lo;
-					hi = sm[k].value > hi ? sm[k].value : hi;
-				}
-			}
-			if (present)
-				printf("  %-24s %zu of %zu present, %.6g to %.6g\n", sm[i].name, present, total, lo, hi);
-			else
-				printf("  %-24s absent on this host (%zu readings)\n", sm[i].name, total);
-		}
-		free(sm);
-	}
-	struct db_log_line *l;
-	size_t nl;
-	if (db_log_lines_read(db, r->id, NULL, &l, &nl) == 0) {
-		printf("matched log lines: %zu\n", nl);
-		for (size_t i = 0; i < nl && i < 5; i++)
-			printf("  [%s] %s\n", l[i].pattern, l[i].text);
-		if (nl > 5)
-			printf("  ... %zu more\n", nl - 5);
-		free(l);
-	}
+	print_metrics(db, r->id);
+	print_shots(db, r->id);
+	print_samples(db, r->id);
+	print_log_lines(db, r->id);
 	free(arms);
 	free(runs);
 	return RXDECK_EXIT_OK;
