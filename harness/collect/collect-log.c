@@ -213,22 +213,115 @@ static const char *const agg_names[] = {
 	[AGG_MAX] = "max", [AGG_LAST] = "last", [AGG_WMEAN] = "wmean", [AGG_PER] = "per",
 };
 
+/* One metric's aggregate so far over its pattern's lines. */
+struct agg {
+	double a, b, mn, mx, last;
+	size_t lines;              /* lines that took part */
+	size_t bad, bad_line;      /* lines whose capture is not a number, and the first's */
+};
+
+/* The window (t0 + window_s, exclusive then inclusive) in ns, clamped;
+ * the whole log for no window.  -EINVAL for a window that is not one. */
+static int window_bounds(int64_t t0_ns, const double *window_s, int64_t *lo, int64_t *hi)
+{
+	*lo = INT64_MIN;
+	*hi = INT64_MAX;
+	if (!window_s)
+		return 0;
+	if (!isfinite(window_s[0]) || !isfinite(window_s[1]) ||
+	    !(window_s[0] < window_s[1]) || fabs(window_s[0]) > 1e7 || fabs(window_s[1]) > 1e7)
+		return -EINVAL;
+	int64_t w0 = (int64_t)llround(window_s[0] * 1e9), w1 = (int64_t)llround(window_s[1] * 1e9);
+	if (__builtin_add_overflow(t0_ns, w0, lo))
+		*lo = w0 > 0 ? INT64_MAX : INT64_MIN;
+	if (__builtin_add_overflow(t0_ns, w1, hi))
+		*hi = w1 > 0 ? INT64_MAX : INT64_MIN;
+	return 0;
+}
+
+/* Adds one matched line to the metric's aggregate. */
+static void agg_add(const struct collect_metric_def *d, const struct collect_match *mt,
+                    struct agg *g)
+{
+	double x = d->agg == AGG_COUNT ? 0 : mt->values[d->arg[0]].value;
+	double y = (d->agg == AGG_WMEAN || d->agg == AGG_PER) ? mt->values[d->arg[1]].value : 0;
+	if (!isfinite(x) || !isfinite(y)) {
+		/* a group that took no part in the match (an optional
+		 * part of the line) is absent, not bad */
+		const struct collect_value *vx = d->agg == AGG_COUNT ? NULL : &mt->values[d->arg[0]];
+		const struct collect_value *vy = (d->agg == AGG_WMEAN || d->agg == AGG_PER)
+		                                         ? &mt->values[d->arg[1]] : NULL;
+		bool absent = (vx && !isfinite(vx->value) && vx->text[0] == '\0') ||
+		              (vy && !isfinite(vy->value) && vy->text[0] == '\0');
+		if (!absent && !g->bad++)
+			g->bad_line = mt->line;
+		return;
+	}
+	g->lines++;
+	switch (d->agg) {
+	case AGG_COUNT:
+		break;
+	case AGG_SUM:
+	case AGG_MEAN:
+		g->a += x;
+		break;
+	case AGG_MIN:
+		g->mn = x < g->mn ? x : g->mn;
+		break;
+	case AGG_MAX:
+		g->mx = x > g->mx ? x : g->mx;
+		break;
+	case AGG_LAST:
+		g->last = x;
+		break;
+	case AGG_WMEAN:
+		g->a += x * y;
+		g->b += y;
+		break;
+	case AGG_PER:
+		g->a += x;
+		g->b += y;
+		break;
+	}
+}
+
+/* The metric's value from its aggregate: NAN without a line (a count is
+ * 0 then). */
+static double agg_value(const struct collect_metric_def *d, const struct agg *g)
+{
+	if (d->agg == AGG_COUNT)
+		return (double)g->lines;
+	if (g->lines == 0)
+		return NAN;
+	switch (d->agg) {
+	case AGG_SUM:
+		return g->a;
+	case AGG_MEAN:
+		return g->a / (double)g->lines;
+	case AGG_MIN:
+		return g->mn;
+	case AGG_MAX:
+		return g->mx;
+	case AGG_LAST:
+		return g->last;
+	case AGG_WMEAN:
+		return g->b != 0 ? g->a / g->b : NAN;
+	case AGG_PER:
+		return g->b != 0 ? d->scale * g->a / g->b : NAN;
+	case AGG_COUNT:
+		break;
+	}
+	return NAN;
+}
+
 int collect_log_metrics_compute(const struct collect_profile *profile,
                                 const struct collect_log *log, int64_t t0_ns,
                                 const double *window_s,
                                 struct collect_log_metrics *out)
 {
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
-	if (window_s) {
-		if (!isfinite(window_s[0]) || !isfinite(window_s[1]) ||
-		    !(window_s[0] < window_s[1]) || fabs(window_s[0]) > 1e7 || fabs(window_s[1]) > 1e7)
-			return -EINVAL;
-		int64_t w0 = (int64_t)llround(window_s[0] * 1e9), w1 = (int64_t)llround(window_s[1] * 1e9);
-		if (__builtin_add_overflow(t0_ns, w0, &lo))
-			lo = w0 > 0 ? INT64_MAX : INT64_MIN;
-		if (__builtin_add_overflow(t0_ns, w1, &hi))
-			hi = w1 > 0 ? INT64_MAX : INT64_MIN;
-	}
+	int64_t lo, hi;
+	if (window_bounds(t0_ns, window_s, &lo, &hi) < 0)
+		return -EINVAL;
 	struct collect_log_metrics m = { 0 };
 	m.v = calloc(profile->nmetrics ? profile->nmetrics : 1, sizeof *m.v);
 	if (!m.v)
@@ -246,94 +339,22 @@ int collect_log_metrics_compute(const struct collect_profile *profile,
 	for (size_t k = 0; k < profile->nmetrics; k++) {
 		const struct collect_metric_def *d = &profile->metrics[k];
 		const char *pname = profile->patterns[d->pattern].name;
-		double a = 0, b = 0, mn = INFINITY, mx = -INFINITY, last = NAN;
-		size_t lines = 0, bad = 0;
-		size_t bad_line = 0;
+		struct agg g = { .mn = INFINITY, .mx = -INFINITY, .last = NAN };
 		for (size_t i = 0; i < log->n; i++) {
 			const struct collect_match *mt = &log->matches[i];
 			if (mt->pattern != pname)
 				continue;
 			if (mt->t_ns != COLLECT_UNTIMED && !(mt->t_ns > lo && mt->t_ns <= hi))
 				continue;
-			double x = d->agg == AGG_COUNT ? 0 : mt->values[d->arg[0]].value;
-			double y = (d->agg == AGG_WMEAN || d->agg == AGG_PER)
-			                   ? mt->values[d->arg[1]].value : 0;
-			if (!isfinite(x) || !isfinite(y)) {
-				/* a group that took no part in the match (an optional
-				 * part of the line) is absent, not bad */
-				const struct collect_value *vx = d->agg == AGG_COUNT ? NULL : &mt->values[d->arg[0]];
-				const struct collect_value *vy = (d->agg == AGG_WMEAN || d->agg == AGG_PER)
-				                                         ? &mt->values[d->arg[1]] : NULL;
-				bool absent = (vx && !isfinite(vx->value) && vx->text[0] == '\0') ||
-				              (vy && !isfinite(vy->value) && vy->text[0] == '\0');
-				if (!absent && !bad++)
-					bad_line = mt->line;
-				continue;
-			}
-			lines++;
-			switch (d->agg) {
-			case AGG_COUNT:
-				break;
-			case AGG_SUM:
-			case AGG_MEAN:
-				a += x;
-				break;
-			case AGG_MIN:
-				mn = x < mn ? x : mn;
-				break;
-			case AGG_MAX:
-				mx = x > mx ? x : mx;
-				break;
-			case AGG_LAST:
-				last = x;
-				break;
-			case AGG_WMEAN:
-				a += x * y;
-				b += y;
-				break;
-			case AGG_PER:
-				a += x;
-				b += y;
-				break;
-			}
-		}
-		double v = NAN;
-		if (d->agg == AGG_COUNT)
-			v = (double)lines;
-		else if (lines > 0) {
-			switch (d->agg) {
-			case AGG_SUM:
-				v = a;
-				break;
-			case AGG_MEAN:
-				v = a / (double)lines;
-				break;
-			case AGG_MIN:
-				v = mn;
-				break;
-			case AGG_MAX:
-				v = mx;
-				break;
-			case AGG_LAST:
-				v = last;
-				break;
-			case AGG_WMEAN:
-				v = b != 0 ? a / b : NAN;
-				break;
-			case AGG_PER:
-				v = b != 0 ? d->scale * a / b : NAN;
-				break;
-			case AGG_COUNT:
-				break;
-			}
+			agg_add(d, mt, &g);
 		}
 		m.v[k].name = d->name;
-		m.v[k].value = v;
-		m.v[k].lines = lines;
-		if (bad)
+		m.v[k].value = agg_value(d, &g);
+		m.v[k].lines = g.lines;
+		if (g.bad)
 			collect_warnings_add(&m.warnings,
 			                     "%s:%zu: metric '%s' (%s of pattern '%s'): %zu lines with a capture that is not a number were left out",
-			                     log->path, bad_line, d->name, agg_names[d->agg], pname, bad);
+			                     log->path, g.bad_line, d->name, agg_names[d->agg], pname, g.bad);
 	}
 	if (window_s && m.untimed_lines)
 		collect_warnings_add(&m.warnings,

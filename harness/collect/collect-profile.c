@@ -245,6 +245,76 @@ static int check_cost(struct pctx *c, const char *s, const char *e)
 	return 0;
 }
 
+/* Copies a bracket expression starting at *pp ('[') to out + *o, with
+ * its [:class:], [=equiv=] and [.coll.] parts; *pp ends past its ']'. */
+static int copy_bracket(struct pctx *c, const char **pp, const char *e, char *out, size_t *o)
+{
+	const char *p = *pp, *b = p;
+	out[(*o)++] = *p++;
+	if (p < e && *p == '^')
+		out[(*o)++] = *p++;
+	if (p < e && *p == ']')
+		out[(*o)++] = *p++;
+	for (;;) {
+		if (p >= e)
+			return perr(c, b, "bracket expression '[' is not closed");
+		if (*p == '[' && p + 1 < e && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+			char kind = p[1];
+			const char *q = p + 2;
+			while (q + 1 < e && !(q[0] == kind && q[1] == ']'))
+				q++;
+			if (q + 1 >= e)
+				return perr(c, p, "'[%c' is not closed with '%c]'", kind, kind);
+			q += 2;
+			while (p < q)
+				out[(*o)++] = *p++;
+			continue;
+		}
+		if (*p == ']') {
+			out[(*o)++] = *p++;
+			break;
+		}
+		out[(*o)++] = *p++;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* A named capture '(?<name>' at *pp: its name kept with group, '(' to
+ * out + *o; *pp ends past the '>'. */
+static int named_capture(struct pctx *c, const char **pp, const char *e,
+                         struct collect_pattern *pat, size_t group, char *out, size_t *o)
+{
+	const char *p = *pp;
+	if (p + 2 >= e || p[2] != '<')
+		return perr(c, p, "only named captures '(?<name>...)' may follow '(?'");
+	const char *ns = p + 3;
+	const char *ne = name_end(ns, e);
+	if (ne == ns || ne >= e || *ne != '>')
+		return perr(c, ns, "expected a capture name and '>' after '(?<'");
+	if (ne - ns > NAME_MAX_LEN)
+		return perr(c, ns, "capture name is longer than %d characters", NAME_MAX_LEN);
+	for (size_t i = 0; i < pat->ncaptures; i++) {
+		if (strlen(pat->captures[i].name) == (size_t)(ne - ns) &&
+		    memcmp(pat->captures[i].name, ns, (size_t)(ne - ns)) == 0)
+			return perr(c, ns, "capture '%.*s' is named twice in pattern '%s'",
+			            (int)(ne - ns), ns, pat->name);
+	}
+	struct collect_capture *v = realloc(pat->captures, (pat->ncaptures + 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	pat->captures = v;
+	char *n = strndup(ns, (size_t)(ne - ns));
+	if (!n)
+		return -ENOMEM;
+	v[pat->ncaptures].name = n;
+	v[pat->ncaptures].group = group;
+	pat->ncaptures++;
+	out[(*o)++] = '(';
+	*pp = ne + 1;
+	return 0;
+}
+
 /*
  * Turns the profile's regex into a POSIX ERE: `(?<name>` becomes `(` and
  * the group number is kept for the name.  Every unescaped `(` outside a
@@ -267,88 +337,16 @@ static int convert_regex(struct pctx *c, const char *s, const char *e, struct co
 			}
 			out[o++] = *p++;
 			out[o++] = *p++;
-			continue;
-		}
-		if (*p == '[') {
-			const char *b = p;
+		} else if (*p == '[') {
+			if ((rc = copy_bracket(c, &p, e, out, &o)) < 0)
+				goto fail;
+		} else if (*p == '(' && p + 1 < e && p[1] == '?') {
+			if ((rc = named_capture(c, &p, e, pat, ++group, out, &o)) < 0)
+				goto fail;
+		} else {
+			group += *p == '(';
 			out[o++] = *p++;
-			if (p < e && *p == '^')
-				out[o++] = *p++;
-			if (p < e && *p == ']')
-				out[o++] = *p++;
-			for (;;) {
-				if (p >= e) {
-					rc = perr(c, b, "bracket expression '[' is not closed");
-					goto fail;
-				}
-				if (*p == '[' && p + 1 < e && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
-					char kind = p[1];
-					const char *q = p + 2;
-					while (q + 1 < e && !(q[0] == kind && q[1] == ']'))
-						q++;
-					if (q + 1 >= e) {
-						rc = perr(c, p, "'[%c' is not closed with '%c]'", kind, kind);
-						goto fail;
-					}
-					q += 2;
-					while (p < q)
-						out[o++] = *p++;
-					continue;
-				}
-				if (*p == ']') {
-					out[o++] = *p++;
-					break;
-				}
-				out[o++] = *p++;
-			}
-			continue;
 		}
-		if (*p == '(') {
-			group++;
-			if (p + 1 < e && p[1] == '?') {
-				if (p + 2 >= e || p[2] != '<') {
-					rc = perr(c, p, "only named captures '(?<name>...)' may follow '(?'");
-					goto fail;
-				}
-				const char *ns = p + 3;
-				const char *ne = name_end(ns, e);
-				if (ne == ns || ne >= e || *ne != '>') {
-					rc = perr(c, ns, "expected a capture name and '>' after '(?<'");
-					goto fail;
-				}
-				if (ne - ns > NAME_MAX_LEN) {
-					rc = perr(c, ns, "capture name is longer than %d characters", NAME_MAX_LEN);
-					goto fail;
-				}
-				for (size_t i = 0; i < pat->ncaptures; i++) {
-					if (strlen(pat->captures[i].name) == (size_t)(ne - ns) &&
-					    memcmp(pat->captures[i].name, ns, (size_t)(ne - ns)) == 0) {
-						rc = perr(c, ns, "capture '%.*s' is named twice in pattern '%s'",
-						          (int)(ne - ns), ns, pat->name);
-						goto fail;
-					}
-				}
-				struct collect_capture *v = realloc(pat->captures,
-				                                    (pat->ncaptures + 1) * sizeof *v);
-				if (!v) {
-					rc = -ENOMEM;
-					goto fail;
-				}
-				pat->captures = v;
-				char *n = strndup(ns, (size_t)(ne - ns));
-				if (!n) {
-					rc = -ENOMEM;
-					goto fail;
-				}
-				v[pat->ncaptures].name = n;
-				v[pat->ncaptures].group = group;
-				pat->ncaptures++;
-				out[o++] = '(';
-				p = ne + 1;
-				continue;
-			}
-		}
-		out[o++] = *p++;
 	}
 	out[o] = '\0';
 	pat->ngroups = group;
