@@ -90,6 +90,87 @@ void forge_response_finish(struct forge_response *r)
 	r->body_len = 0;
 }
 
+/* The request's headers: the token, JSON in and out, no 100-continue.
+ * *auth (the token's line) is the caller's to wipe and free, also on
+ * failure.  0 or -ENOMEM. */
+static int headers(const char *token, bool json, struct curl_slist **out, char **auth,
+                   size_t *alen)
+{
+	*alen = strlen("Authorization: token ") + strlen(token) + 1;
+	*auth = malloc(*alen);
+	if (!*auth)
+		return -ENOMEM;
+	snprintf(*auth, *alen, "Authorization: token %s", token);
+	const char *lines[] = { *auth, "Accept: application/json", "Expect:",
+		                json ? "Content-Type: application/json" : NULL };
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		if (!lines[i])
+			continue;
+		struct curl_slist *t = curl_slist_append(*out, lines[i]);
+		if (!t)
+			return -ENOMEM;
+		*out = t;
+	}
+	return 0;
+}
+
+/* What every request does: http(s) only, no redirect, TLS checked, no
+ * proxy for the local host, the timeout, the answer into out. */
+static void set_options(CURL *c, const char *url, struct curl_slist *h, int timeout_s,
+                        char *errbuf, struct forge_response *out)
+{
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "rxdeck/" RXDECK_VERSION);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)timeout_s);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)timeout_s);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
+}
+
+/* The body: one file as multipart/form-data, the JSON, or none (GET).
+ * *mime is the caller's to free.  0 or -ENOMEM. */
+static int set_body(CURL *c, const char *method, const char *json, const struct forge_part *part,
+                    curl_mime **mime)
+{
+	if (part) {
+		curl_mimepart *mp;
+		if (!(*mime = curl_mime_init(c)) || !(mp = curl_mime_addpart(*mime)) ||
+		    curl_mime_name(mp, part->field) != CURLE_OK ||
+		    curl_mime_filename(mp, part->filename) != CURLE_OK ||
+		    curl_mime_type(mp, part->type) != CURLE_OK ||
+		    curl_mime_data(mp, part->data, part->len) != CURLE_OK)
+			return -ENOMEM;
+		curl_easy_setopt(c, CURLOPT_MIMEPOST, *mime);
+	} else if (strcmp(method, "GET") != 0) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json ? json : "");
+		if (strcmp(method, "POST") != 0)
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	}
+	return 0;
+}
+
+/* A failed transfer as a negative errno. */
+static int transfer_errno(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OPERATION_TIMEDOUT: return -ETIMEDOUT;
+	case CURLE_COULDNT_CONNECT: return -ECONNREFUSED;
+	case CURLE_COULDNT_RESOLVE_HOST: return -EHOSTUNREACH;
+	case CURLE_OUT_OF_MEMORY: return -ENOMEM;
+	default: return -EIO;
+	}
+}
+
 /* One request: a JSON body (json), a multipart/form-data body of one file
  * (part), or none. */
 static int perform(const char *method, const char *url, const char *token, const char *json,
@@ -110,70 +191,18 @@ static int perform(const char *method, const char *url, const char *token, const
 	struct curl_slist *h = NULL;
 	curl_mime *mime = NULL;
 	char *auth = NULL;
-	int err = 0;
-	size_t alen = strlen("Authorization: token ") + strlen(token) + 1;
-	auth = malloc(alen);
-	if (!auth) {
-		err = -ENOMEM;
-		goto out;
-	}
-	snprintf(auth, alen, "Authorization: token %s", token);
-	const char *lines[] = { auth, "Accept: application/json", "Expect:",
-		                json ? "Content-Type: application/json" : NULL };
-	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-		if (!lines[i])
-			continue;
-		struct curl_slist *t = curl_slist_append(h, lines[i]);
-		if (!t) {
-			err = -ENOMEM;
-			goto out;
-		}
-		h = t;
-	}
-
+	size_t alen = 0;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "rxdeck/" RXDECK_VERSION);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)timeout_s);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)timeout_s);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
-	if (part) {
-		curl_mimepart *mp;
-		if (!(mime = curl_mime_init(c)) || !(mp = curl_mime_addpart(mime)) ||
-		    curl_mime_name(mp, part->field) != CURLE_OK ||
-		    curl_mime_filename(mp, part->filename) != CURLE_OK ||
-		    curl_mime_type(mp, part->type) != CURLE_OK ||
-		    curl_mime_data(mp, part->data, part->len) != CURLE_OK) {
-			err = -ENOMEM;
-			goto out;
-		}
-		curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
-	} else if (strcmp(method, "GET") != 0) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, json ? json : "");
-		if (strcmp(method, "POST") != 0)
-			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	}
+	int err = headers(token, json != NULL, &h, &auth, &alen);
+	if (err)
+		goto out;
+	set_options(c, url, h, timeout_s, errbuf, out);
+	if ((err = set_body(c, method, json, part, &mime)))
+		goto out;
 	CURLcode rc = curl_easy_perform(c);
 	if (rc != CURLE_OK) {
 		snprintf(out->error, sizeof out->error, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
-		switch (rc) {
-		case CURLE_OPERATION_TIMEDOUT: err = -ETIMEDOUT; break;
-		case CURLE_COULDNT_CONNECT: err = -ECONNREFUSED; break;
-		case CURLE_COULDNT_RESOLVE_HOST: err = -EHOSTUNREACH; break;
-		case CURLE_OUT_OF_MEMORY: err = -ENOMEM; break;
-		default: err = -EIO;
-		}
+		err = transfer_errno(rc);
 		forge_response_finish(out);
 		goto out;
 	}
