@@ -355,6 +355,29 @@ static void test_rollback__held_frame_let_go_again_after_a_failed_part(void **st
 	(void)state;
 }
 
+/* A frame let go of and read in the same part: the copy reading it is
+ * preceded, in the part's own stream, by the write of the held frame from
+ * its snapshot (no carry-out thread, no wait). */
+static void test_hold__read_in_the_same_part_is_carried_out_in_stream(void **state)
+{
+	struct rxvk *rx = warm((struct rxvk_config){ 0 }, RXVK_FORMAT_RGBA8);
+	texel(rx, 6, 0xff10e020u);
+	struct rxvk_counters c0 = counters(rx);
+	struct rxvk_op ops[] = { target(A_ADDR, RXVK_FORMAT_RGBA8), paint(6), target(B_ADDR, RXVK_FORMAT_DEPTH),
+		                 rxt_copy(A_ADDR, C_ADDR, FRAME_B) };
+	submit(rx, ops, 4);
+	struct rxvk_counters c1 = counters(rx);
+	assert_int_equal(c1.parts - c0.parts, 1); /* one part: let-go and copy together */
+	assert_int_equal(c1.frames_held - c0.frames_held, 1);
+	assert_int_equal(c1.frames_carried_op - c0.frames_carried_op, 1);
+	assert_int_equal(rxvk_invalidate(rx, C_ADDR, FRAME_B, NULL), 0);
+	expect_frame(rx, C_ADDR, RXVK_FORMAT_RGBA8, 0xff10e020u);
+	expect_frame(rx, A_ADDR, RXVK_FORMAT_RGBA8, 0xff10e020u);
+	assert_int_equal(counters(rx).frames_carried_touch, c1.frames_carried_touch);
+	rxt_destroy(rx);
+	(void)state;
+}
+
 static void test_hold__later_draw_supersedes_the_held_copy_unread(void **state)
 {
 	struct rxvk *rx = warm((struct rxvk_config){0}, RXVK_FORMAT_RGBA8);
@@ -743,6 +766,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw),
 	        cmocka_unit_test(test_hold__both_import_modes),
 	        cmocka_unit_test(test_rollback__held_frame_let_go_again_after_a_failed_part),
+	        cmocka_unit_test(test_hold__read_in_the_same_part_is_carried_out_in_stream),
 	        cmocka_unit_test(test_import__self_test_keeps_the_import_or_allocates),
 	        cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
 	        cmocka_unit_test(test_hold__covering_fill_drops_it_and_partial_fill_carries_it_out),

@@ -71,9 +71,9 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	rxvk_counters_get(rx, &c0);
 	assert_int_equal(c0.early_ranges, 1);
 	size_t n = filler(ops, 20);
-	ops[n++] = rxt_spin(A, 8 * LONG, 2); /* the writer, 20 ops into its part, ~12 ms: still
-	                                     * running when the submit returns */
-	n += long_work(ops + n, 40);         /* ~60 ms after it */
+	ops[n++] = rxt_spin(A, 30 * LONG, 2); /* the writer, 20 ops into its part, ~45 ms: still
+	                                      * running when the submit returns */
+	n += long_work(ops + n, 80);          /* ~120 ms after it */
 	uint64_t before = timeline(rx);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
 	uint64_t last = timeline(rx);
@@ -231,6 +231,44 @@ static void test_early__read_into_untracked_page_falls_back(void **state)
 	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
 	assert_int_equal(w.value, timeline(rx));
 	assert_int_equal(word(rx, A + 3 * PAGE), 13);
+	rxt_destroy(rx);
+	(void)state;
+}
+
+/* Past 64 tracked ranges the oldest is evicted with its pages' notes: a
+ * writer of it ends no part and a read of it waits for the whole
+ * submission (and learns it again); then it is released at the part. */
+static void test_early__oldest_of_64_ranges_evicted_then_relearnt(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	for (uint64_t k = 0; k < 64; k++)
+		learn(rx, 10 * MB + k * PAGE, 8);
+	struct rxvk_counters c0;
+	rxvk_counters_get(rx, &c0);
+	assert_int_equal(c0.early_ranges, 64);
+	size_t n = filler(ops, 20);
+	ops[n++] = rxt_spin(A, 10, 31);
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	struct rxvk_wait w;
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_int_equal(w.value, timeline(rx));
+	assert_int_equal(word(rx, A), 31);
+	struct rxvk_counters c1;
+	rxvk_counters_get(rx, &c1);
+	assert_int_equal(c1.parts_split_early, c0.parts_split_early);
+	/* learnt again: the next writer ends its part and the read is early */
+	uint64_t before = timeline(rx);
+	n = filler(ops, 20);
+	ops[n++] = rxt_spin(A, 10, 32);
+	n += long_work(ops + n, 20);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, before + 1);
+	assert_int_equal(word(rx, A), 32);
 	rxt_destroy(rx);
 	(void)state;
 }
@@ -551,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_early__two_ranges_in_one_page_cannot_hide_a_later_part),
 		cmocka_unit_test(test_early__mixed_sizes_wait_for_the_large_writer_part),
 		cmocka_unit_test(test_early__read_into_untracked_page_falls_back),
+		cmocka_unit_test(test_early__oldest_of_64_ranges_evicted_then_relearnt),
 		cmocka_unit_test_setup(test_late__newest_read_at_once_even_with_writers_diagnostics, fresh_log),
 		cmocka_unit_test_setup(test_late__read_at_once_with_its_writer_in_an_earlier_part, fresh_log),
 		cmocka_unit_test_setup(test_diag__waits_for_last_writer_part_first_and_logs_it, fresh_log),
