@@ -94,6 +94,8 @@ mutant held-frame-not-undone $rp rxvk-hold \
 	'\tsize_t n = rxvk_hold_part_failed(rx, job->value, addrs, MAX_TARGETS);' '\tsize_t n = 0;\n\t(void)addrs;'
 mutant signal-result-ignored $rc rxvk-rollback \
 	'\tif (r != VK_SUCCESS) {\n\t\t/* readers' '\tif (0) {\n\t\t/* readers'
+mutant held-frame-not-written-in-stream $rp rxvk-hold \
+	'\t\tif ((rc = frame_writeback(rx, rec, snapshot, &f)) < 0)\n\t\t\treturn rc;\n' '\t\t(void)snapshot;\n'
 mutant mirror-copies-unmerged $rp rxvk-readback \
 	'\t\tif (out && p->wb_pages[out - 2] + p->wb_pages[out - 1] >= at) {' '\t\tif (0) {'
 

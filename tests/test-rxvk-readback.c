@@ -6,6 +6,7 @@
 #include "rxvk-test.h"
 #include "private.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #define MB (1ull << 20)
@@ -55,12 +56,35 @@ static void learn(struct rxvk *rx, uint64_t addr, uint64_t size)
 {
 	size_t n = 0;
 	ops[n++] = rxt_spin(addr, 10, 1);
-	n += long_work(ops + n, 8);
+	n += long_work(ops + n, 20); /* ~30 ms: still running at the read on a loaded machine */
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, addr, size, &w), 0);
 	assert_true(w.waited);
 	assert_int_equal(rxvk_finish(rx), 0);
+}
+
+/* A reader that reads A as soon as the submission's first part is
+ * submitted, while the render thread goes on recording the rest. */
+struct early_reader {
+	struct rxvk *rx;
+	uint64_t parts0;
+	struct rxvk_wait w;
+	uint64_t done_at_release;
+	int rc;
+};
+
+static void *early_reader_main(void *arg)
+{
+	struct early_reader *r = arg;
+	struct rxvk_counters c;
+	do {
+		usleep(100);
+		rxvk_counters_get(r->rx, &c);
+	} while (c.parts == r->parts0);
+	r->rc = rxvk_invalidate(r->rx, A, 8, &r->w);
+	r->done_at_release = rxvk_timeline_done(r->rx);
+	return NULL;
 }
 
 static void test_early__released_at_writer_part_before_submission_end(void **state)
@@ -70,23 +94,27 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	struct rxvk_counters c0;
 	rxvk_counters_get(rx, &c0);
 	assert_int_equal(c0.early_ranges, 1);
-	size_t n = filler(ops, 20);
-	ops[n++] = rxt_spin(A, 30 * LONG, 2); /* the writer, 20 ops into its part, ~45 ms: still
-	                                      * running when the submit returns */
-	n += long_work(ops + n, 80);          /* ~120 ms after it */
+	/* the writer 20 spins into its part, so the part still runs when the
+	 * reader reads, and 80 spins after it (a spin of more than LONG
+	 * iterations is not longer on lavapipe: add spins) */
+	size_t n = long_work(ops, 20);
+	ops[n++] = rxt_spin(A, LONG, 2);
+	n += long_work(ops + n, 80);
 	uint64_t before = timeline(rx);
+	struct early_reader r = { rx, c0.parts, { 0 }, 0, -1 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, early_reader_main, &r), 0);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
 	uint64_t last = timeline(rx);
-	struct rxvk_wait w;
-	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
-	uint64_t done_at_release = rxvk_timeline_done(rx);
-	assert_int_equal(w.what, RXVK_WAIT_PART);
-	assert_int_equal(w.value, before + 1); /* the writer's part: the first */
-	assert_true(w.value < last);
-	assert_true(done_at_release >= w.value);
+	pthread_join(t, NULL);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.w.what, RXVK_WAIT_PART);
+	assert_int_equal(r.w.value, before + 1); /* the writer's part: the first */
+	assert_true(r.w.value < last);
+	assert_true(r.done_at_release >= r.w.value);
 	assert_int_equal(word(rx, A), 2);
 	/* released while the rest of the submission still ran */
-	assert_true(done_at_release < last);
+	assert_true(r.done_at_release < last);
 	struct rxvk_counters c1;
 	rxvk_counters_get(rx, &c1);
 	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 1);
