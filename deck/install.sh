@@ -8,18 +8,21 @@
 #   ~/.config/rxdeck/overnight.env (kept when it exists)
 #   /etc/udev/rules.d/70-rxdeck-uinput.rules (only with --udev; needs sudo)
 #
-# The binaries come from a meson build folder (--build, default ./build),
-# built here or on another machine of the same architecture.
+# From a bundle made by deck/bundle.sh (BUNDLE, a .tar.gz, or this script
+# run from an unpacked bundle): the binaries with their libraries in
+# ~/.local/lib/rxdeck, no compiler or -dev package needed.  Else from a
+# meson build folder (--build, default ./build) and this source tree.
 #
-#   deck/install.sh [--build DIR] [--prefix DIR] [--at HH:MM] [--enable-timer]
-#                   [--udev] [--no-systemctl] [--uninstall]
+#   deck/install.sh [BUNDLE] [--build DIR] [--prefix DIR] [--at HH:MM]
+#                   [--enable-timer] [--udev] [--no-systemctl] [--uninstall]
 set -eu
 
 usage() {
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<USAGE
 
 options:
+  BUNDLE            a tarball made by deck/bundle.sh
   --build DIR       meson build folder holding harness/rxdeck (default: ./build)
   --prefix DIR      install under DIR instead of ~/.local
   --at HH:MM        start the overnight campaign at this time (default 01:00)
@@ -39,6 +42,7 @@ enable_timer=0
 udev=0
 systemctl_ok=1
 uninstall=0
+bundle=
 
 die() {
 	echo "install.sh: $*" >&2
@@ -55,7 +59,8 @@ while [ $# -gt 0 ]; do
 	--no-systemctl) systemctl_ok=0; shift ;;
 	--uninstall) uninstall=1; shift ;;
 	-h|--help) usage; exit 0 ;;
-	*) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	-*) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) [ -z "$bundle" ] || die "one bundle at a time ('$bundle' and '$1')"; bundle=$1; shift ;;
 	esac
 done
 
@@ -90,7 +95,9 @@ user_systemctl() {
 if [ "$uninstall" = 1 ]; then
 	user_systemctl disable --now rxdeck-overnight.timer 2>/dev/null || true
 	rm -f "$bindir/rxdeck" "$bindir/rxdeck-forest" \
-		"$unitdir/rxdeck-overnight.service" "$unitdir/rxdeck-overnight.timer"
+		"$unitdir/rxdeck-overnight.service" "$unitdir/rxdeck-overnight.timer" \
+		"$prefix"/share/man/man1/rxdeck*.1
+	rm -rf "${prefix:?}/lib/rxdeck"
 	rm -rf "${datadir:?}/routes" "${datadir:?}/profiles" "${datadir:?}/doc"
 	user_systemctl daemon-reload || true
 	if [ -e "$rule" ]; then
@@ -102,8 +109,42 @@ if [ "$uninstall" = 1 ]; then
 	exit 0
 fi
 
-[ -x "$build/harness/rxdeck" ] ||
-	die "no rxdeck binary at '$build/harness/rxdeck': build first (meson setup build && meson compile -C build), or name the build folder with --build"
+# Where each piece comes from: a bundle, or the build folder and this tree.
+if [ -n "$bundle" ]; then
+	[ -f "$bundle" ] || die "no bundle '$bundle'"
+	unpack=$(mktemp -d "${TMPDIR:-/tmp}/rxdeck-install-XXXXXX")
+	trap 'rm -rf "$unpack"' EXIT
+	tar -C "$unpack" -xzf "$bundle" || die "cannot unpack '$bundle'"
+	from=$(find "$unpack" -mindepth 2 -maxdepth 3 -path '*/bin/rxdeck' | head -n 1)
+	[ -n "$from" ] || die "'$bundle' is not an rxdeck bundle (no bin/rxdeck in it)"
+	from=$(dirname "$(dirname "$from")")
+elif [ -x "$(dirname "$0")/bin/rxdeck" ]; then
+	from=$(cd "$(dirname "$0")" && pwd) # this script at the top of an unpacked bundle
+else
+	from=
+fi
+if [ -n "$from" ]; then
+	rxdeck_bin=$from/bin/rxdeck
+	forest=$from/bin/rxdeck-forest
+	[ -x "$forest" ] || forest=
+	data_src=$from/share/rxdeck
+	doc_src=$from/share/rxdeck/doc/deck.md
+	unit_src=$from/systemd
+	rule_src=$from/udev/70-rxdeck-uinput.rules
+	lib_src=$from/lib/rxdeck
+	man_src=$from/share/man/man1
+else
+	[ -x "$build/harness/rxdeck" ] ||
+		die "no rxdeck binary at '$build/harness/rxdeck': build first (meson setup build && meson compile -C build), name the build folder with --build, or give a bundle made by deck/bundle.sh"
+	rxdeck_bin=$build/harness/rxdeck
+	forest=$(find "$build/renderer" -name rxdeck-forest -type f -perm -u+x 2>/dev/null | head -n 1 || true)
+	data_src=$src
+	doc_src=$src/docs/deck.md
+	unit_src=$src/deck/systemd
+	rule_src=$src/deck/70-rxdeck-uinput.rules
+	lib_src=
+	man_src=$src/docs/man
+fi
 
 mkdir -p "$bindir" "$datadir/doc" "$unitdir" "$(dirname "$envfile")"
 
@@ -115,31 +156,44 @@ install_bin() {
 	mv -f "$bindir/.$2.new" "$bindir/$2"
 	echo "installed $bindir/$2"
 }
-install_bin "$build/harness/rxdeck" rxdeck
-forest=$(find "$build/renderer" -name rxdeck-forest -type f -perm -u+x 2>/dev/null | head -n 1 || true)
+# The bundle's libraries first: its binaries look for them in ../lib/rxdeck.
+if [ -n "$lib_src" ] && [ -d "$lib_src" ]; then
+	rm -rf "$prefix/lib/rxdeck.new"
+	mkdir -p "$prefix/lib/rxdeck.new"
+	cp "$lib_src"/* "$prefix/lib/rxdeck.new/" 2>/dev/null || true
+	rm -rf "$prefix/lib/rxdeck"
+	mv "$prefix/lib/rxdeck.new" "$prefix/lib/rxdeck"
+	echo "installed $prefix/lib/rxdeck ($(ls "$prefix/lib/rxdeck" | wc -l) libraries)"
+fi
+install_bin "$rxdeck_bin" rxdeck
 if [ -n "$forest" ]; then
 	install_bin "$forest" rxdeck-forest
 else
-	echo "note: no rxdeck-forest in '$build'; the demo game is not installed"
+	echo "note: no rxdeck-forest to install; the demo game is not installed"
+fi
+if [ -d "$man_src" ]; then
+	mkdir -p "$prefix/share/man/man1"
+	cp "$man_src"/rxdeck*.1 "$prefix/share/man/man1/"
+	echo "installed $prefix/share/man/man1/rxdeck*.1"
 fi
 
 # Data.
 for d in routes profiles; do
-	if [ -d "$src/$d" ]; then
+	if [ -d "$data_src/$d" ]; then
 		rm -rf "$datadir/$d.new"
 		mkdir -p "$datadir/$d.new"
-		find "$src/$d" -maxdepth 1 -type f ! -name meson.build -exec cp {} "$datadir/$d.new/" \;
+		find "$data_src/$d" -maxdepth 1 -type f ! -name meson.build -exec cp {} "$datadir/$d.new/" \;
 		rm -rf "${datadir:?}/$d"
 		mv "$datadir/$d.new" "$datadir/$d"
 		echo "installed $datadir/$d"
 	fi
 done
-cp "$src/docs/deck.md" "$datadir/doc/deck.md"
+cp "$doc_src" "$datadir/doc/deck.md"
 
 # Systemd user units, pointed at this prefix and time.
-sed "s|%h/.local/bin/rxdeck|$bindir/rxdeck|" "$src/deck/systemd/rxdeck-overnight.service" \
+sed "s|%h/.local/bin/rxdeck|$bindir/rxdeck|" "$unit_src/rxdeck-overnight.service" \
 	> "$unitdir/rxdeck-overnight.service"
-sed "s|^OnCalendar=.*|OnCalendar=*-*-* $at:00|" "$src/deck/systemd/rxdeck-overnight.timer" \
+sed "s|^OnCalendar=.*|OnCalendar=*-*-* $at:00|" "$unit_src/rxdeck-overnight.timer" \
 	> "$unitdir/rxdeck-overnight.timer"
 echo "installed $unitdir/rxdeck-overnight.service and .timer (nightly at $at, on AC power only)"
 
@@ -171,15 +225,19 @@ fi
 
 if [ "$udev" = 1 ]; then
 	echo "install.sh: installing $rule (sudo)"
-	as_root install -m 0644 "$src/deck/70-rxdeck-uinput.rules" "$rule"
+	as_root install -m 0644 "$rule_src" "$rule"
 	as_root udevadm control --reload-rules
 	as_root udevadm trigger --subsystem-match=misc --sysname-match=uinput || true
 	if ! id -nG | tr ' ' '\n' | grep -qx input; then
 		echo "note: for the overnight service (no seat), add yourself to group input: sudo usermod -aG input $(id -un), then log in again"
 	fi
+elif [ -w /dev/uinput ]; then
+	# SteamOS's steam-devices rule gives the seat's user /dev/uinput already
+	echo "/dev/uinput is writable for you: the virtual pad needs no udev rule"
 elif [ ! -e "$rule" ]; then
-	echo "the virtual pad needs /dev/uinput access: run again with --udev, or"
-	echo "  sudo install -m 0644 $src/deck/70-rxdeck-uinput.rules $rule && sudo udevadm control --reload-rules && sudo udevadm trigger --subsystem-match=misc --sysname-match=uinput"
+	echo "the virtual pad needs /dev/uinput access, which you do not have: run again with --udev"
+	echo "(sudo asks for your password; on SteamOS the deck user has none until 'passwd' sets one), or"
+	echo "  sudo install -m 0644 $rule_src $rule && sudo udevadm control --reload-rules && sudo udevadm trigger --subsystem-match=misc --sysname-match=uinput"
 fi
 
 case ":$PATH:" in
