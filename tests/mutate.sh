@@ -19,7 +19,7 @@ top=$(git rev-parse --show-toplevel 2>/dev/null) || { echo "mutate: run inside t
 work=${MUTATE_DIR:-/tmp/rxdeck-mutate}
 mkdir -p "$work" || exit 2
 (cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -cf - -T -) |
-	(cd "$work" && tar -xf -) || { echo "mutate: cannot copy the tree to $work" >&2; exit 2; }
+	(cd "$work" && tar -xmf -) || { echo "mutate: cannot copy the tree to $work" >&2; exit 2; }
 cd "$work"
 build=build
 if [ ! -f "$build/build.ninja" ]; then
