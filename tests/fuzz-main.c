@@ -1,6 +1,12 @@
 /* fuzz-main: runs a fuzz target's LLVMFuzzerTestOneInput over files, so
- * every fuzz target is also a plain test over its corpus (tests/corpus/NAME/)
- * when the build is not a libFuzzer build.  Arguments: files or folders. */
+ * every fuzz target is also a plain test over its corpus (tests/corpus/NAME/).
+ * Arguments: files or folders.
+ *
+ * In a libFuzzer build (meson -Dfuzz=true, clang: RXDECK_LIBFUZZER) the same
+ * program is also the fuzzer: when an argument starts with '-' (a libFuzzer
+ * flag such as -max_total_time=20) the arguments go to libFuzzer's driver,
+ * which fuzzes from the folders given; with files and folders only it stays
+ * the plain corpus run, so `meson test` behaves the same in every build. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +15,11 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#ifdef RXDECK_LIBFUZZER
+/* libFuzzer's driver (libclang_rt.fuzzer_no_main, LLVM 13 and later) */
+int LLVMFuzzerRunDriver(int *argc, char ***argv,
+                        int (*test_one)(const uint8_t *data, size_t size));
+#endif
 
 static int run_file(const char *path)
 {
@@ -73,6 +84,11 @@ static int run_path(const char *path, int *count)
 
 int main(int argc, char **argv)
 {
+#ifdef RXDECK_LIBFUZZER
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput);
+#endif
 	int count = 0;
 	for (int i = 1; i < argc; i++)
 		if (run_path(argv[i], &count) != 0)

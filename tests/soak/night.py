@@ -1,0 +1,443 @@
+#!/usr/bin/env python3
+"""night.py: an accelerated night of faults for the harness.
+
+One campaign of RUNS short runs of the demo game on lavapipe (a 4 s route,
+two arms), played by `rxdeck run`, with faults injected on a schedule by
+run position:
+
+  crash         the game gets SIGSEGV            -> void "crashed: ..."
+  hang          the game gets SIGSTOP            -> void "hung: ..."
+  torn          a half row is written into the frame log mid-run -> done
+  shot          the shots folder is replaced by a file -> done, shot missing
+  disk          the data file system is filled mid-run -> void "disk full: ..."
+                (then a resume fails as harness trouble; the filler is
+                removed and the campaign resumed)
+  kill          the harness gets SIGKILL; `rxdeck resume` goes on (5 times)
+  second        while a harness plays, a second `rxdeck resume` of the same
+                campaign must be refused, naming the holder
+  forge         the forge stand-in refuses the end-of-campaign post (401:
+                it stays in the outbox as failed, naming the fix); `rxdeck
+                post` of the campaign then meets a 500 and a hang before it
+                is accepted; `rxdeck post --retry` runs until nothing is
+                queued
+
+Afterwards it checks and prints: every run finished exactly once (no run
+left planned or running) and every finished run's real fps re-measured from
+its own frames.csv (`rxdeck frames`) equal to the database's; every void
+run's reason is the one its fault asks for and no run without a fault is
+void; the summary reached the forge exactly once; no game, harness or pad
+socket is left; PRAGMA integrity_check is ok.  Exit 0 when every check
+holds.  The disk fault needs a tmpfs (root, or a user namespace); without
+it that fault is skipped and said so.
+
+usage: tests/soak/night.py BUILD_DIR [--runs N] [--keep DIR]
+"""
+import argparse
+import http.server
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROUTE = """route soak
+duration 4s
+window 0.5s 4s
+0s press A 100ms
+1s stick left 0 -1 for 1s
+2.5s shot mid
+"""
+
+PLAN = """[campaign]
+name = night
+route = {route}
+order = AB
+rounds = {rounds}
+warmup = no
+watchdog = 2s
+start_timeout = 60s
+stop_timeout = 5s
+pad = socket
+
+[build forest]
+command = {forest} --size 160x96 --draws 200 --job-ms 0.5 --log-every 0
+pad_option = --pad
+
+[arm A]
+label = off
+
+[arm B]
+label = early
+env = RX_VK_READBACK_EARLY=1
+"""
+
+TOKEN = "night-token-S3cr3t"
+
+
+class Forge(http.server.BaseHTTPRequestHandler):
+    """The forge stand-in: 401, 500, a hang, then comments are made."""
+    script = ["401", "500", "hang"]
+    lock = threading.Lock()
+    created = []      # comment ids made
+    answers = []      # what each request got
+
+    def log_message(self, *a):
+        pass
+
+    def _answer(self, code, body):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _handle(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(n)
+        with Forge.lock:
+            act = Forge.script.pop(0) if Forge.script else "ok"
+            Forge.answers.append((self.command, self.path, act,
+                                  self.headers.get("Authorization") == "token " + TOKEN))
+        if act == "hang":
+            time.sleep(40)
+            return
+        if act == "500":
+            return self._answer(500, {"message": "scripted 500"})
+        if act == "401":
+            return self._answer(401, {"message": "scripted 401"})
+        if self.command == "POST":
+            with Forge.lock:
+                cid = 1000 + len(Forge.created)
+                Forge.created.append(cid)
+            return self._answer(201, {"id": cid, "html_url": "http://127.0.0.1/c/%d" % cid})
+        return self._answer(200, {"id": int(self.path.rsplit("/", 1)[-1])})
+
+    do_POST = _handle
+    do_PATCH = _handle
+
+    def do_GET(self):
+        self._answer(200, [])
+
+
+def log(msg):
+    print(time.strftime("%H:%M:%S"), msg, flush=True)
+
+
+def games_in(folder):
+    """pids of processes whose working folder is under folder."""
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            cwd = os.readlink("/proc/%s/cwd" % p)
+        except OSError:
+            continue
+        if cwd.startswith(folder):
+            out.append(int(p))
+    return out
+
+
+class Night:
+    def __init__(self, a):
+        self.build = os.path.abspath(a.build)
+        self.rxdeck = os.path.join(self.build, "harness", "rxdeck")
+        self.runs = a.runs
+        self.t = a.keep or tempfile.mkdtemp(prefix="rxdeck-night-")
+        os.makedirs(self.t, exist_ok=True)
+        self.data = os.path.join(self.t, "data")
+        os.makedirs(self.data, exist_ok=True)
+        self.tmpfs = False
+        if os.geteuid() == 0:
+            r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=768m,mode=0700", "tmpfs",
+                                self.data], capture_output=True)
+            self.tmpfs = r.returncode == 0
+        self.db = os.path.join(self.t, "results.db")
+        with open(os.path.join(self.t, "soak.route"), "w") as f:
+            f.write(ROUTE)
+        with open(os.path.join(self.t, "night.ini"), "w") as f:
+            f.write(PLAN.format(route=os.path.join(self.t, "soak.route"), rounds=(self.runs + 1) // 2,
+                                forest=os.path.join(self.build, "renderer", "forest", "rxdeck-forest")))
+        self.env = dict(os.environ, XDG_DATA_HOME=self.data, TMPDIR=self.t,
+                        RXDECK_FORGE_TOKEN=TOKEN, RX_VK_DEVICE="llvmpipe")
+        self.env.pop("XDG_RUNTIME_DIR", None)
+        # fault schedule by run position
+        n = self.runs
+        self.faults = {}
+        for p in range(1, n + 1):
+            k = p % 10
+            f = {3: "crash", 5: "hang", 7: "torn", 9: "shot"}.get(k)
+            if f:
+                self.faults[p] = f
+        self.kill_at = sorted({max(2, n * i // 6) for i in range(1, 6)})
+        for p in self.kill_at:
+            self.faults.pop(p, None)
+        self.disk_at = n // 2 + 2 if self.tmpfs else None
+        if self.disk_at:
+            self.faults[self.disk_at] = "disk"
+            if self.disk_at in self.kill_at:
+                self.kill_at.remove(self.disk_at)
+        self.done_faults = set()
+        self.events = []
+        self.second_refusals = 0
+        self.second_tries = 0
+        self.kills = 0
+        self.forge = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forge)
+        threading.Thread(target=self.forge.serve_forever, daemon=True).start()
+        self.url = "http://127.0.0.1:%d" % self.forge.server_address[1]
+
+    def sql(self, q, *args):
+        c = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True, timeout=10)
+        try:
+            return c.execute(q, args).fetchall()
+        finally:
+            c.close()
+
+    def running(self):
+        try:
+            r = self.sql("SELECT position, run_dir FROM run WHERE status = 'running'")
+        except sqlite3.Error:
+            return None
+        return r[0] if r else None
+
+    def holder(self):
+        """The pid in the campaign's lock file, 0 when none."""
+        try:
+            with open(os.path.join(self.data, "rxdeck", "runs", "night", "lock")) as f:
+                for line in f:
+                    if line.startswith("pid "):
+                        return int(line[4:])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def post_args(self):
+        return ["--post", "--forge", self.url, "--repo", "team/game", "--pr", "7"]
+
+    def harness(self, args):
+        return subprocess.Popen([self.rxdeck] + args + ["--db", self.db, "-q"],
+                                env=self.env, cwd=self.t, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+
+    def second(self):
+        self.second_tries += 1
+        r = subprocess.run([self.rxdeck, "resume", "night", "--db", self.db, "-q"],
+                           env=self.env, cwd=self.t, capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 and "is held by the harness with pid" in r.stderr:
+            self.second_refusals += 1
+        else:
+            self.events.append("FAIL: a second harness was not refused: exit %d: %s" % (r.returncode,
+                                                                            r.stderr.strip()))
+
+    def inject(self, pos, run_dir, h):
+        fault = self.faults.get(pos)
+        key = (pos, fault)
+        if pos in self.kill_at and (pos, "kill") not in self.done_faults:
+            self.done_faults.add((pos, "kill"))
+            h.send_signal(signal.SIGKILL)
+            self.kills += 1
+            self.events.append("run %d: harness killed" % pos)
+            return "killed"
+        if not fault or key in self.done_faults:
+            return None
+        frames = os.path.join(run_dir, "frames.csv")
+        try:
+            if os.path.getsize(frames) < 400:
+                return None   # the game is not far enough into the route yet
+        except OSError:
+            return None
+        games = games_in(run_dir)
+        self.done_faults.add(key)
+        self.events.append("run %d: %s" % (pos, fault))
+        if fault == "crash":
+            for g in games:
+                os.kill(g, signal.SIGSEGV)
+        elif fault == "hang":
+            for g in games:
+                os.kill(g, signal.SIGSTOP)
+        elif fault == "torn":
+            with open(frames, "a") as f:
+                f.write("99999,12345")
+        elif fault == "shot":
+            shots = os.path.join(run_dir, "shots")
+            subprocess.run(["rm", "-rf", shots])
+            with open(shots, "w") as f:
+                f.write("not a folder")
+        elif fault == "disk":
+            fd = os.open(os.path.join(self.data, "filler"), os.O_WRONLY | os.O_CREAT, 0o600)
+            block = b"\1" * (1 << 20)
+            try:
+                while os.write(fd, block) > 0:
+                    pass
+            except OSError:
+                pass
+            os.close(fd)
+        return fault
+
+    def play(self, args):
+        """One harness until it ends; faults injected meanwhile."""
+        h = self.harness(args)
+        tried_second = False
+        while h.poll() is None:
+            r = self.running()
+            if r:
+                pos, run_dir = r
+                if not tried_second and self.holder() == h.pid:
+                    tried_second = True
+                    self.second()
+                if run_dir and self.inject(pos, run_dir, h) == "killed":
+                    h.wait()
+                    break
+            time.sleep(0.2)
+        out = h.communicate()[0]
+        self.events.append("harness %s ended with %d: %s" % (args[0], h.returncode,
+                                                               " | ".join(out.strip().splitlines()[-3:])))
+        return h.returncode, out
+
+    def night(self):
+        t0 = time.time()
+        log("night: %d runs in %s, faults %s, harness kills at %s, disk full at %s" %
+            (self.runs, self.t, json.dumps(self.faults), self.kill_at, self.disk_at))
+        rc, out = self.play(["run", "night.ini", "--name", "night"] + self.post_args())
+        if not os.path.exists(self.db):
+            raise SystemExit("night: the harness made no database: %s" % out.strip())
+        resumes = 0
+        while True:
+            left = self.sql("SELECT count(*) FROM run WHERE status IN ('planned', 'running')")[0][0]
+            if left == 0 and rc not in (-9,):
+                break
+            if "disk full" in out:
+                # a resume on a full disk plays nothing and says why
+                r = self.harness(["resume", "night"] + self.post_args())
+                o2 = r.communicate()[0]
+                if r.returncode == 0 or "disk full" not in o2:
+                    self.events.append("FAIL: a resume on a full disk did not stop: %s" % o2.strip())
+                os.unlink(os.path.join(self.data, "filler"))
+                self.events.append("disk freed")
+            resumes += 1
+            if resumes > 20:
+                self.events.append("FAIL: more than 20 resumes: giving up")
+                break
+            rc, out = self.play(["resume", "night"] + self.post_args())
+        # the campaign's post was refused (401): posted again, through a
+        # 500 and a hang, then retried until nothing is queued
+        subprocess.run([self.rxdeck, "post", "night", "--timeout", "5", "--db", self.db] +
+                       self.post_args()[1:], env=self.env, cwd=self.t, capture_output=True,
+                       timeout=300)
+        for _ in range(10):
+            if self.sql("SELECT count(*) FROM post WHERE state = 'queued'")[0][0] == 0:
+                break
+            time.sleep(2)
+            subprocess.run([self.rxdeck, "post", "--retry", "--timeout", "5", "--db", self.db],
+                           env=self.env, cwd=self.t, capture_output=True, timeout=300)
+        self.elapsed = time.time() - t0
+
+    def check(self):
+        ok = True
+
+        def say(good, what):
+            nonlocal ok
+            ok = ok and good
+            print("%s %s" % ("ok  " if good else "FAIL", what), flush=True)
+
+        runs = self.sql("SELECT r.id, r.position, r.status, r.void_reason, r.run_dir, "
+                        "c.window_start_s, c.window_end_s FROM run r JOIN campaign c "
+                        "ON c.id = r.campaign_id ORDER BY r.position")
+        positions = [r[1] for r in runs]
+        say(len(runs) == self.runs and len(set(positions)) == len(positions),
+            "%d runs planned, each position once (%d rows)" % (self.runs, len(runs)))
+        unfinished = [r[1] for r in runs if r[2] not in ("done", "void")]
+        say(not unfinished, "every run finished (left: %s)" % unfinished)
+        done = [r for r in runs if r[2] == "done"]
+        void = [r for r in runs if r[2] == "void"]
+        # re-measured from disk
+        bad = []
+        for rid, pos, st, why, d, w0, w1 in done:
+            m = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid))
+            t0 = m.get("route_t0_ns")
+            r = subprocess.run([self.rxdeck, "frames", os.path.join(d, "frames.csv"), "--window",
+                                "%gs" % w0, "%gs" % w1, "--t0", "%d" % t0, "--json"],
+                               capture_output=True, text=True)
+            try:
+                fps = json.loads(r.stdout)[0]["real_fps"]
+            except (ValueError, KeyError, IndexError):
+                fps = None
+            # `rxdeck frames --json` prints 10 significant digits
+            want = m.get("real_fps", -1)
+            if fps is None or abs(fps - want) > 1e-8 * max(1.0, abs(want)):
+                bad.append((pos, fps, m.get("real_fps")))
+        say(not bad, "%d finished runs re-measured from their frames.csv match the database%s" %
+            (len(done), (": " + str(bad)) if bad else ""))
+        want = {"crash": "crashed: ", "hang": "hung: ", "disk": "disk full: "}
+        wrong = []
+        for rid, pos, st, why, *_ in runs:
+            f = self.faults.get(pos)
+            if f in want and (pos, f) in self.done_faults:
+                if st != "void" or not (why or "").startswith(want[f]):
+                    wrong.append((pos, f, st, why))
+            elif st == "void" and f not in ("shot", "torn"):
+                wrong.append((pos, f, st, why))
+        say(not wrong, "%d void runs, each with its fault's reason, none without a fault%s" %
+            (len(void), (": " + str(wrong)) if wrong else ""))
+        made = len(Forge.created)
+        pending = self.sql("SELECT count(*) FROM post WHERE state = 'queued'")[0][0]
+        leaked = [a for a in Forge.answers if not a[3]]
+        say(made == 1 and pending == 0 and not leaked,
+            "the summary reached the forge exactly once (%d comments made, %d posts pending, "
+            "answers %s)" % (made, pending, [a[2] for a in Forge.answers]))
+        say(self.kills == len(self.kill_at), "harness killed %d times and resumed" % self.kills)
+        say(self.second_refusals == self.second_tries and self.second_tries > 0,
+            "a second harness refused %d of %d times" % (self.second_refusals, self.second_tries))
+        left = [p for p in games_in(self.t)]
+        say(not left, "no process left in the night's folders (%s)" % left)
+        socks = [f for f in os.listdir(self.t) if f.startswith("rxdeck-pad-")]
+        say(not socks, "no pad socket left (%s)" % socks)
+        c = sqlite3.connect(self.db)
+        integ = c.execute("PRAGMA integrity_check").fetchone()[0]
+        c.close()
+        say(integ == "ok", "PRAGMA integrity_check: %s" % integ)
+        for e in self.events:
+            if e.startswith("FAIL: "):
+                say(False, e[6:])
+            else:
+                print("     " + e)
+        print("night: %d runs, %d done, %d void, %d faults injected (%s), %d harness kills, "
+              "%d second harnesses refused, disk full %s, %.0f s" %
+              (len(runs), len(done), len(void), len(self.done_faults),
+               ", ".join(sorted({f for _, f in self.done_faults})), self.kills,
+               self.second_refusals, "injected" if self.disk_at else "skipped (no tmpfs)",
+               self.elapsed), flush=True)
+        return ok
+
+    def finish(self, keep):
+        self.forge.shutdown()
+        if self.tmpfs and not keep:
+            subprocess.run(["umount", "-l", self.data])
+        if not keep:
+            subprocess.run(["rm", "-rf", self.t])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--keep", help="a folder to work in, kept afterwards")
+    a = ap.parse_args()
+    if a.runs < 12:
+        ap.error("--runs must be at least 12")
+    n = Night(a)
+    try:
+        n.night()
+        ok = n.check()
+    finally:
+        n.finish(bool(a.keep))
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
