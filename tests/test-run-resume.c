@@ -66,8 +66,8 @@ static size_t count_status(const char *path, enum db_run_status s)
 	struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
 	if (db_open_ex(path, &o, &db) != 0)
 		return 0;
-	struct db_campaign *cs;
-	size_t nc, count = 0;
+	struct db_campaign *cs = NULL;
+	size_t nc = 0, count = 0;
 	if (db_campaign_list(db, &cs, &nc) == 0 && nc == 1) {
 		struct db_run *r;
 		size_t n;
@@ -77,8 +77,7 @@ static size_t count_status(const char *path, enum db_run_status s)
 			free(r);
 		}
 	}
-	if (nc)
-		free(cs);
+	free(cs); /* an empty list is an allocation too (db.h) */
 	db_close(db);
 	return count;
 }
