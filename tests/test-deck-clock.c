@@ -69,6 +69,40 @@ static int try_without_permission(const char *root, char *msg, size_t size)
 	return rc;
 }
 
+/* Runs try(root) without the permission to write: as an unprivileged user
+ * directly; as root (who writes a read-only file anyway) in a child that
+ * drops to nobody.  Its message comes back in msg; asserts it gave -EACCES. */
+static void without_permission(struct fake *f, int (*try)(const char *, char *, size_t),
+                               char *msg, size_t size)
+{
+	if (geteuid() != 0) {
+		assert_int_equal(try(f->root, msg, size), -EACCES);
+		return;
+	}
+	assert_int_equal(chmod(f->root, 0755), 0);
+	int pipefd[2];
+	assert_int_equal(pipe(pipefd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(12);
+		int rc = try(f->root, msg, size);
+		if (write(pipefd[1], msg, strlen(msg)) < 0)
+			_exit(13);
+		_exit(rc == -EACCES ? 0 : rc < 0 ? -rc : rc);
+	}
+	close(pipefd[1]);
+	ssize_t n = read(pipefd[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_perf_level__not_permitted_says_so(void **state)
 {
 	struct fake f;
@@ -78,32 +112,7 @@ static void test_perf_level__not_permitted_says_so(void **state)
 	snprintf(path, sizeof path, "%s/" DEV "power_dpm_force_performance_level", f.root);
 	assert_int_equal(chmod(path, 0444), 0);
 	char msg[512] = "";
-	if (geteuid() != 0) {
-		assert_int_equal(try_without_permission(f.root, msg, sizeof msg), -EACCES);
-	} else {
-		assert_int_equal(chmod(f.root, 0755), 0);
-		int pipefd[2];
-		assert_int_equal(pipe(pipefd), 0);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			close(pipefd[0]);
-			if (setgid(65534) != 0 || setuid(65534) != 0)
-				_exit(12);
-			int rc = try_without_permission(f.root, msg, sizeof msg);
-			if (write(pipefd[1], msg, strlen(msg)) < 0)
-				_exit(13);
-			_exit(rc == -EACCES ? 0 : rc < 0 ? -rc : rc);
-		}
-		close(pipefd[1]);
-		ssize_t n = read(pipefd[0], msg, sizeof msg - 1);
-		msg[n > 0 ? n : 0] = '\0';
-		close(pipefd[0]);
-		int status;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFEXITED(status));
-		assert_int_equal(WEXITSTATUS(status), 0);
-	}
+	without_permission(&f, try_without_permission, msg, sizeof msg);
 	assert_non_null(strstr(msg, "cannot write 'manual' to '"));
 	assert_non_null(strstr(msg, "Permission denied; forcing the GPU clock needs root"));
 	assert_string_equal(fake_read(&f, DEV "power_dpm_force_performance_level"), "auto\n");
@@ -288,32 +297,7 @@ static void test_tdp__not_writable_names_the_file(void **state)
 	snprintf(path, sizeof path, "%s/" HWMON "power1_cap", f.root);
 	assert_int_equal(chmod(path, 0444), 0);
 	char msg[512] = "";
-	if (geteuid() != 0) {
-		assert_int_equal(tdp_without_permission(f.root, msg, sizeof msg), -EACCES);
-	} else {
-		assert_int_equal(chmod(f.root, 0755), 0);
-		int pipefd[2];
-		assert_int_equal(pipe(pipefd), 0);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			close(pipefd[0]);
-			if (setgid(65534) != 0 || setuid(65534) != 0)
-				_exit(12);
-			int rc = tdp_without_permission(f.root, msg, sizeof msg);
-			if (write(pipefd[1], msg, strlen(msg)) < 0)
-				_exit(13);
-			_exit(rc == -EACCES ? 0 : rc < 0 ? -rc : rc);
-		}
-		close(pipefd[1]);
-		ssize_t n = read(pipefd[0], msg, sizeof msg - 1);
-		msg[n > 0 ? n : 0] = '\0';
-		close(pipefd[0]);
-		int status;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFEXITED(status));
-		assert_int_equal(WEXITSTATUS(status), 0);
-	}
+	without_permission(&f, tdp_without_permission, msg, sizeof msg);
 	assert_non_null(strstr(msg, "cannot write '"));
 	assert_non_null(strstr(msg, "hwmon4/power1_cap': Permission denied; setting the TDP needs"));
 	assert_string_equal(fake_read(&f, HWMON "power1_cap"), "15000000\n");

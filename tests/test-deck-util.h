@@ -39,8 +39,8 @@ static inline void fake_mkdirs(const char *path)
 	mkdir(buf, 0755);
 }
 
-/* Writes ROOT/rel with content, creating folders. */
-static inline void fake_write(struct fake *f, const char *rel, const char *content)
+/* Writes ROOT/rel with len bytes (binary sysfs files too), creating folders. */
+static inline void fake_write_bytes(struct fake *f, const char *rel, const void *bytes, size_t len)
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", f->root, rel);
@@ -48,10 +48,16 @@ static inline void fake_write(struct fake *f, const char *rel, const char *conte
 	snprintf(dir, sizeof dir, "%s", path);
 	*strrchr(dir, '/') = '\0';
 	fake_mkdirs(dir);
-	FILE *fp = fopen(path, "w");
+	FILE *fp = fopen(path, "wb");
 	assert_non_null(fp);
-	fputs(content, fp);
+	assert_int_equal(fwrite(bytes, 1, len, fp), len);
 	fclose(fp);
+}
+
+/* Writes ROOT/rel with content, creating folders. */
+static inline void fake_write(struct fake *f, const char *rel, const char *content)
+{
+	fake_write_bytes(f, rel, content, strlen(content));
 }
 
 /* The text of ROOT/rel (static buffer). */
@@ -79,21 +85,6 @@ static inline int fake_rm(const char *path, const struct stat *st, int flag, str
 static inline void fake_cleanup(struct fake *f)
 {
 	nftw(f->root, fake_rm, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Writes ROOT/rel with len bytes (binary sysfs files). */
-static inline void fake_write_bytes(struct fake *f, const char *rel, const void *bytes, size_t len)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", f->root, rel);
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", path);
-	*strrchr(dir, '/') = '\0';
-	fake_mkdirs(dir);
-	FILE *fp = fopen(path, "wb");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(bytes, 1, len, fp), len);
-	fclose(fp);
 }
 
 static inline void put16(unsigned char *b, size_t off, unsigned v)
