@@ -288,16 +288,42 @@ enum db_frame_kind {
 	DB_FRAME_SHOWN = 1,  /* generated between real frames (frame generation) */
 };
 
-/* One presented frame, a row of the renderer's frame log. */
+/* Where a run's frames came from. */
+enum db_frame_source {
+	DB_FRAME_RXVK = 0,        /* the renderer's frame log */
+	DB_FRAME_MANGOHUD = 1,    /* a MangoHud CSV log */
+	DB_FRAME_PRESENTMON = 2,  /* a PresentMon CSV (Windows) */
+};
+
+/* Columns a frame's source did not have (bits of db_frame.absent); the
+ * field holds 0 then. */
+enum db_frame_absent {
+	DB_FRAME_NO_FRAME_MS = 1 << 0,
+	DB_FRAME_NO_RB_WAIT_MS = 1 << 1,
+	DB_FRAME_NO_MEMSYNC_MS = 1 << 2,
+	DB_FRAME_NO_DRAWS = 1 << 3,
+};
+#define DB_FRAME_ABSENT_ALL 0x0f
+
+/* One presented frame: a row of the renderer's frame log, of a MangoHud
+ * log or of a PresentMon CSV. */
 struct db_frame {
-	int64_t frame;        /* the renderer's frame number */
-	int64_t present_ns;   /* CLOCK_MONOTONIC at present */
-	double frame_ms;      /* the renderer's own frame time */
+	int64_t frame;        /* the frame's number (its row, for logs without one) */
+	int64_t present_ns;   /* at present, on the clock of the run's route_t0_ns
+	                       * metric (CLOCK_MONOTONIC for the harness's runs) */
+	double frame_ms;      /* the source's own frame time: the renderer's
+	                       * frame_ms, MangoHud's frametime, PresentMon's
+	                       * MsBetweenPresents */
 	double rb_wait_ms;    /* readback waits in this frame */
 	double memsync_ms;    /* replay memory sync in this frame */
 	uint32_t draws;       /* draws in this frame */
 	uint8_t kind;         /* enum db_frame_kind */
+	uint8_t absent;       /* enum db_frame_absent bits; 0: every column present */
+	uint8_t source;       /* enum db_frame_source */
 };
+
+/* "rxvk", "mangohud", "presentmon"; NULL for an unknown value. */
+const char *db_frame_source_name(enum db_frame_source source);
 
 /* One sampler reading.  An absent value (source missing, unreadable) is
  * stored as absent, never as 0. */

@@ -68,6 +68,15 @@ static void put_real(FILE *out, double d)
 	fprintf(out, "%.17g", d);
 }
 
+/* A frame's column: null when its source did not have it. */
+static void put_column(FILE *out, const struct db_frame *f, unsigned absent_bit, double d)
+{
+	if (f->absent & absent_bit)
+		fputs("null", out);
+	else
+		put_real(out, d);
+}
+
 static int export_frames(struct db *db, FILE *out, int64_t run_id)
 {
 	struct db_frame *f;
@@ -79,11 +88,18 @@ static int export_frames(struct db *db, FILE *out, int64_t run_id)
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s\n[%" PRId64 ",%" PRId64 ",\"%s\",", i ? "," : "", f[i].frame,
 		        f[i].present_ns, f[i].kind == DB_FRAME_SHOWN ? "shown" : "real");
-		put_real(out, f[i].frame_ms);
-		fprintf(out, ",%" PRIu32 ",", f[i].draws);
-		put_real(out, f[i].rb_wait_ms);
+		put_column(out, &f[i], DB_FRAME_NO_FRAME_MS, f[i].frame_ms);
 		fputc(',', out);
-		put_real(out, f[i].memsync_ms);
+		if (f[i].absent & DB_FRAME_NO_DRAWS)
+			fputs("null", out);
+		else
+			fprintf(out, "%" PRIu32, f[i].draws);
+		fputc(',', out);
+		put_column(out, &f[i], DB_FRAME_NO_RB_WAIT_MS, f[i].rb_wait_ms);
+		fputc(',', out);
+		put_column(out, &f[i], DB_FRAME_NO_MEMSYNC_MS, f[i].memsync_ms);
+		if (f[i].source != DB_FRAME_RXVK)
+			fprintf(out, ",\"%s\"", db_frame_source_name((enum db_frame_source)f[i].source));
 		fputc(']', out);
 	}
 	fputc(']', out);
@@ -458,7 +474,38 @@ static void pop(struct importer *im, size_t len)
 	im->path[len] = '\0';
 }
 
-/* Frames: [frame, present_ns, "real"|"shown", frame_ms, draws, rb_wait_ms, memsync_ms]. */
+/* A frame's number column, or null (absent_bit set). */
+static bool frame_number(json_t *v, struct db_frame *f, unsigned absent_bit, double *out)
+{
+	if (json_is_null(v)) {
+		f->absent |= (uint8_t)absent_bit;
+		*out = 0;
+		return true;
+	}
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
+/* The optional eighth element: the frames' source, "rxvk" when left out. */
+static bool frame_source(json_t *v, uint8_t *out)
+{
+	if (!v) {
+		*out = DB_FRAME_RXVK;
+		return true;
+	}
+	const char *s = json_string_value(v);
+	for (int k = DB_FRAME_RXVK; s && k <= DB_FRAME_PRESENTMON; k++)
+		if (strcmp(s, db_frame_source_name((enum db_frame_source)k)) == 0) {
+			*out = (uint8_t)k;
+			return true;
+		}
+	return false;
+}
+
+/* Frames: [frame, present_ns, "real"|"shown", frame_ms, draws, rb_wait_ms,
+ * memsync_ms(, source)]; a column the source did not have is null. */
 static int import_frames(struct importer *im, json_t *arr, struct db_frame **out, size_t *n)
 {
 	size_t count = arr ? json_array_size(arr) : 0;
@@ -469,26 +516,31 @@ static int import_frames(struct importer *im, json_t *arr, struct db_frame **out
 		json_t *row = json_array_get(arr, i);
 		const char *kind = json_string_value(json_array_get(row, 2));
 		json_t *draws = json_array_get(row, 4);
-		if (!json_is_array(row) || json_array_size(row) != 7 ||
+		size_t cols = json_array_size(row);
+		f[i] = (struct db_frame){ .kind = DB_FRAME_REAL };
+		if (!json_is_array(row) || (cols != 7 && cols != 8) ||
 		    !json_is_integer(json_array_get(row, 0)) ||
 		    !json_is_integer(json_array_get(row, 1)) || !kind ||
 		    (strcmp(kind, "real") != 0 && strcmp(kind, "shown") != 0) ||
-		    !json_is_number(json_array_get(row, 3)) || !json_is_integer(draws) ||
-		    json_integer_value(draws) < 0 || json_integer_value(draws) > UINT32_MAX ||
-		    !json_is_number(json_array_get(row, 5)) || !json_is_number(json_array_get(row, 6))) {
+		    !frame_number(json_array_get(row, 3), &f[i], DB_FRAME_NO_FRAME_MS, &f[i].frame_ms) ||
+		    !(json_is_null(draws) || (json_is_integer(draws) && json_integer_value(draws) >= 0 &&
+		                              json_integer_value(draws) <= UINT32_MAX)) ||
+		    !frame_number(json_array_get(row, 5), &f[i], DB_FRAME_NO_RB_WAIT_MS, &f[i].rb_wait_ms) ||
+		    !frame_number(json_array_get(row, 6), &f[i], DB_FRAME_NO_MEMSYNC_MS, &f[i].memsync_ms) ||
+		    !frame_source(json_array_get(row, 7), &f[i].source)) {
 			free(f);
 			return bad(im, NULL, "frames[%zu]: expected [frame, present_ns, \"real\" or "
-			           "\"shown\", frame_ms, draws, rb_wait_ms, memsync_ms]", i);
+			           "\"shown\", frame_ms, draws, rb_wait_ms, memsync_ms] (null for a column "
+			           "the source had not, then optionally the source: \"mangohud\" or "
+			           "\"presentmon\")", i);
 		}
-		f[i] = (struct db_frame){
-			.frame = json_integer_value(json_array_get(row, 0)),
-			.present_ns = json_integer_value(json_array_get(row, 1)),
-			.kind = strcmp(kind, "shown") == 0 ? DB_FRAME_SHOWN : DB_FRAME_REAL,
-			.frame_ms = json_number_value(json_array_get(row, 3)),
-			.draws = (uint32_t)json_integer_value(draws),
-			.rb_wait_ms = json_number_value(json_array_get(row, 5)),
-			.memsync_ms = json_number_value(json_array_get(row, 6)),
-		};
+		f[i].frame = json_integer_value(json_array_get(row, 0));
+		f[i].present_ns = json_integer_value(json_array_get(row, 1));
+		f[i].kind = strcmp(kind, "shown") == 0 ? DB_FRAME_SHOWN : DB_FRAME_REAL;
+		if (json_is_null(draws))
+			f[i].absent |= DB_FRAME_NO_DRAWS;
+		else
+			f[i].draws = (uint32_t)json_integer_value(draws);
 	}
 	*out = f;
 	*n = count;

@@ -7,9 +7,11 @@
  * time and the file is smaller (bench/db-frames.c, docs/performance.md),
  * and nothing ever queries single frames in SQL; analysis reads a run's
  * frames whole.  The blob is little-endian whatever the host:
- *   "RXFR", u32 format (1), u64 count, then count records of 45 bytes:
+ *   "RXFR", u32 format (2), u64 count, then count records of 47 bytes:
  *   i64 frame, i64 present_ns, f64 frame_ms, f64 rb_wait_ms, f64 memsync_ms,
- *   u32 draws, u8 kind.
+ *   u32 draws, u8 kind, u8 absent (enum db_frame_absent), u8 source.
+ * Format 1 (45-byte records, without the last two bytes: every column
+ * present, the renderer's log) is still read.
  */
 #include "db-private.h"
 
@@ -22,9 +24,10 @@
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-#define FRAME_FORMAT 1
+#define FRAME_FORMAT 2
 #define FRAME_HEADER_B 16
-#define FRAME_RECORD_B 45
+#define FRAME_RECORD_B 47
+#define FRAME_RECORD_V1_B 45
 
 static int step_write(struct db *db, sqlite3_stmt *st, const char *what)
 {
@@ -323,16 +326,41 @@ static int check_frame(struct db *db, int64_t run_id, size_t i, const struct db_
 	if (f->kind != DB_FRAME_REAL && f->kind != DB_FRAME_SHOWN)
 		return db_fail(db, -EINVAL, "frame %zu of run %lld: kind %u is neither real nor shown",
 		               i, (long long)run_id, f->kind);
-	if (!isfinite(f->frame_ms))
+	if (f->absent & ~DB_FRAME_ABSENT_ALL)
+		return db_fail(db, -EINVAL, "frame %zu of run %lld: absent bits 0x%x are not columns",
+		               i, (long long)run_id, f->absent);
+	if (!db_frame_source_name((enum db_frame_source)f->source))
+		return db_fail(db, -EINVAL, "frame %zu of run %lld: source %u is not a frame source",
+		               i, (long long)run_id, f->source);
+	if (!(f->absent & DB_FRAME_NO_FRAME_MS) && !isfinite(f->frame_ms))
 		bad = "frame_ms";
-	else if (!isfinite(f->rb_wait_ms))
+	else if (!(f->absent & DB_FRAME_NO_RB_WAIT_MS) && !isfinite(f->rb_wait_ms))
 		bad = "rb_wait_ms";
-	else if (!isfinite(f->memsync_ms))
+	else if (!(f->absent & DB_FRAME_NO_MEMSYNC_MS) && !isfinite(f->memsync_ms))
 		bad = "memsync_ms";
 	if (bad)
 		return db_fail(db, -EINVAL, "frame %zu of run %lld: %s is not a finite number", i,
 		               (long long)run_id, bad);
 	return 0;
+}
+
+const char *db_frame_source_name(enum db_frame_source source)
+{
+	switch (source) {
+	case DB_FRAME_RXVK:
+		return "rxvk";
+	case DB_FRAME_MANGOHUD:
+		return "mangohud";
+	case DB_FRAME_PRESENTMON:
+		return "presentmon";
+	}
+	return NULL;
+}
+
+/* An absent column is stored as 0, whatever the caller left in it. */
+static double present_or_0(const struct db_frame *f, unsigned bit, double v)
+{
+	return f->absent & bit ? 0.0 : v;
 }
 
 int db_frames_store_tx(struct db *db, int64_t run_id, const struct db_frame *f, size_t n)
@@ -361,11 +389,13 @@ int db_frames_store_tx(struct db *db, int64_t run_id, const struct db_frame *f, 
 		}
 		put_u64(p, (uint64_t)f[i].frame);
 		put_u64(p + 8, (uint64_t)f[i].present_ns);
-		put_f64(p + 16, f[i].frame_ms);
-		put_f64(p + 24, f[i].rb_wait_ms);
-		put_f64(p + 32, f[i].memsync_ms);
-		put_u32(p + 40, f[i].draws);
+		put_f64(p + 16, present_or_0(&f[i], DB_FRAME_NO_FRAME_MS, f[i].frame_ms));
+		put_f64(p + 24, present_or_0(&f[i], DB_FRAME_NO_RB_WAIT_MS, f[i].rb_wait_ms));
+		put_f64(p + 32, present_or_0(&f[i], DB_FRAME_NO_MEMSYNC_MS, f[i].memsync_ms));
+		put_u32(p + 40, f[i].absent & DB_FRAME_NO_DRAWS ? 0 : f[i].draws);
 		p[44] = f[i].kind;
+		p[45] = f[i].absent;
+		p[46] = f[i].source;
 	}
 	sqlite3_stmt *st;
 	err = db_prepare(db, "INSERT OR REPLACE INTO frame_set (run_id, n_frames, format, data) "
@@ -418,11 +448,12 @@ int db_frames_read(struct db *db, int64_t run_id, struct db_frame **out, size_t 
 	int format = sqlite3_column_int(st, 1);
 	const unsigned char *blob = sqlite3_column_blob(st, 2);
 	size_t size_B = (size_t)sqlite3_column_bytes(st, 2);
-	if (format != FRAME_FORMAT || count < 0 || size_B < FRAME_HEADER_B || !blob ||
-	    memcmp(blob, "RXFR", 4) != 0 || get_u32(blob + 4) != FRAME_FORMAT ||
+	size_t record_B = format == 1 ? FRAME_RECORD_V1_B : FRAME_RECORD_B;
+	if ((format != 1 && format != FRAME_FORMAT) || count < 0 || size_B < FRAME_HEADER_B ||
+	    !blob || memcmp(blob, "RXFR", 4) != 0 || get_u32(blob + 4) != (uint32_t)format ||
 	    get_u64(blob + 8) != (uint64_t)count ||
-	    (size_B - FRAME_HEADER_B) / FRAME_RECORD_B != (uint64_t)count ||
-	    (size_B - FRAME_HEADER_B) % FRAME_RECORD_B != 0) {
+	    (size_B - FRAME_HEADER_B) / record_B != (uint64_t)count ||
+	    (size_B - FRAME_HEADER_B) % record_B != 0) {
 		sqlite3_finalize(st);
 		return db_fail(db, -EIO, "the frames of run %lld are damaged (format %d, %zu bytes "
 		               "for %lld frames)", (long long)run_id, format, size_B, (long long)count);
@@ -433,7 +464,7 @@ int db_frames_read(struct db *db, int64_t run_id, struct db_frame **out, size_t 
 		return db_fail(db, -ENOMEM, "out of memory reading %lld frames", (long long)count);
 	}
 	const unsigned char *p = blob + FRAME_HEADER_B;
-	for (int64_t i = 0; i < count; i++, p += FRAME_RECORD_B) {
+	for (int64_t i = 0; i < count; i++, p += record_B) {
 		f[i] = (struct db_frame){
 			.frame = (int64_t)get_u64(p),
 			.present_ns = (int64_t)get_u64(p + 8),
@@ -442,6 +473,8 @@ int db_frames_read(struct db *db, int64_t run_id, struct db_frame **out, size_t 
 			.memsync_ms = get_f64(p + 32),
 			.draws = get_u32(p + 40),
 			.kind = p[44],
+			.absent = format == 1 ? 0 : p[45],
+			.source = format == 1 ? DB_FRAME_RXVK : p[46],
 		};
 	}
 	sqlite3_finalize(st);

@@ -129,7 +129,8 @@ static void test_frames__table_output(void **state)
 	struct run_out r = run(2, args);
 	assert_int_equal(r.rc, 0);
 	assert_non_null(strstr(r.out, "real fps"));
-	assert_non_null(strstr(r.out, "rxvk"));
+	assert_non_null(strstr(r.out, "format"));
+	assert_non_null(strstr(r.out, "rxdeck frame log"));
 	/* whole log: (0, 1 s], 10 frames */
 	assert_non_null(strstr(r.out, "0.000-1.000"));
 	assert_non_null(strstr(r.out, "10.00"));

@@ -106,6 +106,52 @@ static void test_framelog__broken_lines_counted_and_skipped(void **state)
 	collect_frames_destroy(f);
 }
 
+static void test_framelog__forward_glitch_skips_that_row_only(void **state)
+{
+	(void)state;
+	/* 200 frames 20 ms apart; frame 50 (line 52) has a glitched
+	 * present_ns 100 s ahead (under the hour rule): the next row comes
+	 * back, so it alone is skipped and the rest is kept */
+	size_t cap = 64 * 210;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	size_t len = (size_t)snprintf(text, cap, "frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n");
+	for (int i = 0; i < 200; i++) {
+		long long t = 1000000000LL + (long long)i * 20000000LL;
+		if (i == 50)
+			t += 100000000000LL;
+		len += (size_t)snprintf(text + len, cap - len, "%d,%lld,real,20,100,0,0\n", i, t);
+	}
+	struct collect_frames *f = parse_ok(text);
+	dump_warnings(f);
+	assert_int_equal(f->n, 199);
+	assert_int_equal(f->broken_lines, 1);
+	assert_true(has_warning(f, "t.csv:52: present_ns jumps "));
+	assert_true(has_warning(f, "and line 53 comes back: an impossible jump, line skipped"));
+	for (size_t i = 1; i < f->n; i++)
+		assert_true(f->frames[i].present_ns > f->frames[i - 1].present_ns);
+	assert_true(f->frames[198].present_ns == 1000000000LL + 199LL * 20000000LL);
+	collect_frames_destroy(f);
+	free(text);
+}
+
+static void test_framelog__jump_of_more_than_an_hour_skipped(void **state)
+{
+	(void)state;
+	const char *text =
+		"frame,present_ns,kind\n"
+		"0,1000000000,real\n"
+		"1,1020000000,real\n"
+		"2,7201040000000,real\n" /* two hours later */
+		"3,1040000000,real\n";
+	struct collect_frames *f = parse_ok(text);
+	dump_warnings(f);
+	assert_int_equal(f->n, 3);
+	assert_true(f->frames[2].present_ns == 1040000000);
+	assert_true(has_warning(f, "t.csv:4:3: an impossible jump of 7200.020 s ahead (more than 3600 s), line skipped"));
+	collect_frames_destroy(f);
+}
+
 static void test_framelog__many_broken_lines_summarised(void **state)
 {
 	(void)state;
@@ -170,7 +216,7 @@ static void test_framelog__header_errors_name_file_line_column(void **state)
 	(void)state;
 	expect_error("", COLLECT_SOURCE_AUTO, "bad.csv:1:1: empty frame log (no header yet)");
 	expect_error("a,b,c\n1,2,3\n", COLLECT_SOURCE_AUTO,
-	             "bad.csv:1:1: not a frame log: no renderer header (present_ns, kind) or MangoHud header (frametime, fps) in the first 16 lines");
+	             "bad.csv:1:1: not a frame log: no renderer header (present_ns, kind), MangoHud header (frametime, fps) or PresentMon header (TimeInSeconds, MsBetweenPresents) in the first 16 lines");
 	expect_error("frame,present_ns,draws\n", COLLECT_SOURCE_RXVK,
 	             "bad.csv:1:1: not a renderer frame log: the first line has no 'present_ns' and 'kind' columns");
 	expect_error("fps,frametime,elapsed\n", COLLECT_SOURCE_RXVK,
@@ -244,6 +290,8 @@ int main(void)
 		cmocka_unit_test(test_framelog__reads_columns_by_name),
 		cmocka_unit_test(test_framelog__missing_optional_column_is_nan_with_warning),
 		cmocka_unit_test(test_framelog__broken_lines_counted_and_skipped),
+		cmocka_unit_test(test_framelog__forward_glitch_skips_that_row_only),
+		cmocka_unit_test(test_framelog__jump_of_more_than_an_hour_skipped),
 		cmocka_unit_test(test_framelog__many_broken_lines_summarised),
 		cmocka_unit_test(test_framelog__cut_last_line_skipped_with_warning),
 		cmocka_unit_test(test_framelog__crlf_and_spaces_accepted),

@@ -48,7 +48,8 @@ static void fill(struct tdb *t)
 	struct db_frame f[] = {
 		{ .frame = 1, .present_ns = 123456789012345, .frame_ms = 0.1 + 0.2, .draws = 4,
 		  .rb_wait_ms = 1.0 / 3.0, .memsync_ms = 1e-300, .kind = DB_FRAME_REAL },
-		{ .frame = 2, .present_ns = 123456797345678, .frame_ms = 8.25, .kind = DB_FRAME_SHOWN },
+		{ .frame = 2, .present_ns = 123456797345678, .frame_ms = 8.25, .kind = DB_FRAME_SHOWN,
+		  .absent = DB_FRAME_NO_RB_WAIT_MS | DB_FRAME_NO_DRAWS, .source = DB_FRAME_MANGOHUD },
 	};
 	struct db_sample s[] = { { .t_ns = 5, .name = "gpu_busy_pct", .value = 99.5 },
 	                         { .t_ns = 5, .name = "gpu_power_w", .absent = true } };
@@ -119,6 +120,10 @@ static void test_export_import__round_trip_gives_the_same_document(void **state)
 	assert_memory_equal(&f[0].frame_ms, &sum, sizeof sum);
 	assert_int_equal(f[0].present_ns, 123456789012345);
 	assert_int_equal(f[1].kind, DB_FRAME_SHOWN);
+	assert_int_equal(f[1].absent, DB_FRAME_NO_RB_WAIT_MS | DB_FRAME_NO_DRAWS);
+	assert_int_equal(f[1].source, DB_FRAME_MANGOHUD);
+	assert_int_equal(f[0].absent, 0);
+	assert_int_equal(f[0].source, DB_FRAME_RXVK);
 	free(f);
 	struct db_log_line *l;
 	size_t nl;

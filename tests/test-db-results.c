@@ -390,6 +390,84 @@ static void test_frames_read__damaged_blob_is_an_error(void **state)
 	tdb_cleanup(&t);
 }
 
+static void test_frames__absent_columns_and_source_round_trip(void **state)
+{
+	struct tdb t = { 0 };
+	int64_t ids[4];
+	start(&t, ids);
+	struct db_frame in[] = {
+		{ .frame = 0, .present_ns = 5000000, .frame_ms = 20.5, .rb_wait_ms = NAN,
+		  .memsync_ms = NAN, .draws = 77, .kind = DB_FRAME_REAL, .source = DB_FRAME_MANGOHUD,
+		  .absent = DB_FRAME_NO_RB_WAIT_MS | DB_FRAME_NO_MEMSYNC_MS | DB_FRAME_NO_DRAWS },
+		{ .frame = 1, .present_ns = 25500000, .frame_ms = 19.5, .kind = DB_FRAME_SHOWN,
+		  .source = DB_FRAME_PRESENTMON, .absent = DB_FRAME_NO_DRAWS },
+	};
+	assert_int_equal(db_frames_store(t.db, ids[0], in, 2), 0);
+	struct db_frame *f;
+	size_t n;
+	assert_int_equal(db_frames_read(t.db, ids[0], &f, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(f[0].absent, in[0].absent);
+	assert_int_equal(f[0].source, DB_FRAME_MANGOHUD);
+	assert_true(f[0].rb_wait_ms == 0 && f[0].memsync_ms == 0 && f[0].draws == 0);
+	assert_true(f[0].frame_ms == 20.5);
+	assert_int_equal(f[1].absent, DB_FRAME_NO_DRAWS);
+	assert_int_equal(f[1].source, DB_FRAME_PRESENTMON);
+	assert_int_equal(f[1].kind, DB_FRAME_SHOWN);
+	free(f);
+
+	/* a present column must still be finite; unknown bits and sources are refused */
+	in[1].rb_wait_ms = NAN;
+	assert_int_equal(db_frames_store(t.db, ids[0], in, 2), -EINVAL);
+	assert_string_equal(db_errmsg(t.db), "frame 1 of run 1: rb_wait_ms is not a finite number");
+	in[1].rb_wait_ms = 0;
+	in[1].absent = 0x10;
+	assert_int_equal(db_frames_store(t.db, ids[0], in, 2), -EINVAL);
+	in[1].absent = 0;
+	in[1].source = 9;
+	assert_int_equal(db_frames_store(t.db, ids[0], in, 2), -EINVAL);
+	assert_non_null(strstr(db_errmsg(t.db), "source 9"));
+	tdb_cleanup(&t);
+}
+
+static void test_frames_read__format_1_blob_reads_as_renderer_frames(void **state)
+{
+	struct tdb t = { 0 };
+	int64_t ids[4];
+	start(&t, ids);
+	/* what a database written before format 2 holds: 45-byte records */
+	unsigned char blob[16 + 45] = { 'R', 'X', 'F', 'R', 1, 0, 0, 0, 1 };
+	unsigned char *r = blob + 16;
+	r[0] = 7;                              /* frame 7 */
+	r[8 + 1] = 1;                          /* present_ns 256 */
+	double ms = 16.5;
+	memcpy(r + 16, &ms, 8);                /* little-endian hosts only: this test's */
+	r[40] = 3;                             /* draws */
+	sqlite3 *s;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(t.path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(s, "INSERT INTO frame_set (run_id, n_frames, format, data) "
+	                                       "VALUES (?, 1, 1, ?)", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, ids[0]);
+	sqlite3_bind_blob(st, 2, blob, sizeof blob, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	struct db_frame *f;
+	size_t n;
+	assert_int_equal(db_frames_read(t.db, ids[0], &f, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].frame, 7);
+	assert_int_equal(f[0].present_ns, 256);
+	assert_int_equal(f[0].draws, 3);
+	assert_int_equal(f[0].absent, 0);
+	assert_int_equal(f[0].source, DB_FRAME_RXVK);
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+		assert_true(f[0].frame_ms == 16.5);
+	free(f);
+	tdb_cleanup(&t);
+}
+
 static void test_frames__a_million_round_trip(void **state)
 {
 	struct tdb t = { 0 };
@@ -429,6 +507,8 @@ int main(void)
 		cmocka_unit_test(test_store_results__crash_mid_write_leaves_nothing),
 		cmocka_unit_test(test_frames_read__damaged_blob_is_an_error),
 		cmocka_unit_test(test_frames__a_million_round_trip),
+		cmocka_unit_test(test_frames__absent_columns_and_source_round_trip),
+		cmocka_unit_test(test_frames_read__format_1_blob_reads_as_renderer_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,7 @@ static const char full_plan[] =
 	"shot_luma = off\n"
 	"clock_drop_pct = 15\n"
 	"temp_max_c = 95\n"
+	"min_coverage = 75\n"
 	"\n"
 	"[build new]\n"
 	"command = /opt/game/bin/game --fullscreen \"--title=a b\" ; a comment\n"
@@ -118,6 +119,7 @@ static void test_plan_parse__every_key(void **state)
 	assert_true(p->void_rules.shot_luma == 0.0);
 	assert_true(p->void_rules.clock_drop_pct == 15.0);
 	assert_true(p->void_rules.temp_max_c == 95.0);
+	assert_true(p->void_rules.min_coverage_pct == 75.0);
 
 	assert_int_equal(p->n_builds, 2);
 	const struct plan_build *b = plan_build_find(p, "new");
@@ -131,7 +133,7 @@ static void test_plan_parse__every_key(void **state)
 	assert_string_equal(b->commit, "abc123");
 	assert_string_equal(b->workdir, "/opt/game");
 	assert_null(b->pad_option); /* a real game is not told */
-	assert_int_equal(b->argv_pos.line, 29);
+	assert_int_equal(b->argv_pos.line, 30);
 	assert_int_equal(b->argv_pos.column, 11);
 	const struct plan_build *old = plan_build_find(p, "old");
 	assert_string_equal(old->argv.v[0], "../old/rxdeck-forest");
@@ -190,6 +192,7 @@ static void test_plan_parse__defaults(void **state)
 	assert_true(p->watchdog_s == 10.0);
 	assert_true(p->void_rules.swap_factor == 1.5);
 	assert_true(p->void_rules.swap_min_pages == 10000.0);
+	assert_true(p->void_rules.min_coverage_pct == 90.0);
 	assert_int_equal(p->n_builds, 1); /* the demo game */
 	assert_string_equal(p->builds[0].name, "forest");
 	assert_null(p->name);

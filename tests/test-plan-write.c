@@ -122,6 +122,7 @@ static void test_plan_write__round_trip(void **state)
 	           "[void]\n"
 	           "shot_luma = 0.1\n"
 	           "temp_max_c = 90\n"
+	           "min_coverage = off\n"
 	           "[profile]\n"
 	           "env = RX_VK_LOG_READBACK_WAITS=1\n"
 	           "[inherited]\n"

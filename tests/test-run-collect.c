@@ -225,6 +225,123 @@ static void test_run_collect__import_reads_only_named_files(void **state)
 	tdir_remove(&t);
 }
 
+/* A MangoHud log of 12 s at 50 fps: elapsed in ns from the log's start. */
+static void write_mangohud(const char *path, double from_s, double to_s)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "os,cpu,gpu,ram,kernel,driver,cpuscheduler\n");
+	fprintf(f, "Debian,cpu,llvmpipe,8GB,6.1,Mesa,\n");
+	fprintf(f, "fps,frametime,cpu_load,gpu_load,elapsed\n");
+	for (int k = 0; k * 0.02 <= to_s - from_s + 1e-9; k++)
+		fprintf(f, "50,20.000,10,20,%" PRId64 "\n",
+		        (int64_t)llround((from_s + k * 0.02) * 1e9));
+	fclose(f);
+}
+
+static void test_run_collect__mangohud_frames_stored_on_the_route_clock(void **state)
+{
+	(void)state;
+	struct tdir t;
+	tdir_make(&t);
+	char dir[PATH_MAX], p[PATH_MAX];
+	tdir_file(&t, "mangohud", dir, sizeof dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_mangohud(tdir_file(&t, "mangohud/vkcube_2026-12-01_19-00-00.csv", p, sizeof p), 0, 12);
+	/* the route started 1.5 s into the log */
+	struct run_collect_spec spec = {
+		.run_dir = t.path, .window_s = { 2, 8 }, .t0_ns = T0_NS,
+		.t0_log_ns = 1500000000, .mangohud = true,
+	};
+	struct run_collected c;
+	char msg[256];
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_false(c.no_frames);
+	assert_string_equal(c.void_reason, "");
+	near(metric(&c, "real_fps"), 50, 1e-9);
+	near(metric(&c, "p99_ms"), 20, 1e-4);
+	assert_int_equal(c.r.n_frames, 601);
+	for (size_t i = 0; i < c.r.n_frames; i++) {
+		const struct db_frame *fr = &c.r.frames[i];
+		assert_int_equal(fr->source, DB_FRAME_MANGOHUD);
+		assert_int_equal(fr->absent, DB_FRAME_NO_RB_WAIT_MS | DB_FRAME_NO_MEMSYNC_MS | DB_FRAME_NO_DRAWS);
+		near(fr->frame_ms, 20, 1e-4);
+	}
+	/* elapsed 0 is 1.5 s before t0 on CLOCK_MONOTONIC */
+	assert_true(c.r.frames[0].present_ns == T0_NS - 1500000000);
+	assert_true(c.r.frames[100].present_ns == T0_NS + 500000000);
+	run_collected_finish(&c);
+	tdir_remove(&t);
+}
+
+static void test_run_collect__frames_without_optional_columns_are_stored(void **state)
+{
+	(void)state;
+	struct tdir t;
+	tdir_make(&t);
+	char p[PATH_MAX];
+	FILE *f = fopen(tdir_file(&t, "frames.csv", p, sizeof p), "w");
+	assert_non_null(f);
+	fprintf(f, "frame,present_ns,kind,frame_ms,draws\n");
+	for (int k = 0; k <= 1000; k++)
+		fprintf(f, "%d,%" PRId64 ",real,10.0,900\n", k, T0_NS + (int64_t)k * 10000000);
+	fclose(f);
+	struct run_collect_spec spec = { .run_dir = t.path, .window_s = { 2, 8 }, .t0_ns = T0_NS };
+	struct run_collected c;
+	char msg[256];
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_int_equal(c.r.n_frames, 1001);
+	assert_int_equal(c.r.frames[5].absent, DB_FRAME_NO_RB_WAIT_MS | DB_FRAME_NO_MEMSYNC_MS);
+	assert_int_equal(c.r.frames[5].source, DB_FRAME_RXVK);
+	assert_int_equal(c.r.frames[5].draws, 900);
+	near(metric(&c, "real_fps"), 100, 1e-9);
+	assert_true(isnan(metric(&c, "rb_wait_ms")));
+	run_collected_finish(&c);
+	tdir_remove(&t);
+}
+
+static void test_run_collect__a_log_covering_part_of_the_window_is_void(void **state)
+{
+	(void)state;
+	struct tdir t;
+	tdir_make(&t);
+	char p[PATH_MAX];
+	/* frames from 2 to 7 s of a 2 to 11 s window, on the log's clock
+	 * with t0 = 0: an import's default */
+	write_mangohud(tdir_file(&t, "partial.csv", p, sizeof p), 2, 7);
+	struct run_collect_spec spec = {
+		.run_dir = t.path, .window_s = { 2, 11 }, .t0_ns = 0, .t0_log_ns = 0,
+		.has_t0 = true, .frame_log = p,
+	};
+	struct run_collected c;
+	char msg[256];
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_false(c.no_frames); /* t0 = 0 is a t0 */
+	assert_non_null(strstr(c.void_reason, "log covers 2.0–7.0 s of 2.0–11.0 s"));
+	run_collected_finish(&c);
+
+	/* configurable: 50 % is enough for 5 of 9 s; negative turns it off */
+	spec.min_coverage_pct = 50;
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_string_equal(c.void_reason, "");
+	run_collected_finish(&c);
+	spec.min_coverage_pct = -1;
+	spec.window_s[1] = 60;
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_string_equal(c.void_reason, "");
+	run_collected_finish(&c);
+
+	/* the whole window covered is not void */
+	write_mangohud(p, 1, 12);
+	spec.min_coverage_pct = 0;
+	spec.window_s[1] = 11;
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_string_equal(c.void_reason, "");
+	near(metric(&c, "real_fps"), 50, 1e-9);
+	run_collected_finish(&c);
+	tdir_remove(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +349,9 @@ int main(void)
 		cmocka_unit_test(test_run_collect__no_route_no_window_metrics),
 		cmocka_unit_test(test_run_collect__missing_frame_log_is_a_warning),
 		cmocka_unit_test(test_run_collect__import_reads_only_named_files),
+		cmocka_unit_test(test_run_collect__mangohud_frames_stored_on_the_route_clock),
+		cmocka_unit_test(test_run_collect__frames_without_optional_columns_are_stored),
+		cmocka_unit_test(test_run_collect__a_log_covering_part_of_the_window_is_void),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* cmd-frames: `rxdeck frames FILE... [--window START END] [--json]`, the
- * metrics of frame logs (the renderer's CSV or MangoHud's) without a
- * campaign.  It owns the command line and the two output forms: a table,
+ * metrics of frame logs (the renderer's CSV, MangoHud's or PresentMon's)
+ * without a campaign, each with the format its header showed.  It owns the command line and the two output forms: a table,
  * and the JSON array docs/metrics.md documents.  Parsing is collect's,
  * the metrics are stats'. */
 #include <errno.h>
@@ -63,8 +63,9 @@ static int on_option(void *ctx, int id, char **args)
 }
 
 /* --source's names, in the order of sources[]; none given: from the header */
-static const char *const source_names[] = { "rxvk", "mangohud", NULL };
-static const enum collect_source sources[] = { COLLECT_SOURCE_RXVK, COLLECT_SOURCE_MANGOHUD };
+static const char *const source_names[] = { "rxvk", "mangohud", "presentmon", NULL };
+static const enum collect_source sources[] = { COLLECT_SOURCE_RXVK, COLLECT_SOURCE_MANGOHUD,
+	                                       COLLECT_SOURCE_PRESENTMON };
 
 struct result {
 	const char *file;
@@ -90,6 +91,7 @@ static json_t *result_json(const struct result *r)
 	}
 	const struct stats_run_metrics *m = &r->m;
 	json_object_set_new(o, "source", json_string(collect_source_name(r->frames->source)));
+	json_object_set_new(o, "format", json_string(r->frames->format));
 	json_object_set_new(o, "t0_ns", json_integer(r->t0_ns));
 	json_object_set_new(o, "frames", json_integer((json_int_t)m->frames));
 	json_object_set_new(o, "real_frames", json_integer((json_int_t)m->real_frames));
@@ -125,12 +127,15 @@ static void cell(char *buf, size_t size, double v, int decimals)
 
 static void print_table(const struct result *r, size_t n)
 {
-	int fw = 4;
-	for (size_t i = 0; i < n; i++)
+	int fw = 4, sw = 6;
+	for (size_t i = 0; i < n; i++) {
 		if ((int)strlen(r[i].file) > fw)
 			fw = (int)strlen(r[i].file);
-	printf("%-*s  %-8s  %8s  %17s  %8s  %9s  %8s  %8s  %8s  %7s  %10s  %10s  %7s\n", fw,
-	       "file", "source", "frames", "window s", "real fps", "shown fps", "p50 ms", "p95 ms",
+		if (r[i].ok && (int)strlen(r[i].frames->format) > sw)
+			sw = (int)strlen(r[i].frames->format);
+	}
+	printf("%-*s  %-*s  %8s  %17s  %8s  %9s  %8s  %8s  %8s  %7s  %10s  %10s  %7s\n", fw,
+	       "file", sw, "format", "frames", "window s", "real fps", "shown fps", "p50 ms", "p95 ms",
 	       "p99 ms", ">100 ms", "rb wait ms", "memsync ms", "draws");
 	for (size_t i = 0; i < n; i++) {
 		if (!r[i].ok) {
@@ -148,8 +153,8 @@ static void print_table(const struct result *r, size_t n)
 		cell(c[5], sizeof c[5], m->rb_wait_ms, 3);
 		cell(c[6], sizeof c[6], m->memsync_ms, 3);
 		cell(c[7], sizeof c[7], m->draws, 0);
-		printf("%-*s  %-8s  %8" PRIu64 "  %17s  %8s  %9s  %8s  %8s  %8s  %7" PRIu64 "  %10s  %10s  %7s\n",
-		       fw, r[i].file, collect_source_name(r[i].frames->source), m->frames, win, c[0],
+		printf("%-*s  %-*s  %8" PRIu64 "  %17s  %8s  %9s  %8s  %8s  %8s  %7" PRIu64 "  %10s  %10s  %7s\n",
+		       fw, r[i].file, sw, r[i].frames->format, m->frames, win, c[0],
 		       c[1], c[2], c[3], c[4], m->over_100ms, c[5], c[6], c[7]);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -169,17 +174,18 @@ int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 	const struct cli_option options[] = {
 		OPT_CALLBACK('w', "window", 2, "START END", "measure over (START, END] after t0, e.g. 30s 110s or 500ms 2s", OPT_WINDOW),
 		OPT_CALLBACK(0, "t0", 1, "NS", "t0 on the log's clock in ns (default: the first frame)", OPT_T0),
-		{ .name = "source", .nargs = 1, .args = "rxvk|mangohud",
+		{ .name = "source", .nargs = 1, .args = "rxvk|mangohud|presentmon",
 		  .help = "read the files as this format (default: from the header)", .type = CLI_CHOICE,
-		  .value = &source, .choices = source_names, .expect = "'rxvk' or 'mangohud'" },
+		  .value = &source, .choices = source_names, .expect = "'rxvk', 'mangohud' or 'presentmon'" },
 		OPT_BOOL(0, "json", &o.json, "print a JSON array, one object per file"),
 		OPT_END,
 	};
 	const struct cli cli = {
 		.command = COMMAND,
-		.synopsis = "FILE... [--window START END] [--t0 NS] [--source rxvk|mangohud] [--json]",
-		.summary = "Prints the frame metrics of frame logs (the renderer's RX_FRAME_LOG CSV or\n"
-		           "MangoHud CSV logs, told apart by their header) without a campaign: real and\n"
+		.synopsis = "FILE... [--window START END] [--t0 NS] [--source rxvk|mangohud|presentmon] [--json]",
+		.summary = "Prints the frame metrics of frame logs (the renderer's RX_FRAME_LOG CSV,\n"
+		           "MangoHud CSV logs or PresentMon 1.x/2.x CSVs, told apart by their header,\n"
+		           "the format column says which) without a campaign: real and\n"
 		           "shown fps, nearest-rank p50/p95/p99 frame times, frames over 100 ms, and the\n"
 		           "renderer's per-frame readback wait, memory sync and draws.  Without --window\n"
 		           "the whole log is measured.  Times take 's' or 'ms' (30s, 500ms); docs/metrics.md\n"

@@ -203,6 +203,7 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 		.window_s = { c->window_start_s, c->window_end_s },
 		.t0_ns = t0,
 		.t0_log_ns = t0,
+		.has_t0 = true,
 		.collect_profile = collect_path,
 		.frame_log = abs_log,
 		.game_log = abs_game_log,
@@ -223,6 +224,8 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 	}
 	if (col.warnings[0])
 		fprintf(stderr, "%s: %s\n", COMMAND, col.warnings);
+	/* plots place the window from the database alone */
+	run_collected_add_metric(&col, "route_t0_ns", (double)t0);
 
 	/* one transaction: the arm if new, the run, its results */
 	if (db_begin(db) < 0)
@@ -251,15 +254,17 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 	int64_t mtime_ms = stat(abs_log, &st) == 0 ? (int64_t)st.st_mtime * 1000 : 0;
 	if (db_run_mark_running(db, run_id, mtime_ms, dir) < 0)
 		goto db_rollback;
-	col.r.status = DB_RUN_DONE;
+	col.r.status = col.void_reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
+	col.r.void_reason = col.void_reason[0] ? col.void_reason : NULL;
 	col.r.end_unix_ms = mtime_ms;
 	col.r.exit_status = -1;
 	if (db_run_store_results(db, run_id, &col.r) < 0)
 		goto db_rollback;
 	if (db_commit(db) < 0)
 		goto db_rollback;
-	printf("imported '%s' into campaign %s as run %d, arm %c, round %d\n", framelog, c->name,
-	       position, letter, (int)o.round);
+	printf("imported '%s' into campaign %s as run %d, arm %c, round %d%s%s\n", framelog,
+	       c->name, position, letter, (int)o.round, col.void_reason[0] ? ": void, " : "",
+	       col.void_reason);
 	code = RXDECK_EXIT_OK;
 	goto out;
 db_rollback:

@@ -1,10 +1,12 @@
 /* collect-frames: frame-log parsing.  It owns reading the renderer's frame
- * log (DESIGN.md 3.4) and MangoHud CSV logs into struct collect_frames:
+ * log (DESIGN.md 3.4), MangoHud CSV logs and PresentMon CSVs (1.x and 2.x
+ * column names) into struct collect_frames:
  * finding the header (MangoHud may put a version line and a system-info
  * block before it), reading columns by name, skipping broken rows with a
  * warning, and MangoHud's quirks: frametime in µs (older versions) or ms,
  * `elapsed` in ns, rows that are periodic samples rather than frames, and a
- * start-up row with an absurd frame time.  What the frames mean over a
+ * start-up row with an absurd frame time; and rows whose timestamps go back
+ * or jump impossibly far ahead, skipped one by one.  What the frames mean over a
  * window is stats' business (stats-run.c). */
 #include "collect-private.h"
 
@@ -23,6 +25,9 @@
 #define STARTUP_ROWS_MAX 10
 #define ABSURD_FRAME_MS 10000.0
 #define ABSURD_FACTOR 100.0
+/* A step between two rows' timestamps longer than this is impossible: no
+ * frame takes an hour. */
+#define COLLECT_MAX_STEP_S 3600.0
 
 enum role {
 	R_IGNORE = 0,
@@ -36,6 +41,13 @@ enum role {
 	R_FPS,
 	R_FRAMETIME,
 	R_ELAPSED,
+	R_PM_TIME_S,     /* PresentMon: the present's time, s since recording started */
+	R_PM_TIME_MS,    /* the same in ms (--time_ms) */
+	R_PM_BETWEEN,    /* MsBetweenPresents */
+	R_PM_APP_FRAME,  /* 2.x's CPU frame time when there is no MsBetweenPresents */
+	R_PM_FRAME_TYPE, /* Application, or a generated frame's generator */
+	R_PM_DROPPED,    /* 1.x: 1 when the present was never displayed */
+	R_PM_DISPLAYED,  /* 2.x: how long it was displayed, NA when never */
 	R_COUNT,
 };
 
@@ -54,6 +66,43 @@ static const char *const mangohud_columns[R_COUNT] = {
 	[R_FRAMETIME] = "frametime",
 	[R_ELAPSED] = "elapsed",
 };
+
+/* PresentMon's column names across versions (compared without case: 1.x
+ * writes msBetweenPresents, its README MsBetweenPresents).  Sources:
+ * PresentMon's README-ConsoleApplication.md "CSV columns" (1.x: README.md
+ * of v1.9.2) and PresentMon/CsvOutput.cpp; tests/data/presentmon/README.md
+ * lists them. */
+static const struct {
+	enum role role;
+	const char *name;
+} presentmon_columns[] = {
+	{ R_PM_TIME_S, "TimeInSeconds" },         /* 1.x, and 2.x's default since 2.4 */
+	{ R_PM_TIME_S, "CPUStartTime" },          /* 2.0-2.3 (--v2_metrics later) */
+	{ R_PM_TIME_S, "CPUStartTimeInSeconds" },
+	{ R_PM_TIME_MS, "TimeInMs" },
+	{ R_PM_TIME_MS, "CPUStartTimeInMs" },
+	{ R_PM_BETWEEN, "MsBetweenPresents" },
+	{ R_PM_APP_FRAME, "MsBetweenAppStart" },
+	{ R_PM_APP_FRAME, "FrameTime" },
+	{ R_PM_FRAME_TYPE, "FrameType" },
+	{ R_PM_DROPPED, "Dropped" },
+	{ R_PM_DISPLAYED, "DisplayedTime" },
+	{ R_PM_DISPLAYED, "MsDisplayedTime" },
+};
+#define N_PRESENTMON_COLUMNS (sizeof presentmon_columns / sizeof presentmon_columns[0])
+
+/* The name a role is shown with in messages. */
+static const char *role_name(enum collect_source source, enum role r)
+{
+	if (source == COLLECT_SOURCE_PRESENTMON) {
+		for (size_t i = 0; i < N_PRESENTMON_COLUMNS; i++)
+			if (presentmon_columns[i].role == r)
+				return presentmon_columns[i].name;
+		return "?";
+	}
+	const char *n = source == COLLECT_SOURCE_MANGOHUD ? mangohud_columns[r] : rxvk_columns[r];
+	return n ? n : "?";
+}
 
 struct line {
 	const char *s, *end; /* without the newline and a trailing '\r' */
@@ -74,6 +123,9 @@ struct parser {
 	/* MangoHud: line numbers of the first rows (start-up row messages) */
 	size_t first_lines[STARTUP_ROWS_MAX];
 	bool elapsed_ok;
+	size_t last_line;   /* line of the last row kept */
+	enum role time_role; /* the column timestamps come from */
+	size_t dropped;      /* PresentMon: presents never displayed */
 };
 
 static bool next_line(struct parser *p, struct line *l, bool *cut)
@@ -106,6 +158,32 @@ static bool field_is(const char *s, const char *e, const char *name)
 	return (size_t)(e - s) == n && memcmp(s, name, n) == 0;
 }
 
+static bool field_is_nocase(const char *s, const char *e, const char *name)
+{
+	trim(&s, &e);
+	size_t n = strlen(name);
+	if ((size_t)(e - s) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char a = s[i], b = name[i];
+		if (a >= 'A' && a <= 'Z')
+			a = (char)(a - 'A' + 'a');
+		if (b >= 'A' && b <= 'Z')
+			b = (char)(b - 'A' + 'a');
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+static enum role presentmon_role(const char *s, const char *e)
+{
+	for (size_t i = 0; i < N_PRESENTMON_COLUMNS; i++)
+		if (field_is_nocase(s, e, presentmon_columns[i].name))
+			return presentmon_columns[i].role;
+	return R_IGNORE;
+}
+
 /* Does the comma-separated line have a column called name? */
 static bool line_has_column(const struct line *l, const char *name)
 {
@@ -125,6 +203,19 @@ static enum collect_source header_kind(const struct line *l)
 {
 	if (line_has_column(l, "present_ns") && line_has_column(l, "kind"))
 		return COLLECT_SOURCE_RXVK;
+	bool pm_time = false, pm_frame = false;
+	for (const char *s = l->s;;) {
+		const char *c = memchr(s, ',', (size_t)(l->end - s));
+		const char *e = c ? c : l->end;
+		enum role r = presentmon_role(s, e);
+		pm_time |= r == R_PM_TIME_S || r == R_PM_TIME_MS;
+		pm_frame |= r == R_PM_BETWEEN || r == R_PM_APP_FRAME;
+		if (!c)
+			break;
+		s = c + 1;
+	}
+	if (pm_time && pm_frame)
+		return COLLECT_SOURCE_PRESENTMON;
 	if (line_has_column(l, "os"))
 		return COLLECT_SOURCE_AUTO; /* MangoHud's system-info header */
 	if (line_has_column(l, "frametime") || line_has_column(l, "fps"))
@@ -147,8 +238,8 @@ static int set_error(struct collect_error *err, const char *fmt, ...)
 
 static int read_header(struct parser *p, const struct line *l, struct collect_error *err)
 {
-	const char *const *names = p->f->source == COLLECT_SOURCE_RXVK ? rxvk_columns
-	                                                              : mangohud_columns;
+	enum collect_source src = p->f->source;
+	const char *const *names = src == COLLECT_SOURCE_RXVK ? rxvk_columns : mangohud_columns;
 	size_t ncols = 1;
 	for (const char *c = l->s; c < l->end; c++)
 		ncols += *c == ',';
@@ -160,20 +251,26 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 	for (size_t i = 0; i < ncols; i++) {
 		const char *c = memchr(s, ',', (size_t)(l->end - s));
 		const char *e = c ? c : l->end;
-		for (int r = 1; r < R_COUNT; r++) {
-			if (names[r] && field_is(s, e, names[r])) {
-				if (p->have[r]) {
-					char what[64];
-					collect_excerpt(s, e, what, sizeof what);
-					collect_warnings_add(&p->f->warnings,
-					                     "%s:%zu:%zu: column '%s' appears twice, the first one is used",
-					                     p->name, l->no, (size_t)(s - l->s) + 1, names[r]);
-					break;
-				}
-				p->have[r] = (int)i + 1;
-				p->roles[i] = (enum role)r;
-				break;
-			}
+		enum role found = R_IGNORE;
+		if (src == COLLECT_SOURCE_PRESENTMON) {
+			found = presentmon_role(s, e);
+		} else {
+			for (int r = 1; r < R_COUNT && !found; r++)
+				if (names[r] && field_is(s, e, names[r]))
+					found = (enum role)r;
+		}
+		if (found && p->have[found] && src == COLLECT_SOURCE_PRESENTMON) {
+			/* 2.x writes TimeInSeconds and CPUStartTimeInSeconds: the
+			 * first of a role's names wins, as the table orders them */
+		} else if (found && p->have[found]) {
+			char what[64];
+			collect_excerpt(s, e, what, sizeof what);
+			collect_warnings_add(&p->f->warnings,
+			                     "%s:%zu:%zu: column '%s' appears twice, the first one is used",
+			                     p->name, l->no, (size_t)(s - l->s) + 1, what);
+		} else if (found) {
+			p->have[found] = (int)i + 1;
+			p->roles[i] = found;
 		}
 		s = e + 1;
 	}
@@ -189,6 +286,17 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 				collect_warnings_add(&p->f->warnings,
 				                     "%s:%zu:1: no '%s' column; its metric is left empty",
 				                     p->name, l->no, rxvk_columns[optional[i]]);
+	} else if (src == COLLECT_SOURCE_PRESENTMON) {
+		/* a time column and a frame-time column: header_kind() saw both */
+		p->time_role = p->have[R_PM_TIME_S] ? R_PM_TIME_S : R_PM_TIME_MS;
+		/* 1.x names its runtime column Runtime, 2.x PresentRuntime and
+		 * its times CPUStart... */
+		p->f->format = line_has_column(l, "PresentRuntime") || !p->have[R_PM_DROPPED]
+		               ? "PresentMon 2.x CSV" : "PresentMon 1.x CSV";
+		if (!p->have[R_PM_BETWEEN])
+			collect_warnings_add(&p->f->warnings,
+			                     "%s:%zu:1: no 'MsBetweenPresents' column: frame times are PresentMon 2.x's CPU frame time ('%s')",
+			                     p->name, l->no, "FrameTime");
 	} else {
 		if (!p->have[R_FRAMETIME] && !p->have[R_FPS])
 			return set_error(err, "%s:%zu:1: MangoHud header has neither 'frametime' nor 'fps'",
@@ -227,6 +335,50 @@ static int push(struct parser *p, const struct collect_frame *fr)
 	return 0;
 }
 
+/*
+ * A row's timestamp against the rows kept before it.  Timestamps never go
+ * back, so a row behind the last kept one is wrong, or the last kept one
+ * was: when the row is behind the last kept row but not behind the one
+ * before that, the last kept row jumped ahead alone (a glitched clock
+ * value) and is dropped instead, so one bad value never takes the rest of
+ * the log with it.  A step of more than COLLECT_MAX_STEP_S ahead is
+ * impossible in a frame log (the watchdog ends a run long before) and the
+ * row is skipped.  Every skipped row is reported file:line:column.
+ * Returns 1 to keep the row, 0 when it is skipped.
+ */
+static int check_time(struct parser *p, const struct line *l, const struct collect_frame *fr)
+{
+	struct collect_frames *f = p->f;
+	const char *what = role_name(f->source, p->time_role);
+	int col = p->have[p->time_role] - 1;
+	const char *at = l->s;
+	for (int k = 0; k < col && at < l->end; at++)
+		k += *at == ',';
+	int64_t last = f->frames[f->n - 1].present_ns;
+	char a[48], b[48];
+	if (fr->present_ns < last) {
+		if (f->n >= 2 && fr->present_ns >= f->frames[f->n - 2].present_ns) {
+			snprintf(a, sizeof a, "%.3f", (double)(last - f->frames[f->n - 2].present_ns) / 1e9);
+			f->n--;
+			f->broken_lines++;
+			if (f->broken_lines <= BROKEN_WARN_MAX)
+				collect_warnings_add(&f->warnings,
+				                     "%s:%zu: %s jumps %s s ahead and line %zu comes back: an impossible jump, line skipped",
+				                     p->name, p->last_line, what, a, l->no);
+			return 1;
+		}
+		broken(p, l, at, "%s goes back in time%s", what, "");
+		return 0;
+	}
+	if ((double)(fr->present_ns - last) > COLLECT_MAX_STEP_S * 1e9) {
+		snprintf(a, sizeof a, "%.3f", (double)(fr->present_ns - last) / 1e9);
+		snprintf(b, sizeof b, "%.0f", COLLECT_MAX_STEP_S);
+		broken(p, l, at, "an impossible jump of %s s ahead (more than %s s)", a, b);
+		return 0;
+	}
+	return 1;
+}
+
 /* Parses one data row; returns 0 (row kept or skipped as broken) or -ENOMEM. */
 static int parse_row(struct parser *p, const struct line *l)
 {
@@ -244,6 +396,9 @@ static int parse_row(struct parser *p, const struct line *l)
 	const char *extra_at = NULL;
 	size_t i = 0;
 	bool mango = p->f->source == COLLECT_SOURCE_MANGOHUD;
+	bool pm = p->f->source == COLLECT_SOURCE_PRESENTMON;
+	double app_frame_ms = NAN;
+	bool dropped = false;
 	for (;; i++) {
 		const char *c = memchr(s, ',', (size_t)(l->end - s));
 		const char *e = c ? c : l->end;
@@ -255,8 +410,42 @@ static int parse_row(struct parser *p, const struct line *l)
 			trim(&fs, &fe);
 			double v;
 			int64_t iv;
-			const char *name = mango ? mangohud_columns[r] : rxvk_columns[r];
+			const char *name = role_name(p->f->source, r);
 			switch (r) {
+			case R_PM_TIME_S:
+			case R_PM_TIME_MS: {
+				double scale = r == R_PM_TIME_S ? 1e9 : 1e6;
+				if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v * scale > 9e18) {
+					collect_excerpt(fs, fe, ex, sizeof ex);
+					broken(p, l, s, "bad %s '%s'", name, ex);
+					return 0;
+				}
+				fr.present_ns = (int64_t)llround(v * scale);
+				break;
+			}
+			case R_PM_BETWEEN:
+			case R_PM_APP_FRAME:
+				if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v > 1e9) {
+					collect_excerpt(fs, fe, ex, sizeof ex);
+					broken(p, l, s, "bad %s '%s'", name, ex);
+					return 0;
+				}
+				if (r == R_PM_BETWEEN)
+					fr.frame_ms = (float)v;
+				else
+					app_frame_ms = v;
+				break;
+			case R_PM_FRAME_TYPE:
+				/* NotSet and Repeated are written as Application */
+				if (!field_is(fs, fe, "Application") && fe > fs)
+					fr.kind = COLLECT_FRAME_SHOWN;
+				break;
+			case R_PM_DROPPED:
+				dropped = field_is(fs, fe, "1");
+				break;
+			case R_PM_DISPLAYED:
+				dropped = field_is(fs, fe, "NA");
+				break;
 			case R_FRAME:
 				if (collect_parse_i64(fs, fe, &iv) != 0) {
 					collect_excerpt(fs, fe, ex, sizeof ex);
@@ -343,6 +532,11 @@ static int parse_row(struct parser *p, const struct line *l)
 		broken(p, l, extra_at ? extra_at : l->end, "%s columns where the header has %s", a, b);
 		return 0;
 	}
+	if (pm) {
+		if (!p->have[R_PM_BETWEEN])
+			fr.frame_ms = (float)app_frame_ms;
+		p->dropped += dropped;
+	}
 	if (mango) {
 		if (!p->have[R_FRAMETIME]) {
 			if (!(fr.fps > 0)) {
@@ -352,17 +546,14 @@ static int parse_row(struct parser *p, const struct line *l)
 			fr.frame_ms = (float)(1000.0 / fr.fps);
 		}
 	}
-	if (fr.present_ns >= 0 && p->f->n > 0 &&
-	    fr.present_ns < p->f->frames[p->f->n - 1].present_ns) {
-		int col = p->have[mango ? R_ELAPSED : R_PRESENT_NS] - 1;
-		const char *at = l->s;
-		for (int k = 0; k < col && at < l->end; at++)
-			k += *at == ',';
-		broken(p, l, at, "%s goes back in time%s", mango ? "elapsed" : "present_ns", "");
-		return 0;
+	if (fr.present_ns >= 0 && p->f->n > 0) {
+		int rc = check_time(p, l, &fr);
+		if (rc <= 0)
+			return rc;
 	}
 	if (mango && p->f->n < STARTUP_ROWS_MAX)
 		p->first_lines[p->f->n] = l->no;
+	p->last_line = l->no;
 	return push(p, &fr);
 }
 
@@ -549,13 +740,23 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 		else if (source == COLLECT_SOURCE_MANGOHUD)
 			rc = set_error(err, "%s:1:1: not a MangoHud log: no header with 'frametime' or 'fps' in the first %d lines",
 			               p.name, HEADER_SEARCH_LINES);
+		else if (source == COLLECT_SOURCE_PRESENTMON)
+			rc = set_error(err, "%s:1:1: not a PresentMon CSV: no header with a time column (TimeInSeconds, CPUStartTime) and MsBetweenPresents in the first %d lines",
+			               p.name, HEADER_SEARCH_LINES);
 		else
-			rc = set_error(err, "%s:1:1: not a frame log: no renderer header (present_ns, kind) or MangoHud header (frametime, fps) in the first %d lines",
+			rc = set_error(err, "%s:1:1: not a frame log: no renderer header (present_ns, kind), MangoHud header (frametime, fps) or PresentMon header (TimeInSeconds, MsBetweenPresents) in the first %d lines",
 			               p.name, HEADER_SEARCH_LINES);
 		goto fail;
 	}
 	f->clock = f->source == COLLECT_SOURCE_RXVK ? COLLECT_CLOCK_MONOTONIC : COLLECT_CLOCK_LOG_START;
-	f->frame_ms_is_interval = f->source == COLLECT_SOURCE_MANGOHUD;
+	f->frame_ms_is_interval = f->source != COLLECT_SOURCE_RXVK;
+	if (f->source == COLLECT_SOURCE_RXVK) {
+		f->format = "rxdeck frame log";
+		p.time_role = R_PRESENT_NS;
+	} else if (f->source == COLLECT_SOURCE_MANGOHUD) {
+		f->format = "MangoHud CSV";
+		p.time_role = R_ELAPSED;
+	}
 	rc = read_header(&p, &l, err);
 	if (rc < 0)
 		goto fail;
@@ -582,6 +783,10 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 		if (rc < 0)
 			goto fail;
 	}
+	if (p.dropped)
+		collect_warnings_add(&f->warnings,
+		                     "%s: %zu presents were never displayed (dropped); they count as frames, as PresentMon's MsBetweenPresents does",
+		                     p.name, p.dropped);
 	if (f->n == 0)
 		collect_warnings_add(&f->warnings, "%s: no frames", p.name);
 	collect_warnings_seal(&f->warnings);

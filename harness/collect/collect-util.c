@@ -21,6 +21,8 @@ const char *collect_source_name(enum collect_source source)
 		return "rxvk";
 	case COLLECT_SOURCE_MANGOHUD:
 		return "mangohud";
+	case COLLECT_SOURCE_PRESENTMON:
+		return "presentmon";
 	case COLLECT_SOURCE_AUTO:
 		break;
 	}

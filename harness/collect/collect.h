@@ -1,8 +1,9 @@
 /* collect: turns what a run leaves behind into rows the harness can store.
  *
  * Three inputs are read here:
- *   - frame logs: the renderer's CSV (RX_FRAME_LOG; DESIGN.md 3.4) and
- *     MangoHud CSV logs of games that are not ours, detected from the header;
+ *   - frame logs: the renderer's CSV (RX_FRAME_LOG; DESIGN.md 3.4),
+ *     MangoHud CSV logs of games that are not ours and PresentMon CSVs of
+ *     Windows runs, detected from the header;
  *   - collector profiles (profiles/NAME.collect): named POSIX extended
  *     regular expressions whose named captures become metrics;
  *   - game logs (the renderer's RX_LOG, or any game's stderr), scanned with a
@@ -58,9 +59,10 @@ enum collect_source {
 	COLLECT_SOURCE_AUTO = 0,      /* detect from the header */
 	COLLECT_SOURCE_RXVK = 1,      /* the renderer's frame log */
 	COLLECT_SOURCE_MANGOHUD = 2,  /* a MangoHud CSV log */
+	COLLECT_SOURCE_PRESENTMON = 3, /* a PresentMon CSV (1.x or 2.x column names) */
 };
 
-/* "rxvk", "mangohud" or "auto". */
+/* "rxvk", "mangohud", "presentmon" or "auto". */
 const char *collect_source_name(enum collect_source source);
 
 enum collect_frame_kind {
@@ -74,8 +76,9 @@ enum collect_clock {
 	 * route's start on the same clock. */
 	COLLECT_CLOCK_MONOTONIC = 0,
 	/* present_ns counts from the log's own start (MangoHud's `elapsed`,
-	 * or the running sum of frame times when there is none): t0 must be
-	 * given on that clock (0 = the log started with the route). */
+	 * or the running sum of frame times when there is none; PresentMon's
+	 * TimeInSeconds or CPUStartTime): t0 must be given on that clock
+	 * (0 = the log started with the route). */
 	COLLECT_CLOCK_LOG_START = 1,
 };
 
@@ -93,17 +96,22 @@ struct collect_frame {
 };
 
 /* A parsed frame log.  Frames are in file order with present_ns
- * non-decreasing (rows going back in time are skipped as broken). */
+ * non-decreasing: a row going back in time is skipped as broken, and so is
+ * a row that jumped ahead alone (the next row comes back to before it) or
+ * more than an hour ahead; each with a file:line:column warning. */
 struct collect_frames {
 	char *path;                 /* the name given to the parser */
-	enum collect_source source; /* RXVK or MANGOHUD */
+	enum collect_source source; /* RXVK, MANGOHUD or PRESENTMON */
+	const char *format;         /* for people: "rxdeck frame log", "MangoHud CSV",
+	                             * "PresentMon 1.x CSV", "PresentMon 2.x CSV" */
 	enum collect_clock clock;
 	struct collect_frame *frames;
 	size_t n;
 	/* Where the frame time of a real frame comes from (DESIGN.md 5.3):
 	 * false: present_ns minus the previous real frame's present_ns (the
 	 * renderer's log); true: the frame_ms column (MangoHud measured the
-	 * present-to-present time itself; its rows may be samples). */
+	 * present-to-present time itself, its rows may be samples; PresentMon's
+	 * MsBetweenPresents). */
 	bool frame_ms_is_interval;
 	/* MangoHud logged one row per log interval, not per frame: the rows
 	 * are samples of frame times.  See docs/metrics.md, "sampled logs". */
@@ -119,8 +127,10 @@ struct collect_frames {
  * Parses a frame log held in memory.  `name` is used in messages and kept in
  * ->path; data need not be NUL-terminated.  source COLLECT_SOURCE_AUTO
  * detects the format from the header (a header with `present_ns` and `kind`
- * is the renderer's; one with `frametime` or `fps`, possibly after
- * MangoHud's system-info block, is MangoHud's).
+ * is the renderer's; one with a time column (TimeInSeconds, CPUStartTime, in
+ * any case) and a frame-time column (MsBetweenPresents, FrameTime) is
+ * PresentMon's; one with `frametime` or `fps`, possibly after MangoHud's
+ * system-info block, is MangoHud's).
  *
  * Returns 0 and a new object in *out (free with collect_frames_destroy()),
  * even when rows were skipped (see ->warnings); -EINVAL when the file has no

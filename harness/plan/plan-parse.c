@@ -49,7 +49,7 @@ enum key {
 	K_PAD, K_FRAMES, K_GPU_CLOCK, K_TDP_W, K_MIN_BATTERY,
 	K_BINARY, K_COMMAND, K_COMMIT, K_WORKDIR, K_PAD_OPTION,
 	K_LABEL, K_BUILD, K_ENV, K_ARGS, K_ARM_GPU_CLOCK, K_ARM_TDP_W,
-	K_SWAP_FACTOR, K_SWAP_MIN_PAGES, K_SHOT_LUMA, K_CLOCK_DROP_PCT, K_TEMP_MAX_C,
+	K_SWAP_FACTOR, K_SWAP_MIN_PAGES, K_SHOT_LUMA, K_CLOCK_DROP_PCT, K_TEMP_MAX_C, K_MIN_COVERAGE,
 	K_COUNT
 };
 
@@ -96,6 +96,7 @@ static const struct key_def keys[K_COUNT] = {
 	[K_SHOT_LUMA] = { "shot_luma", S_VOID, false },
 	[K_CLOCK_DROP_PCT] = { "clock_drop_pct", S_VOID, false },
 	[K_TEMP_MAX_C] = { "temp_max_c", S_VOID, false },
+	[K_MIN_COVERAGE] = { "min_coverage", S_VOID, false },
 };
 
 static const char *section_title(enum section s)
@@ -893,6 +894,10 @@ static void void_key(struct ctx *c, enum key k, const char *v, int col)
 	case K_TEMP_MAX_C:
 		set_void_number(c, &r->temp_max_c, "temp_max_c", v, col, 200, "degrees Celsius");
 		return;
+	case K_MIN_COVERAGE:
+		set_void_number(c, &r->min_coverage_pct, "min_coverage", v, col, 100,
+		                "a percentage of the window from 0 to 100");
+		return;
 	default:
 		return;
 	}
@@ -1223,6 +1228,7 @@ void plan_defaults(struct plan *p)
 		.shot_luma = 16,
 		.clock_drop_pct = 10,
 		.temp_max_c = 0,
+		.min_coverage_pct = 90,
 	};
 }
 

@@ -370,6 +370,7 @@ int plan_write(const struct plan *p, FILE *f)
 	put_number(&w, "shot_luma", p->void_rules.shot_luma);
 	put_number(&w, "clock_drop_pct", p->void_rules.clock_drop_pct);
 	put_number(&w, "temp_max_c", p->void_rules.temp_max_c);
+	put_number(&w, "min_coverage", p->void_rules.min_coverage_pct);
 
 	if (p->has_profile_env) {
 		put(&w, "\n[profile]\n");

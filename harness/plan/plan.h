@@ -142,6 +142,8 @@ struct plan_void_rules {
 	double clock_drop_pct;    /* median GPU clock in the window this % under the
 	                             campaign's median (10) */
 	double temp_max_c;        /* the hottest GPU temperature reached this (0: off) */
+	double min_coverage_pct;  /* a frame log covering less of the route's window
+	                             than this % makes the run void (90; 0: off) */
 };
 
 struct plan {

@@ -126,10 +126,16 @@ static int derive_frame_metrics(struct db *db, const struct db_campaign *c, stru
 		free(f);
 		return 0;
 	}
+	/* frames of every source are stored on the route's clock; MangoHud's
+	 * and PresentMon's carry their own frame times */
+	bool interval = f[0].source != DB_FRAME_RXVK;
 	struct collect_frames cf = {
 		.path = (char *)"results.db",
-		.source = COLLECT_SOURCE_RXVK,
+		.source = f[0].source == DB_FRAME_MANGOHUD     ? COLLECT_SOURCE_MANGOHUD
+		          : f[0].source == DB_FRAME_PRESENTMON ? COLLECT_SOURCE_PRESENTMON
+		                                                : COLLECT_SOURCE_RXVK,
 		.clock = COLLECT_CLOCK_MONOTONIC,
+		.frame_ms_is_interval = interval,
 		.n = n,
 	};
 	cf.frames = malloc(n * sizeof *cf.frames);
@@ -141,12 +147,13 @@ static int derive_frame_metrics(struct db *db, const struct db_campaign *c, stru
 	for (size_t i = 0; i < n; i++) {
 		if (k && f[i].present_ns < cf.frames[k - 1].present_ns)
 			continue; /* as the frame-log parser does: never back in time */
+		uint8_t a = f[i].absent;
 		cf.frames[k++] = (struct collect_frame){
 			.present_ns = f[i].present_ns,
-			.frame_ms = (float)f[i].frame_ms,
-			.rb_wait_ms = (float)f[i].rb_wait_ms,
-			.memsync_ms = (float)f[i].memsync_ms,
-			.draws = (float)f[i].draws,
+			.frame_ms = a & DB_FRAME_NO_FRAME_MS ? NAN : (float)f[i].frame_ms,
+			.rb_wait_ms = a & DB_FRAME_NO_RB_WAIT_MS ? NAN : (float)f[i].rb_wait_ms,
+			.memsync_ms = a & DB_FRAME_NO_MEMSYNC_MS ? NAN : (float)f[i].memsync_ms,
+			.draws = a & DB_FRAME_NO_DRAWS ? NAN : (float)f[i].draws,
 			.fps = NAN,
 			.kind = f[i].kind == DB_FRAME_SHOWN ? COLLECT_FRAME_SHOWN : COLLECT_FRAME_REAL,
 		};
@@ -496,7 +503,12 @@ int report_run_frame_times(struct db *db, const struct report_run *r, double **x
 		if (f[i].present_ns < prev)
 			continue;
 		x[k] = (double)(f[i].present_ns - t0) / 1e9;
-		y[k] = (double)(f[i].present_ns - prev) / 1e6;
+		/* MangoHud and PresentMon measured each frame time themselves
+		 * (MangoHud's rows may be samples, a present apart is not one) */
+		if (f[i].source != DB_FRAME_RXVK && !(f[i].absent & DB_FRAME_NO_FRAME_MS))
+			y[k] = f[i].frame_ms;
+		else
+			y[k] = (double)(f[i].present_ns - prev) / 1e6;
 		prev = f[i].present_ns;
 		k++;
 	}

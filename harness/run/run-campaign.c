@@ -1328,6 +1328,7 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 		.t0_ns = gr->t0_ns,
 		.t0_log_ns = gr->t0_log_ns,
 		.mangohud = p->frames == PLAN_FRAMES_MANGOHUD,
+		.min_coverage_pct = p->void_rules.min_coverage_pct > 0 ? p->void_rules.min_coverage_pct : -1,
 		.collect_profile = p->collect,
 		.shot_names = (const char *const *)gr->shot_names,
 		.n_shots = gr->shots_asked,
@@ -1361,6 +1362,8 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 		                              "window");
 	else if (device_reason[0])
 		snprintf(reason, reason_size, "%s", device_reason);
+	else if (col->void_reason[0])
+		snprintf(reason, reason_size, "%s", col->void_reason);
 	col->r.status = reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
 	col->r.void_reason = reason[0] ? reason : NULL;
 	col->r.end_unix_ms = gr->end_unix_ms;

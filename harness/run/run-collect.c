@@ -358,6 +358,63 @@ static int store_samples(struct run_collected *c, const struct run_collect_spec 
 	return 0;
 }
 
+/* ---- frames ------------------------------------------------------------------------ */
+
+struct db_frame run_db_frame(const struct collect_frames *f, size_t i, int64_t shift_ns)
+{
+	const struct collect_frame *x = &f->frames[i];
+	struct db_frame d = {
+		.frame = (int64_t)i,
+		.present_ns = x->present_ns + shift_ns,
+		.kind = x->kind == COLLECT_FRAME_SHOWN ? DB_FRAME_SHOWN : DB_FRAME_REAL,
+		.source = f->source == COLLECT_SOURCE_MANGOHUD     ? DB_FRAME_MANGOHUD
+		          : f->source == COLLECT_SOURCE_PRESENTMON ? DB_FRAME_PRESENTMON
+		                                                    : DB_FRAME_RXVK,
+	};
+	if (isfinite(x->frame_ms))
+		d.frame_ms = x->frame_ms;
+	else
+		d.absent |= DB_FRAME_NO_FRAME_MS;
+	if (isfinite(x->rb_wait_ms))
+		d.rb_wait_ms = x->rb_wait_ms;
+	else
+		d.absent |= DB_FRAME_NO_RB_WAIT_MS;
+	if (isfinite(x->memsync_ms))
+		d.memsync_ms = x->memsync_ms;
+	else
+		d.absent |= DB_FRAME_NO_MEMSYNC_MS;
+	if (isfinite(x->draws) && x->draws >= 0 && x->draws <= (float)UINT32_MAX)
+		d.draws = (uint32_t)x->draws;
+	else
+		d.absent |= DB_FRAME_NO_DRAWS;
+	return d;
+}
+
+/* The coverage rule: a log that covers less than min_coverage_pct of the
+ * window makes the run void; its metrics would count a part of the window
+ * as the whole. */
+static void coverage(struct run_collected *c, const struct run_collect_spec *s,
+                     const struct stats_run_metrics *m)
+{
+	double min_pct = s->min_coverage_pct == 0 ? RUN_MIN_COVERAGE_PCT : s->min_coverage_pct;
+	double len_s = m->window_s[1] - m->window_s[0];
+	if (min_pct < 0 || !(len_s > 0) || !isfinite(m->covered_s[0]))
+		return;
+	double pct = (m->covered_s[1] - m->covered_s[0]) / len_s * 100.0;
+	if (pct >= min_pct)
+		return;
+	snprintf(c->void_reason, sizeof c->void_reason,
+	         "log covers %.1f–%.1f s of %.1f–%.1f s (%.0f %%, under %.0f %%)",
+	         m->covered_s[0], m->covered_s[1], m->window_s[0], m->window_s[1], pct, min_pct);
+}
+
+/* t0 is known: a harness run's (never 0 on CLOCK_MONOTONIC), or an
+ * import's, which may be 0 on a log's own clock. */
+static bool has_t0(const struct run_collect_spec *s)
+{
+	return s->has_t0 || s->t0_ns;
+}
+
 /* ---- the whole run ---------------------------------------------------------------- */
 
 static char *newest_csv(const char *dir);
@@ -403,38 +460,24 @@ static int step_frames_load(struct collection *k)
 	return 0;
 }
 
-/* The renderer's frames as rows (MangoHud's are kept as metrics only). */
+/* Every source's frames as rows, on the route's clock (MangoHud's and
+ * PresentMon's times moved by t0 - t0_log), so route_t0_ns places the
+ * window for all of them alike; absent columns marked absent. */
 static int step_frame_rows(struct collection *k)
 {
 	struct priv *p = k->p;
 	struct collect_frames *f = p->frames;
-	bool complete = f->source == COLLECT_SOURCE_RXVK;
-	if (!complete) {
-		warn(k->c, "MangoHud frames are kept as metrics only (the database keeps renderer frame rows)");
-		return 0;
-	}
 	if (!f->n)
 		return 0;
 	p->frames_db = calloc(f->n, sizeof *p->frames_db);
 	if (!p->frames_db)
 		return -ENOMEM;
-	size_t n = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		const struct collect_frame *x = &f->frames[i];
-		if (!isfinite(x->frame_ms) || !isfinite(x->rb_wait_ms) || !isfinite(x->memsync_ms))
-			continue;
-		p->frames_db[n++] = (struct db_frame){
-			.frame = (int64_t)i,
-			.present_ns = x->present_ns,
-			.frame_ms = x->frame_ms,
-			.rb_wait_ms = x->rb_wait_ms,
-			.memsync_ms = x->memsync_ms,
-			.draws = isfinite(x->draws) && x->draws >= 0 ? (uint32_t)x->draws : 0,
-			.kind = x->kind == COLLECT_FRAME_SHOWN ? DB_FRAME_SHOWN : DB_FRAME_REAL,
-		};
-	}
+	int64_t t0 = f->clock == COLLECT_CLOCK_MONOTONIC ? k->s->t0_ns : k->s->t0_log_ns;
+	int64_t shift = has_t0(k->s) ? k->s->t0_ns - t0 : 0;
+	for (size_t i = 0; i < f->n; i++)
+		p->frames_db[i] = run_db_frame(f, i, shift);
 	k->c->r.frames = p->frames_db;
-	k->c->r.n_frames = n;
+	k->c->r.n_frames = f->n;
 	return 0;
 }
 
@@ -444,7 +487,7 @@ static int step_frame_metrics(struct collection *k)
 	const struct run_collect_spec *s = k->s;
 	struct run_collected *c = k->c;
 	struct collect_frames *f = k->p->frames;
-	if (!s->t0_ns)
+	if (!has_t0(s))
 		return 0;
 	int64_t t0 = f->clock == COLLECT_CLOCK_MONOTONIC ? s->t0_ns : s->t0_log_ns;
 	struct stats_run_metrics m;
@@ -465,6 +508,7 @@ static int step_frame_metrics(struct collection *k)
 	add_metric(c, "frames", (double)m.frames);
 	add_metric(c, "real_frames", (double)m.real_frames);
 	c->no_frames = m.real_frames == 0;
+	coverage(c, s, &m);
 	for (size_t i = 0; i < m.warnings.n && i < 3; i++)
 		warn(c, "%s", m.warnings.v[i]);
 	stats_run_metrics_finish(&m);
@@ -538,7 +582,7 @@ static int step_log_rows(struct collection *k)
 /* The log metrics over the route's window. */
 static int step_log_metrics(struct collection *k)
 {
-	if (!k->s->t0_ns)
+	if (!has_t0(k->s))
 		return 0;
 	struct collect_log_metrics lm;
 	int rc = collect_log_metrics_compute(k->p->profile, k->p->log, k->s->t0_ns, k->s->window_s, &lm);

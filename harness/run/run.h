@@ -166,7 +166,12 @@ struct run_collect_spec {
 	const char *run_dir;
 	double window_s[2];        /* the route's measured window */
 	int64_t t0_ns;             /* the route's t0 (CLOCK_MONOTONIC) */
-	int64_t t0_log_ns;         /* on a MangoHud log's clock */
+	int64_t t0_log_ns;         /* on a MangoHud or PresentMon log's clock */
+	bool has_t0;               /* t0 is known even though it is 0 (an import
+	                            * of a log that starts with the route);
+	                            * otherwise t0_ns 0 means no t0 */
+	double min_coverage_pct;   /* a log covering less of the window makes the
+	                            * run void; 0: 90, negative: off */
 	bool mangohud;
 	const char *collect_profile; /* path of a collector profile, or NULL */
 	const char *const *shot_names; /* shots asked for */
@@ -182,11 +187,21 @@ struct run_collected {
 	struct db_run_results r;   /* points into this struct's own storage */
 	char warnings[1024];       /* collector warnings worth a line, '\n'-separated */
 	bool no_frames;            /* no frame in the window */
+	char void_reason[160];     /* the frames make the run void: "log covers
+	                            * 2.0–7.0 s of 2.0–11.0 s"; "" otherwise */
 	void *priv;
 };
 
 int run_collect(const struct run_collect_spec *spec, struct run_collected *out, char *errmsg,
                 size_t errmsg_size);
+
+/* The coverage rule's default: a log must cover 90 % of the window. */
+#define RUN_MIN_COVERAGE_PCT 90.0
+
+struct collect_frames;
+/* Frame i of a parsed log as a database row: columns the log lacks marked
+ * absent, present_ns moved by shift_ns (onto the route's clock). */
+struct db_frame run_db_frame(const struct collect_frames *f, size_t i, int64_t shift_ns);
 /* Adds a metric the caller knows (the route player's lateness); a name
  * already there keeps its first value.  -EINVAL for a value not finite. */
 int run_collected_add_metric(struct run_collected *c, const char *name, double value);

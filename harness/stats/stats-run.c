@@ -118,6 +118,7 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 		.memsync_ms = NAN,
 		.draws = NAN,
 		.window_s = { w0, w1 },
+		.covered_s = { NAN, NAN },
 		.sampled = frames->sampled,
 	};
 	int rc = collect_warnings_append(&m.warnings, &frames->warnings);
@@ -180,6 +181,12 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 	}
 
 	double len_s = w1 - w0;
+	if (end > begin) {
+		double a = seconds_between(f[0].present_ns, t0_ns);
+		double b = seconds_between(f[n - 1].present_ns, t0_ns);
+		m.covered_s[0] = a > w0 ? a : w0;
+		m.covered_s[1] = b < w1 ? b : w1;
+	}
 	m.frames = end - begin;
 	m.real_frames = real;
 	m.frame_times = nft;

@@ -38,6 +38,9 @@ struct stats_run_metrics {
 	uint64_t real_frames; /* real frames in the window */
 	uint64_t frame_times; /* frame times the percentiles are over */
 	double window_s[2];   /* the window used, seconds after t0 */
+	double covered_s[2];  /* the part of the window from the log's first to
+	                       * its last frame, seconds after t0; NaN when the
+	                       * log has no frame in the window */
 	bool sampled;         /* the percentiles are of sampled frame times */
 	struct collect_warnings warnings;
 };
