@@ -191,17 +191,21 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	free(log);
 	import_args[9] = NULL; /* t0: the log's first frame */
 	assert_int_equal(run_cmd(import_args, env_add, out), 0);
-	/* arm E exists now: --label is for a new arm */
+	/* arm E exists now: the same --label again is fine, another is not */
+	import_args[8] = "another";
 	assert_int_equal(run_cmd(import_args, env_add, out), 2);
+	import_args[8] = "imported";
+	assert_int_equal(run_cmd(import_args, env_add, out), 0);
 	const char *import_again[] = { rxdeck, "import", name, "E", frames, "--log", rlog, NULL };
 	assert_int_equal(run_cmd(import_again, env_add, out), 0);
 	assert_int_equal(db_open(db_path, &db), 0);
 	assert_int_equal(db_run_list(db, cid, &runs, &n), 0);
-	assert_int_equal(n, 11);
-	assert_int_equal(runs[10].arm_letter, 'E');
-	assert_int_equal(runs[10].status, DB_RUN_DONE);
+	assert_int_equal(n, 12);
+	assert_int_equal(runs[11].arm_letter, 'E');
+	assert_int_equal(runs[11].status, DB_RUN_DONE);
+	assert_int_equal(runs[11].round, 3); /* after the arm's last */
 	double fps;
-	assert_int_equal(db_metric_get(db, runs[10].id, "real_fps", &fps), 0);
+	assert_int_equal(db_metric_get(db, runs[11].id, "real_fps", &fps), 0);
 	/* the same frames, t0 at the first frame instead of at the route's start */
 	assert_true(fabs(fps - fps2) < fps2 * 0.25);
 	free(runs);

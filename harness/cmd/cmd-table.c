@@ -26,7 +26,7 @@ const struct rxdeck_command rxdeck_commands[] = {
 	{ "ab", cmd_ab, 0, "quick two-arm A/B of one change: another build, or a few env switches" },
 	{ "list", cmd_list, DB, "the campaigns in the results database" },
 	{ "show", cmd_show, 0, "one campaign (builds, arms, runs) or one run (metrics, shots, samples)" },
-	{ "import", cmd_import, 0, "add a run made elsewhere (a frame log, a game log) to a campaign" },
+	{ "import", cmd_import, 0, "add runs made elsewhere (frame logs, a game log) to a campaign, making it when needed" },
 	{ "route", cmd_route, 0, "check, play (into a virtual pad) or record route files" },
 	{ "frames", cmd_frames, 0, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
 	{ "report", cmd_report, CAMPAIGN, "a campaign's table and verdicts as Markdown, CSV or JSON" },
