@@ -71,6 +71,7 @@ static void same_plan(const struct plan *a, const struct plan *b)
 		same_str(a->builds[i].commit, b->builds[i].commit);
 		same_str(a->builds[i].workdir, b->builds[i].workdir);
 		same_str(a->builds[i].pad_option, b->builds[i].pad_option);
+		same_strv(&a->builds[i].launcher, &b->builds[i].launcher);
 	}
 	assert_int_equal(a->n_arms, b->n_arms);
 	for (size_t i = 0; i < a->n_arms; i++) {
@@ -108,6 +109,8 @@ static void test_plan_write__round_trip(void **state)
 	(void)state;
 	round_trip(plan_default_text());
 	round_trip("[arm A]\n[arm B]\n");
+	round_trip("[campaign]\npad = none\n[build g]\ncommand = vkcube --c 100\nlauncher = mangohud\n"
+	           "[arm A]\nbuild = g\n");
 	round_trip("[campaign]\n"
 	           "name = night\n"
 	           "notes = one\n"
@@ -129,6 +132,7 @@ static void test_plan_write__round_trip(void **state)
 	           "[build game]\n"
 	           "command = \"/opt/my game/run\" -x 'a;b' \\#e \"\"\n"
 	           "workdir = /opt/my game\n"
+	           "launcher = gamescope -w 1280 -h 720 --\n"
 	           "pad_option = --pad\n"
 	           "[build demo]\n"
 	           "binary = forest\n"

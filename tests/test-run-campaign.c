@@ -445,6 +445,62 @@ static void test_run_campaign__full_disk_voids_the_run_and_stops(void **state)
 	assert_int_equal(umount2(e->data, MNT_DETACH), 0);
 }
 
+static void test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher(void **state)
+{
+	struct env *e = *state;
+	/* the launcher's words go before the program: env sets a switch the
+	 * stand-in game reports */
+	struct plan *plan = make_plan(e, "", "launcher = env RX_VK_READBACK_LATE=newest\n[arm A]\n");
+	plan->pad = PLAN_PAD_NONE;
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_campaign *c = NULL;
+	char msg[1024] = "";
+	/* t.route's line 4 presses A: refused at its line, nothing written */
+	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -EINVAL);
+	assert_null(c);
+	if (!strstr(msg, "t.route:4: an input action, but the plan's pad is none"))
+		fail_msg("%s", msg);
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(e->db, &list, &n), 0);
+	assert_int_equal(n, 0);
+	free(list);
+
+	/* shots and marks only: played without any pad */
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, "s.route", p, sizeof p),
+	           "route s\nduration 3s\nwindow 0.5s 3s\n1s shot one\n1.5s mark half\n2s shot two\n");
+	free(plan->route);
+	plan->route = strdup(p);
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	struct run_outcome out;
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	assert_true(out.complete);
+	assert_int_equal(out.runs_void, 0);
+	struct db_run *runs;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, 2); /* the default order: forward, then backward */
+	assert_int_equal(runs[0].status, DB_RUN_DONE);
+	assert_int_equal(runs[1].status, DB_RUN_DONE);
+	assert_non_null(strstr(runs[0].config, "RX_VK_READBACK_LATE=newest"));
+	struct db_shot *shots;
+	size_t ns;
+	assert_int_equal(db_shots_read(e->db, runs[0].id, &shots, &ns), 0);
+	assert_int_equal(ns, 2);
+	free(shots);
+	free(runs);
+	/* the campaign's plan says so, for the report and the run file */
+	struct db_campaign *dc;
+	assert_int_equal(db_campaign_get(e->db, run_campaign_id(c), &dc), 0);
+	assert_non_null(strstr(dc->plan_text, "pad = none\n"));
+	assert_non_null(strstr(dc->plan_text, "launcher = "));
+	free(dc);
+	run_campaign_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +512,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_campaign__resume_refuses_changes_unless_accepted,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__full_disk_voids_the_run_and_stops,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher,
 		                                setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -128,11 +128,11 @@ struct new_campaign {
 
 static int read_route(const struct opts *o, struct new_campaign *nc)
 {
-	struct route_error re;
+	struct util_diag re;
 	int rc = route_load(o->route, &nc->route, &re);
 	if (rc < 0) {
 		fprintf(stderr, "%s: error: ", COMMAND);
-		route_error_print(&re, stderr);
+		util_diag_print(&re, stderr);
 		return rc;
 	}
 	int64_t a, b;

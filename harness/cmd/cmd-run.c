@@ -27,7 +27,8 @@ struct opts {
 	struct cmd_post post;
 };
 
-enum { OPT_ROUTE = 1, OPT_ROUNDS, OPT_UNTIL, OPT_NAME, OPT_PROFILE, OPT_NO_WARMUP, OPT_WATCHDOG };
+enum { OPT_ROUTE = 1, OPT_ROUNDS, OPT_UNTIL, OPT_NAME, OPT_PROFILE, OPT_NO_WARMUP, OPT_WATCHDOG,
+       OPT_PAD };
 
 static int on_option(void *ctx, int id, char **args)
 {
@@ -35,7 +36,7 @@ static int on_option(void *ctx, int id, char **args)
 	static const struct { int id; const char *flag, *key; } keys[] = {
 		{ OPT_ROUTE, "--route", "route" }, { OPT_ROUNDS, "--rounds", "rounds" },
 		{ OPT_UNTIL, "--until", "until" }, { OPT_PROFILE, "--profile", "profile" },
-		{ OPT_WATCHDOG, "--watchdog", "watchdog" },
+		{ OPT_WATCHDOG, "--watchdog", "watchdog" }, { OPT_PAD, "--pad", "pad" },
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		if (keys[i].id == id && o->n_ov < 8) {
@@ -122,6 +123,7 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		OPT_CALLBACK(0, "name", 1, "NAME", "the campaign's name (default: the plan's name and the date)", OPT_NAME),
 		OPT_CALLBACK('p', "profile", 1, "NAME", "env profile: deck, pc, lavapipe or a file (default: the plan's)", OPT_PROFILE),
 		OPT_CALLBACK(0, "watchdog", 1, "DURATION", "no new frame for this long = hung (default: the plan's, 10s)", OPT_WATCHDOG),
+		OPT_CALLBACK(0, "pad", 1, "auto|uinput|socket|none", "the pad (instead of the plan's); none: the programs take no input", OPT_PAD),
 		OPT_CALLBACK(0, "no-warmup", 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP),
 		OPT_BASELINE(&o.baseline),
 		OPT_DB(&ctx->db_path),

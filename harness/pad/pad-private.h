@@ -88,5 +88,6 @@ size_t pad_full_state(const struct pad *pad, bool dropped, struct input_event *e
 /* The backends' constructors: a pad of their kind, opened. */
 int pad_uinput_create(struct pad **out);
 int pad_socket_create(const char *path, struct pad **out);
+int pad_none_create(struct pad **out);
 
 #endif

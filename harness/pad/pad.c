@@ -133,6 +133,8 @@ int pad_create(const char *spec, struct pad **out)
 		return pad_uinput_create(out);
 	if (strncmp(spec, "socket:", 7) == 0 && spec[7])
 		return pad_socket_create(spec + 7, out);
+	if (strcmp(spec, "none") == 0)
+		return pad_none_create(out);
 	return -EINVAL;
 }
 

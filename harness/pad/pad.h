@@ -154,7 +154,10 @@ int pad_axis_index(uint16_t code);
 struct pad;
 
 /*
- * Creates a pad from a spec: "uinput" or "socket:PATH".  The calling process
+ * Creates a pad from a spec: "uinput", "socket:PATH", or "none": no device
+ * at all, for programs that take no input (frames go nowhere; spawning a
+ * child works as with the others, so a route's shots and marks still play).
+ * The calling process
  * becomes its owner.  For a socket, PATH must not be a live socket already
  * (-EADDRINUSE); a stale socket file left by a killed pad is replaced; any
  * other file there is refused (-EEXIST).  Returns 0 and the pad in *out;
@@ -171,11 +174,11 @@ int pad_create(const char *spec, struct pad **out);
  */
 void pad_destroy(struct pad *pad);
 
-/* "uinput" or "socket". */
+/* "uinput", "socket" or "none". */
 const char *pad_backend(const struct pad *pad);
 
-/* The device node (/dev/input/eventN) or the socket's path.  Owned by the
- * pad.  For uinput it can be NULL where sysfs is not mounted. */
+/* The device node (/dev/input/eventN) or the socket's path; NULL for "none".
+ * Owned by the pad.  For uinput it can be NULL where sysfs is not mounted. */
 const char *pad_devnode(const struct pad *pad);
 
 /*

@@ -47,7 +47,7 @@ enum key {
 	K_NAME, K_NOTES, K_ROUTE, K_PROFILE, K_COLLECT, K_ORDER, K_ROUNDS, K_UNTIL, K_WARMUP,
 	K_WATCHDOG, K_START_TIMEOUT, K_START_DELAY, K_HARD_LIMIT, K_STOP_TIMEOUT, K_INHERIT,
 	K_PAD, K_FRAMES, K_GPU_CLOCK, K_TDP_W, K_MIN_BATTERY,
-	K_BINARY, K_COMMAND, K_COMMIT, K_WORKDIR, K_PAD_OPTION,
+	K_BINARY, K_COMMAND, K_COMMIT, K_WORKDIR, K_PAD_OPTION, K_LAUNCHER,
 	K_LABEL, K_BUILD, K_ENV, K_ARGS, K_ARM_GPU_CLOCK, K_ARM_TDP_W,
 	K_SWAP_FACTOR, K_SWAP_MIN_PAGES, K_SHOT_LUMA, K_CLOCK_DROP_PCT, K_TEMP_MAX_C, K_MIN_COVERAGE,
 	K_COUNT
@@ -85,6 +85,7 @@ static const struct key_def keys[K_COUNT] = {
 	[K_COMMIT] = { "commit", S_BUILD, false },
 	[K_WORKDIR] = { "workdir", S_BUILD, false },
 	[K_PAD_OPTION] = { "pad_option", S_BUILD, false },
+	[K_LAUNCHER] = { "launcher", S_BUILD, true },
 	[K_LABEL] = { "label", S_ARM, false },
 	[K_BUILD] = { "build", S_ARM, false },
 	[K_ENV] = { "env", S_ARM, true },
@@ -758,8 +759,10 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 			p->pad = PLAN_PAD_UINPUT;
 		else if (strcmp(v, "socket") == 0)
 			p->pad = PLAN_PAD_SOCKET;
+		else if (strcmp(v, "none") == 0)
+			p->pad = PLAN_PAD_NONE;
 		else
-			report(c, c->line, col, "pad '%s': expected auto, uinput or socket",
+			report(c, c->line, col, "pad '%s': expected auto, uinput, socket or none",
 			       shown(v, buf, sizeof buf));
 		return;
 	case K_GPU_CLOCK:
@@ -820,6 +823,11 @@ static void build_key(struct ctx *c, enum key k, const char *v, int col)
 		return;
 	case K_COMMIT:
 		set_str(c, &b->commit, v);
+		return;
+	case K_LAUNCHER:
+		add_words(c, &b->launcher, "launcher", v, col);
+		if (!b->launcher_pos.line)
+			b->launcher_pos = (struct plan_pos){ c->line, col };
 		return;
 	case K_WORKDIR:
 		if (!*v) {

@@ -80,6 +80,7 @@ void plan_free(struct plan *p)
 		free(b->commit);
 		free(b->workdir);
 		free(b->pad_option);
+		plan_strv_finish(&b->launcher);
 	}
 	free(p->builds);
 	for (size_t i = 0; i < p->n_arms; i++) {
@@ -356,7 +357,8 @@ int plan_write(const struct plan *p, FILE *f)
 	put_duration(&w, "stop_timeout", p->stop_timeout_s);
 	if (p->inherit.n)
 		put_words(&w, "inherit", &p->inherit);
-	put(&w, "pad = %s\n", p->pad == PLAN_PAD_UINPUT ? "uinput" : p->pad == PLAN_PAD_SOCKET ? "socket" : "auto");
+	put(&w, "pad = %s\n", p->pad == PLAN_PAD_UINPUT ? "uinput" : p->pad == PLAN_PAD_SOCKET ? "socket"
+	                       : p->pad == PLAN_PAD_NONE ? "none" : "auto");
 	put(&w, "frames = %s\n", p->frames == PLAN_FRAMES_MANGOHUD ? "mangohud" : "rxvk");
 	if (p->gpu_clock_mhz)
 		put(&w, "gpu_clock = %u\n", p->gpu_clock_mhz);
@@ -383,6 +385,8 @@ int plan_write(const struct plan *p, FILE *f)
 	for (size_t i = 0; i < p->n_builds; i++) {
 		const struct plan_build *b = &p->builds[i];
 		put(&w, "\n[build %s]\n", b->name);
+		if (b->launcher.n)
+			put_words(&w, "launcher", &b->launcher);
 		put_words(&w, "command", &b->argv);
 		if (b->commit)
 			put_kv(&w, "commit", b->commit);

@@ -94,6 +94,9 @@ enum plan_pad {
 	PLAN_PAD_AUTO = 0,   /* uinput where /dev/uinput is usable, else the socket */
 	PLAN_PAD_UINPUT,     /* uinput or fail */
 	PLAN_PAD_SOCKET,     /* the socket backend even where uinput works */
+	PLAN_PAD_NONE,       /* no pad: programs that take no input (timedemos,
+	                        benchmarks, a game on autopilot); a route with
+	                        input actions is refused */
 };
 
 enum plan_frames {
@@ -115,7 +118,12 @@ struct plan_build {
 	 * Default "--pad" for forest, NULL otherwise; "none" in the file
 	 * clears it. */
 	char *pad_option;
+	/* Put before the command (`launcher = gamescope -w 1280 -h 720 --`, or
+	 * `mangohud`), its words split like command's; empty: none.  The
+	 * program measured is still argv.v[0] (its commit and checksum). */
+	struct plan_strv launcher;
 	struct plan_pos pos;      /* the section line */
+	struct plan_pos launcher_pos; /* the launcher value */
 	struct plan_pos argv_pos; /* the binary or command value */
 };
 

@@ -11,6 +11,7 @@
  * database.
  */
 #include "report-private.h"
+#include "plan/plan.h"
 
 #include <errno.h>
 #include <math.h>
@@ -93,6 +94,17 @@ void report_env_line(const char *env, char *buf, size_t size)
 		if (*p == '\n')
 			p++;
 	}
+}
+
+/* The campaign's plan ran its programs with pad = none. */
+static bool plan_text_says_no_pad(const char *text)
+{
+	struct plan *p;
+	if (!text || !text[0] || plan_parse("plan", text, strlen(text), NULL, &p, NULL) < 0)
+		return false;
+	bool none = p->pad == PLAN_PAD_NONE;
+	plan_free(p);
+	return none;
 }
 
 static int order_count(const char *order, char letter)
@@ -372,6 +384,7 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 		err = report_fail(opts, err, "cannot read campaign '%s': %s", cname, db_errmsg(db));
 		goto fail;
 	}
+	rd->no_pad = plan_text_says_no_pad(rd->campaign->plan_text);
 	if (n_arms == 0) {
 		err = report_fail(opts, -ENODATA, "campaign '%s' has no arms", cname);
 		goto fail;

@@ -439,6 +439,8 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 		FACT(fputs("order ", out); report_md_text(out, c->order));
 	FACT(fprintf(out, "%d round%s", c->rounds, c->rounds == 1 ? "" : "s"));
 	FACT(fprintf(out, "baseline %c", rd->arms[rd->base].arm->letter));
+	if (rd->no_pad)
+		FACT(fputs("no pad (the programs took no input)", out));
 #undef FACT
 	fputs("\n\n", out);
 }

@@ -59,6 +59,7 @@ struct report_data {
 	size_t n_warmup;     /* warm-up runs (not shown) */
 	struct db_route_mark *marks;
 	size_t n_marks;
+	bool no_pad;         /* the plan ran its programs with pad = none */
 };
 
 /*

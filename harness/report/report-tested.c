@@ -384,6 +384,9 @@ static void section_settings(const struct report_data *rd, FILE *out)
 			free(joined);
 		}
 		fputc('\n', out);
+		if (plan->pad == PLAN_PAD_NONE)
+			fputs("- Input: no pad (`pad = none`): the programs took no input; the route "
+			      "played its shots and marks only\n", out);
 		plan_free(plan);
 	}
 	fputs("\nThe plan as the campaign ran it (profile, builds, arms and void rules)", out);

@@ -319,6 +319,14 @@ static int freeze_build(struct plan *p, struct plan_build *b, char *errmsg, size
 	}
 	free(b->argv.v[0]);
 	b->argv.v[0] = path;
+	if (b->launcher.n) {
+		rc = run_find_program(b->launcher.v[0], p->dir, &path, msg, sizeof msg);
+		if (rc < 0)
+			return run_errf(errmsg, size, rc, "%s:%d:%d: build '%s': launcher: %s", p->path,
+			                b->launcher_pos.line, b->launcher_pos.column, b->name, msg);
+		free(b->launcher.v[0]);
+		b->launcher.v[0] = path;
+	}
 	if (!b->workdir)
 		return 0;
 	char *wd = run_path_join(p->dir, b->workdir);
@@ -496,7 +504,29 @@ static int load_route(struct run_campaign *c, char *errmsg, size_t size)
 	route_window_ms(c->route, &a, &b);
 	c->window_s[0] = (double)a / 1e3;
 	c->window_s[1] = (double)b / 1e3;
-	return 0;
+	return run_route_fits_pad(c->plan, c->route, errmsg, size);
+}
+
+int run_route_fits_pad(const struct plan *p, const struct route *route, char *errmsg, size_t size)
+{
+	if (p->pad != PLAN_PAD_NONE)
+		return 0;
+	size_t n;
+	const struct route_event *ev = route_events(route, &n);
+	const struct route_event *first = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type != ROUTE_EVENT_KEY && ev[i].type != ROUTE_EVENT_ABS)
+			continue;
+		/* the first in its file, where a person reads it */
+		if (!first || (ev[i].file == first->file && ev[i].line < first->line))
+			first = &ev[i];
+	}
+	if (!first)
+		return 0;
+	return run_errf(errmsg, size, -EINVAL,
+	                "%s:%d: an input action, but the plan's pad is none (its programs take no "
+	                "input): keep the route's shot and mark lines only, or give the plan a pad",
+	                first->file ? first->file : p->route, first->line);
 }
 
 static char *data_dir(const struct run_options *opt, int *rc)
@@ -1027,6 +1057,12 @@ static void remove_stale_sockets(const char *dir)
 
 int run_pad_choose(const struct plan *p, char *spec, size_t spec_size, char *errmsg, size_t size)
 {
+	if (p->pad == PLAN_PAD_NONE) {
+		/* no device: the programs take no input, uinput is not needed */
+		if (spec)
+			snprintf(spec, spec_size, "none");
+		return 0;
+	}
 	char why[256] = "";
 	bool uinput = false;
 	if (p->pad != PLAN_PAD_SOCKET)
@@ -1269,6 +1305,9 @@ static int play_game(struct run_campaign *c, const struct db_run *run, const str
 	struct plan_strv env = { 0 }, argv = { 0 };
 	char *const *base = c->opt.environ ? c->opt.environ : environ;
 	int rc = run_env_compose(base, &p->profile_env, &arm->env, &p->inherited_env, &env);
+	/* the launcher (gamescope, mangohud) runs the game: its words first */
+	for (size_t i = 0; rc == 0 && i < b->launcher.n; i++)
+		rc = plan_strv_push(&argv, b->launcher.v[i]);
 	for (size_t i = 0; rc == 0 && i < b->argv.n; i++)
 		rc = plan_strv_push(&argv, b->argv.v[i]);
 	for (size_t i = 0; rc == 0 && i < arm->args.n; i++)

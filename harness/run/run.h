@@ -195,6 +195,13 @@ struct run_collected {
 int run_collect(const struct run_collect_spec *spec, struct run_collected *out, char *errmsg,
                 size_t errmsg_size);
 
+struct route;
+/* A route under the plan's pad: with pad = none, an input action (press,
+ * stick, ...) is refused with -EINVAL, errmsg naming its file:line; shot
+ * and mark lines are fine.  0 otherwise. */
+int run_route_fits_pad(const struct plan *p, const struct route *route, char *errmsg,
+                       size_t errmsg_size);
+
 /* The coverage rule's default: a log must cover 90 % of the window. */
 #define RUN_MIN_COVERAGE_PCT 90.0
 
