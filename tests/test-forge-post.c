@@ -101,7 +101,7 @@ static void test_post__creates_comment(void **state)
 	const char *body = json_string_value(json_object_get(j, "body"));
 	assert_non_null(body);
 	assert_non_null(strstr(body, "| real fps (runs) | 11.0, 11.5 | 13.0, 13.5 |"));
-	assert_non_null(strstr(body, "**faster**"));
+	assert_non_null(strstr(body, "undecided: Δ +2.00 fps"));
 	assert_non_null(strstr(body, "Run file: `docs/tested/2026-11-13-night-1.md`"));
 	assert_non_null(strstr(body, "<!-- rxdeck-summary campaign=night-1 created=1794607440000 post="));
 	assert_non_null(strstr(body, " mode=new -->"));

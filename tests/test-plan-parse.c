@@ -103,7 +103,7 @@ static void test_plan_parse__every_key(void **state)
 	assert_string_equal(plan_order(p), "ABBA");
 	assert_int_equal(plan_rounds(p), 3);
 	assert_null(p->until);
-	assert_false(p->warmup);
+	assert_int_equal(p->warmup, PLAN_WARMUP_NO);
 	assert_true(p->watchdog_s == 5.0);
 	assert_true(p->start_timeout_s == 60.0);
 	assert_true(p->start_delay_s == 0.5);
@@ -165,7 +165,7 @@ static void test_plan_parse__default_plan(void **state)
 	assert_int_equal(parse(plan_default_text(), &p, &errs), 0);
 	assert_string_equal(p->route, "routes/kokiri-moving.route");
 	assert_string_equal(plan_order(p), "ABCDDCBA");
-	assert_true(p->warmup);
+	assert_int_equal(p->warmup, PLAN_WARMUP_EACH);
 	assert_int_equal(p->n_arms, 4);
 	assert_int_equal(plan_arm_find(p, 'A')->env.n, 0);
 	assert_string_equal(plan_arm_find(p, 'B')->env.v[0], "RX_VK_READBACK_LATE=newest");
@@ -188,7 +188,7 @@ static void test_plan_parse__defaults(void **state)
 	assert_int_equal(parse("[arm A]\n[arm B]\n[arm C]\n", &p, &errs), 0);
 	assert_string_equal(plan_order(p), "ABCCBA");
 	assert_int_equal(plan_rounds(p), 1);
-	assert_true(p->warmup);
+	assert_int_equal(p->warmup, PLAN_WARMUP_EACH);
 	assert_true(p->watchdog_s == 10.0);
 	assert_true(p->void_rules.swap_factor == 1.5);
 	assert_true(p->void_rules.swap_min_pages == 10000.0);
@@ -215,8 +215,17 @@ static const struct bad_case bad_cases[] = {
 	{ "[campaign]\n  = x\n[arm A]\n", 2, 3, "missing key name" },
 	{ "[campaign]\nroutes = x\n[arm A]\n", 2, 1, "unknown key 'routes' in [campaign]" },
 	{ "[campaign]\nrounds = 0\n[arm A]\n", 2, 10, "rounds '0': expected a whole number" },
+	{ "[campaign]\nmax_rounds = 0\n[arm A]\n", 2, 14, "max_rounds '0': expected a whole number" },
+	{ "[campaign]\n[verdict]\nprimary = real_fps p98_ms\n[arm A]\n", 3, 20,
+	  "primary: unknown metric 'p98_ms'" },
+	{ "[campaign]\n[verdict]\nprimary = p99_ms p99_ms\n[arm A]\n", 3, 11,
+	  "primary: metric 'p99_ms' named twice" },
+	{ "[campaign]\n[verdict]\np99_ms = 0 %\n[arm A]\n", 3, 10, "p99_ms '0 %': expected a minimum effect" },
+	{ "[campaign]\n[verdict]\np99_ms = two\n[arm A]\n", 3, 10, "p99_ms 'two'" },
+	{ "[campaign]\n[verdict]\np98_ms = 2 %\n[arm A]\n", 3, 1, "unknown key 'p98_ms' in [verdict]" },
+	{ "[campaign]\n[verdict]\n[verdict]\n[arm A]\n", 3, 2, "section [verdict] given twice" },
 	{ "[campaign]\nrounds = 2.5\n[arm A]\n", 2, 10, "rounds '2.5'" },
-	{ "[campaign]\nwarmup = maybe\n[arm A]\n", 2, 10, "warmup 'maybe': expected yes or no" },
+	{ "[campaign]\nwarmup = maybe\n[arm A]\n", 2, 10, "warmup 'maybe': expected each, first or no" },
 	{ "[campaign]\nwatchdog = 10 s\n[arm A]\n", 2, 12, "watchdog '10 s'" },
 	{ "[campaign]\nwatchdog = 0s\n[arm A]\n", 2, 12, "positive duration" },
 	{ "[campaign]\nuntil = 7:00\n[arm A]\n", 2, 9, "until '7:00'" },
@@ -258,6 +267,102 @@ static const struct bad_case bad_cases[] = {
 	{ "[arm A]\nlabel = x\x01y\n[arm Q]\n\x00\n", 4, 1, "NUL byte" },
 	{ "\xef\xbb\xbf[campaign]\nrounds = x\n[arm A]\n", 2, 10, "rounds 'x'" },
 };
+
+/* Counts, over rounds 1..rounds, how often arm x comes directly before
+ * arm y in the first half of each round (the forward part of ABCD...). */
+static void carryover(const struct plan *p, int rounds, size_t half, int counts[26][26], int first[26])
+{
+	char o[64];
+	memset(counts, 0, sizeof(int[26][26]));
+	memset(first, 0, sizeof(int[26]));
+	for (int r = 1; r <= rounds; r++) {
+		assert_int_equal(plan_round_order(p, r, o, sizeof o), 0);
+		first[o[0] - 'A']++;
+		for (size_t i = 0; i + 1 < half; i++)
+			counts[o[i] - 'A'][o[i + 1] - 'A']++;
+	}
+}
+
+static void test_plan_round_order__williams(void **state)
+{
+	(void)state;
+	struct plan *p = NULL;
+	struct errs errs = { 0 };
+	/* four arms, ABCDDCBA: round 1 as written, over 4 rounds every arm first
+	 * once and directly before every other arm once */
+	assert_int_equal(parse("[arm A]\n[arm B]\n[arm C]\n[arm D]\n", &p, &errs), 0);
+	char o[16];
+	assert_int_equal(plan_round_order(p, 1, o, sizeof o), 0);
+	assert_string_equal(o, "ABCDDCBA");
+	assert_int_equal(plan_round_order(p, 2, o, sizeof o), 0);
+	assert_string_not_equal(o, "ABCDDCBA");
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(o[k], o[7 - k]); /* still forward then backward */
+	int counts[26][26], first[26];
+	carryover(p, 4, 4, counts, first);
+	for (int x = 0; x < 4; x++) {
+		assert_int_equal(first[x], 1);
+		for (int y = 0; y < 4; y++)
+			assert_int_equal(counts[x][y], x == y ? 0 : 1);
+	}
+	/* round 5 starts the cycle again */
+	char o5[16];
+	assert_int_equal(plan_round_order(p, 5, o5, sizeof o5), 0);
+	assert_string_equal(o5, "ABCDDCBA");
+	assert_int_equal(plan_round_order(p, 1, o, 8), -ENOSPC);
+	/* warm-ups: each arm by default, in round 1's order */
+	assert_int_equal(plan_warmup_arms(p, o, sizeof o), 0);
+	assert_string_equal(o, "ABCD");
+	p->warmup = PLAN_WARMUP_FIRST;
+	assert_int_equal(plan_warmup_arms(p, o, sizeof o), 0);
+	assert_string_equal(o, "A");
+	p->warmup = PLAN_WARMUP_NO;
+	assert_int_equal(plan_warmup_arms(p, o, sizeof o), 0);
+	assert_string_equal(o, "");
+	plan_free(p);
+
+	/* three arms (odd): 6 rounds, each ordered pair twice, each arm first twice */
+	p = NULL;
+	assert_int_equal(parse("[arm A]\n[arm B]\n[arm C]\n", &p, &errs), 0);
+	carryover(p, 6, 3, counts, first);
+	for (int x = 0; x < 3; x++) {
+		assert_int_equal(first[x], 2);
+		for (int y = 0; y < 3; y++)
+			assert_int_equal(counts[x][y], x == y ? 0 : 1 + (x != y));
+	}
+	plan_free(p);
+
+	/* warmup keys */
+	const char *forms[][2] = { { "each", "2" }, { "first", "1" }, { "yes", "1" }, { "no", "0" } };
+	for (size_t i = 0; i < 4; i++) {
+		char text[128];
+		snprintf(text, sizeof text, "[campaign]\nwarmup = %s\n[arm A]\n", forms[i][0]);
+		p = NULL;
+		assert_int_equal(parse(text, &p, &errs), 0);
+		assert_int_equal(p->warmup, atoi(forms[i][1]));
+		plan_free(p);
+	}
+}
+
+static void test_plan_parse__verdict_section(void **state)
+{
+	(void)state;
+	struct plan *p = NULL;
+	struct errs errs = { 0 };
+	const char *text = "[campaign]\nmax_rounds = 12\n[verdict]\nprimary = real_fps p95_ms\n"
+	                   "p95_ms = 3 %\nrb_wait_ms = 10\n[arm A]\n[arm B]\n";
+	assert_int_equal(parse(text, &p, &errs), 0);
+	assert_int_equal(p->max_rounds, 12);
+	assert_int_equal(p->verdict.primary.n, 2);
+	assert_string_equal(p->verdict.primary.v[0], "real_fps");
+	assert_string_equal(p->verdict.primary.v[1], "p95_ms");
+	assert_int_equal(p->verdict.n_min_effects, 2);
+	assert_string_equal(p->verdict.min_effects[0].key, "p95_ms");
+	assert_float_equal(p->verdict.min_effects[0].pct, 3, 0);
+	assert_string_equal(p->verdict.min_effects[1].key, "rb_wait_ms");
+	assert_float_equal(p->verdict.min_effects[1].pct, 10, 0);
+	plan_free(p);
+}
 
 static void test_plan_parse__errors_have_positions(void **state)
 {
@@ -602,6 +707,8 @@ int main(void)
 		cmocka_unit_test(test_plan_parse__every_key),
 		cmocka_unit_test(test_plan_parse__default_plan),
 		cmocka_unit_test(test_plan_parse__defaults),
+		cmocka_unit_test(test_plan_parse__verdict_section),
+		cmocka_unit_test(test_plan_round_order__williams),
 		cmocka_unit_test(test_plan_parse__errors_have_positions),
 		cmocka_unit_test(test_plan_parse__all_errors_reported),
 		cmocka_unit_test(test_plan_parse__long_lines_refused),

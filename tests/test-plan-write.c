@@ -60,6 +60,13 @@ static void same_plan(const struct plan *a, const struct plan *b)
 	assert_int_equal(a->pad, b->pad);
 	assert_int_equal(a->frames, b->frames);
 	assert_memory_equal(&a->void_rules, &b->void_rules, sizeof a->void_rules);
+	assert_int_equal(a->max_rounds, b->max_rounds);
+	same_strv(&a->verdict.primary, &b->verdict.primary);
+	assert_int_equal(a->verdict.n_min_effects, b->verdict.n_min_effects);
+	for (size_t i = 0; i < a->verdict.n_min_effects; i++) {
+		assert_string_equal(a->verdict.min_effects[i].key, b->verdict.min_effects[i].key);
+		assert_true(a->verdict.min_effects[i].pct == b->verdict.min_effects[i].pct);
+	}
 	assert_int_equal(a->has_profile_env, b->has_profile_env);
 	same_strv(&a->profile_env, &b->profile_env);
 	assert_int_equal(a->has_inherited, b->has_inherited);
@@ -111,6 +118,7 @@ static void test_plan_write__round_trip(void **state)
 	round_trip("[arm A]\n[arm B]\n");
 	round_trip("[campaign]\npad = none\n[build g]\ncommand = vkcube --c 100\nlauncher = mangohud\n"
 	           "[arm A]\nbuild = g\n");
+	round_trip("[campaign]\nmax_rounds = 9\nuntil = 07:00\n[arm A]\n[arm B]\n");
 	round_trip("[campaign]\n"
 	           "name = night\n"
 	           "notes = one\n"
@@ -126,6 +134,9 @@ static void test_plan_write__round_trip(void **state)
 	           "shot_luma = 0.1\n"
 	           "temp_max_c = 90\n"
 	           "min_coverage = off\n"
+	           "[verdict]\n"
+	           "primary = p99_ms real_fps p50_ms\n"
+	           "p50_ms = 1.5 %\n"
 	           "[profile]\n"
 	           "env = RX_VK_LOG_READBACK_WAITS=1\n"
 	           "[inherited]\n"

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <jansson.h>
 
+#include "cmd/cmd.h"
 #include "report/report.h"
+#include "stats/stats.h"
 
 static char *report_text(struct db *db, int64_t id, char baseline, enum report_format f)
 {
@@ -45,8 +47,11 @@ static void assert_lacks(const char *hay, const char *needle)
 /* night-1: A off, B early.  Real fps: A 12.0 and 12.5 and 12.25 from frames
  * (exact rates over the 80 s window), a void A run; B 13.0, 13.5, 13.25
  * stored.  Hand-computed: means 12.25 / 13.25, Δ +1.00, Δ% +8.163,
- * spreads 0.5 (4.08 % / 3.77 % of the medians), ranges apart and Δ beyond
- * both spreads: faster; Mann-Whitney U = 9 of 9, exact p = 2/20 = 0.1. */
+ * spreads 0.5 (4.08 % / 3.77 % of the medians).  The decision: the runs
+ * have places (positions 1-4, 6, 7 of the planned 8), so the arm-and-time
+ * model y = b0 + b1 [B] + b2 z (z the standardised position) by least
+ * squares: b1 = +1.0125, se 0.21798, 3 df; values on a 0.01 grid; interval
+ * 1.0125 -+ (3.1824 x 0.21798 + 0.01) = [+0.31, +1.72]: faster. */
 static void build_night(struct trep *t)
 {
 	static const char *const labels[] = { "off", "early readback" };
@@ -82,9 +87,12 @@ static void test_report__md_hand_computed(void **state)
 	assert_contains(md, "| frames over 100 ms | 0, 0, void (-), 0; mean 0.00 | -, -, - |");
 	assert_contains(md, "| usable runs | 3 (and 1 void) | 3 |");
 	assert_contains(md, "- run 5 (A, round 2): hung: no frame for 10 s");
-	assert_contains(md, "**faster**: Δ +1.00 fps (+8.2 %); spread 3.8 % vs 4.1 %; 3 vs 3 usable runs; p = 0.1 (exact)");
+	assert_contains(md, "**faster**: Δ +1.01 fps (+8.3 %), 95 % CI [+0.31, +1.72], p = 0.019; ±0.12 minimum; 3 vs 3 runs");
+	assert_contains(md, "by the arm and time model");
 	assert_contains(md, "`RX_VK_READBACK_EARLY=1`");
-	assert_contains(md, "| readback wait each, ms | **faster**: Δ -21.995 ms (-93.8 %); spread 13.1 % vs 1.3 %; 2 vs 2 usable runs |");
+	/* two runs an arm over four places: one degree of freedom */
+	assert_contains(md, "| readback wait each, ms | ");
+	assert_contains(md, "; 2 vs 2 runs |");
 	/* no verdict row where no arm but the baseline has data */
 	assert_lacks(md, "| frame time p95, ms | no usable runs");
 	/* rows without data are left out */
@@ -119,7 +127,10 @@ static void test_report__void_never_counted(void **state)
 	trep_cleanup(&t);
 }
 
-/* One arm per verdict case against A (10.0, 12.0: mean 11, spread 2, sd √2). */
+/* One arm per decision case against A (10.0, 12.0: mean 11, sd √2).  More
+ * runs than the plan's 8 places: imported-like, so the two-sample test
+ * with pooled variance, each arm against A alone (2 + 2 runs: 2 df,
+ * t(0.975, 2) = 4.3027). */
 static void build_cases(struct trep *t)
 {
 	static const char *const labels[] = { "base", "overlap", "apart-small", "slower",
@@ -127,29 +138,34 @@ static void build_cases(struct trep *t)
 	trep_open(t, "verdicts", 6, labels, NULL);
 	trep_run(t, 0, 1, NULL, "real_fps", 10.0, "p50_ms", 50.0, NULL);
 	trep_run(t, 0, 2, NULL, "real_fps", 12.0, "p50_ms", 52.0, NULL);
-	/* B: 11, 13 overlap A: within; Δ 1 (9.1 %): more rounds, sd √2 pooled:
-	 * n = ceil(15.698 * 2 / 1) = 32 runs, 30 more, 2 a round in ABBA: 15 */
+	/* B: 11, 13: whole numbers, resolution 1, Δ 1 no more than it:
+	 * undecided, and no number of rounds decides it */
 	trep_run(t, 1, 1, NULL, "real_fps", 11.0, NULL);
 	trep_run(t, 1, 2, NULL, "real_fps", 13.0, NULL);
-	/* C: 12.1, 12.3 apart from A, but Δ 1.2 < A's spread 2: within */
+	/* C: 12.1, 12.3: Δ 1.2, pooled sd 1.005, t = (1.2 - 0.1) / 1.005 =
+	 * 1.09: undecided; rounds to decide at z = 1.96 with se 1.005 from
+	 * the one complete round: (1.96 x 1.005 / 1.1)^2 = 3.2, 3 more */
 	trep_run(t, 2, 1, NULL, "real_fps", 12.1, NULL);
 	trep_run(t, 2, 2, NULL, "real_fps", 12.3, NULL);
-	/* D: 7.0, 7.5: apart, Δ -3.75 beyond both spreads: slower; p50 higher
-	 * and apart: slower too */
-	trep_run(t, 3, 1, NULL, "real_fps", 7.0, "p50_ms", 80.0, NULL);
-	trep_run(t, 3, 2, NULL, "real_fps", 7.5, "p50_ms", 81.0, NULL);
-	/* E: one usable run, one void: too few */
+	/* D: 3.0, 3.5: Δ -7.75, pooled sd 1.031, t = 7.42, p = 0.018: slower;
+	 * p50 80, 81 against 50, 52: t = 25.5, p = 0.0015 (the only
+	 * secondary with data, so Holm leaves it): slower too */
+	trep_run(t, 3, 1, NULL, "real_fps", 3.0, "p50_ms", 80.0, NULL);
+	trep_run(t, 3, 2, NULL, "real_fps", 3.5, "p50_ms", 81.0, NULL);
+	/* E: one usable run, one void: 1 df, undecided */
 	trep_run(t, 4, 1, NULL, "real_fps", 14.0, NULL);
 	trep_run(t, 4, 2, "swapped heavily: 78710 pages in", "real_fps", 14.5, NULL);
-	/* F: 14.5, 15.0: apart, Δ 3.75 > 2: faster; p50 lower: faster */
-	trep_run(t, 5, 1, NULL, "real_fps", 14.5, "p50_ms", 30.0, NULL);
-	trep_run(t, 5, 2, NULL, "real_fps", 15.0, "p50_ms", 31.0, NULL);
+	/* F: 19.5, 20.0: Δ +8.75: faster; p50 lower: faster */
+	trep_run(t, 5, 1, NULL, "real_fps", 19.5, "p50_ms", 30.0, NULL);
+	trep_run(t, 5, 2, NULL, "real_fps", 20.0, "p50_ms", 31.0, NULL);
 }
 
 static const char *verdict(json_t *doc, size_t arm, const char *metric)
 {
 	json_t *a = json_array_get(json_object_get(doc, "arms"), arm);
-	return json_string_value(json_object_get(json_object_get(a, "verdict"), metric));
+	json_t *v = json_object_get(json_object_get(a, "verdict"), metric);
+	assert_true(json_is_object(v));
+	return json_string_value(json_object_get(v, "state"));
 }
 
 static void test_report__verdict_cases(void **state)
@@ -161,32 +177,176 @@ static void test_report__verdict_cases(void **state)
 	json_error_t e;
 	json_t *doc = json_loads(js, 0, &e);
 	assert_non_null(doc);
-	assert_string_equal(verdict(doc, 1, "real_fps"), "within the spread");
-	assert_string_equal(verdict(doc, 2, "real_fps"), "within the spread");
+	assert_string_equal(verdict(doc, 1, "real_fps"), "undecided");
+	assert_string_equal(verdict(doc, 2, "real_fps"), "undecided");
 	assert_string_equal(verdict(doc, 3, "real_fps"), "slower");
-	assert_string_equal(verdict(doc, 4, "real_fps"), "too few runs");
+	assert_string_equal(verdict(doc, 4, "real_fps"), "undecided");
 	assert_string_equal(verdict(doc, 5, "real_fps"), "faster");
 	assert_string_equal(verdict(doc, 3, "p50_ms"), "slower");
 	assert_string_equal(verdict(doc, 5, "p50_ms"), "faster");
 	/* the baseline has no verdicts */
 	assert_int_equal(json_object_size(json_object_get(json_array_get(json_object_get(doc, "arms"), 0),
 	                                                  "verdict")), 0);
+	/* the object's fields, by hand for D */
+	json_t *d = json_object_get(json_object_get(json_array_get(json_object_get(doc, "arms"), 3),
+	                                            "verdict"), "real_fps");
+	assert_float_equal(json_number_value(json_object_get(d, "delta")), -7.75, 1e-9);
+	assert_float_equal(json_number_value(json_object_get(d, "delta_pct")), -7.75 / 11 * 100, 1e-9);
+	double sp = sqrt((2.0 + 0.125) / 2), half = 4.302653 * sp + 0.1;
+	assert_float_equal(json_number_value(json_object_get(d, "ci_low")), -7.75 - half, 1e-5);
+	assert_float_equal(json_number_value(json_object_get(d, "ci_high")), -7.75 + half, 1e-5);
+	assert_float_equal(json_number_value(json_object_get(d, "p")),
+	                   stats_t_p_two_sided((7.75 - 0.1) / sp, 2), 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(d, "n_arm")), 2);
+	assert_int_equal(json_integer_value(json_object_get(d, "n_baseline")), 2);
+	assert_string_equal(json_string_value(json_object_get(d, "method")), "two_sample");
+	/* rounds still needed, for the method used */
 	json_t *b = json_array_get(json_object_get(doc, "arms"), 1);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "more_rounds"),
-	                                                    "real_fps")), 15);
-	/* two runs an arm: no p-value */
+	assert_true(json_is_null(json_object_get(json_object_get(b, "more_rounds"), "real_fps")));
+	json_t *c = json_array_get(json_object_get(doc, "arms"), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "more_rounds"),
+	                                                    "real_fps")), 3);
+	/* two runs an arm: no Mann-Whitney p-value */
 	assert_true(json_is_null(json_object_get(json_object_get(b, "p_value"), "real_fps")));
 	json_decref(doc);
 	free(js);
 
 	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
-	assert_contains(md, "- B, real fps: Δ +9.1 % is within the spread; about 15 more rounds would tell.");
-	assert_contains(md, "The rule: runs per arm n =");
-	assert_contains(md, "too few runs: Δ +3.00 fps (+27.3 %)");
+	assert_contains(md, "- B, real fps: Δ +9.1 %; not reachable at this noise and resolution.");
+	assert_contains(md, "- C, real fps: Δ +10.9 %; about 3 more rounds");
+	assert_contains(md, "by the two-sample t, pooled variance");
+	assert_contains(md, "undecided: Δ +3.00 fps (+27.3 %)");
 	assert_contains(md, "| usable runs | 2 | 2 | 2 | 2 | 1 (and 1 void) | 2 |");
-	assert_lacks(md, "p = ");
+	assert_lacks(md, "within the spread");
 	free(md);
 	trep_cleanup(&t);
+}
+
+/* A frame log of a steady fps over the window 30-110 s after t0 = 1000 s:
+ * frames half an interval off the grid, so exactly fps x 80 of them fall
+ * in the window. */
+static void write_steady_log(const char *path, double fps)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n");
+	double iv_ns = 1e9 / fps;
+	for (int k = 0; (k + 0.5) * iv_ns < 120e9; k++)
+		fprintf(f, "%d,%lld,real,%.4f,900,0,0\n", k,
+		        1000000000000LL + (long long)llround((k + 0.5) * iv_ns), iv_ns / 1e6);
+	fclose(f);
+}
+
+/* The field's Deck table, imported run by run without places in the order
+ * (real fps): off 10.8/11.4, late=newest 12.0/11.6, early 12.6/12.8, both
+ * 12.7/13.0.  Early and both are faster than off, late=newest is
+ * undecided, and both is not faster than early. */
+static void test_report__field_table_imported(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	static const char *const labels[] = { "off", "late=newest", "early", "both" };
+	trep_open(&t, "field", 4, labels, NULL);
+	db_close(t.db);
+	t.db = NULL;
+	static const struct {
+		char arm;
+		double fps;
+	} runs[] = { { 'A', 10.8 }, { 'A', 11.4 }, { 'B', 12.0 }, { 'B', 11.6 },
+		     { 'C', 12.6 }, { 'C', 12.8 }, { 'D', 12.7 }, { 'D', 13.0 } };
+	for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+		char log[PATH_MAX], arm[2] = { runs[i].arm, 0 };
+		snprintf(log, sizeof log, "%s/run-%zu.csv", t.dir, i);
+		write_steady_log(log, runs[i].fps);
+		char *argv[] = { "import", "field", arm, log, "--t0", "1000000000000", "--db", t.path, NULL };
+		assert_int_equal(cmd_dispatch(8, argv), 0);
+	}
+	assert_int_equal(db_open(t.path, &t.db), 0);
+	char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	json_error_t e;
+	json_t *doc = json_loads(js, 0, &e);
+	assert_non_null(doc);
+	json_t *a0 = json_array_get(json_object_get(doc, "arms"), 0);
+	assert_float_equal(json_number_value(json_object_get(json_object_get(a0, "mean"), "real_fps")),
+	                   11.1, 1e-9);
+	assert_string_equal(verdict(doc, 1, "real_fps"), "undecided");
+	assert_string_equal(verdict(doc, 2, "real_fps"), "faster");
+	assert_string_equal(verdict(doc, 3, "real_fps"), "faster");
+	json_t *v = json_object_get(json_object_get(json_array_get(json_object_get(doc, "arms"), 2),
+	                                            "verdict"), "real_fps");
+	assert_string_equal(json_string_value(json_object_get(v, "method")), "two_sample");
+	json_decref(doc);
+	free(js);
+	/* both against early */
+	char msg[256] = "";
+	struct report_options o = { .baseline = 'C', .format = REPORT_FORMAT_JSON, .errmsg = msg,
+		                    .errmsg_size = sizeof msg };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	assert_int_equal(report_print(t.db, t.campaign, &o, mem), 0);
+	fclose(mem);
+	doc = json_loads(buf, 0, &e);
+	assert_non_null(doc);
+	assert_string_equal(verdict(doc, 3, "real_fps"), "undecided");
+	json_decref(doc);
+	free(buf);
+	trep_cleanup(&t);
+}
+
+/* The baseline drifts +0.25 fps a run (+3 % first to last), B is 1 fps
+ * (about 2 %) faster: the call stands (the time model takes the drift out)
+ * but the report warns that the drift is larger than the effect. */
+static void test_report__drift_and_void_warnings(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	static const char *const labels[] = { "off", "on" };
+	trep_open(&t, "drift", 2, labels, NULL);
+	const char *order = "ABBABAAB";
+	const double noise[] = { 0, 0.01, -0.01, 0.02, 0, -0.02, 0.01, -0.01 };
+	for (int i = 0; i < 8; i++) {
+		int arm = order[i] - 'A';
+		trep_run(&t, arm, i / 4 + 1, NULL, "real_fps", 50.0 + 0.25 * i + arm + noise[i], NULL);
+	}
+	char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	json_error_t e;
+	json_t *doc = json_loads(js, 0, &e);
+	assert_non_null(doc);
+	assert_string_equal(verdict(doc, 1, "real_fps"), "faster");
+	json_t *d = json_object_get(json_object_get(doc, "baseline_drift"), "real_fps");
+	/* A at positions 1, 4, 6, 7: 50.0, 50.77, 51.23, 51.51; start 150 s apart */
+	assert_float_equal(json_number_value(json_object_get(d, "first_to_last_pct")), 1.51 / 50 * 100,
+	                   1e-9);
+	assert_true(json_number_value(json_object_get(d, "per_hour")) > 5.5);
+	json_t *w = json_object_get(doc, "warnings");
+	assert_int_equal(json_array_size(w), 1);
+	assert_non_null(strstr(json_string_value(json_array_get(w, 0)),
+	                       "the baseline A drifted +3.0 % on real fps"));
+	json_decref(doc);
+	free(js);
+	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "Drift of the baseline A over the campaign: real fps +");
+	assert_contains(md, "+3.0 % first to last run");
+	assert_contains(md, "**warning:** the baseline A drifted +3.0 %");
+	free(md);
+	trep_cleanup(&t);
+
+	/* three void runs, all of B's */
+	struct trep v = { 0 };
+	trep_open(&v, "voids", 2, labels, NULL);
+	trep_run(&v, 0, 1, NULL, "real_fps", 10.0, NULL);
+	trep_run(&v, 1, 1, "clock throttled: GPU clock 900 MHz", "real_fps", 8.0, NULL);
+	trep_run(&v, 1, 1, NULL, "real_fps", 11.0, NULL);
+	trep_run(&v, 0, 1, NULL, "real_fps", 10.5, NULL);
+	trep_run(&v, 1, 2, "clock throttled: GPU clock 910 MHz", "real_fps", 8.1, NULL);
+	trep_run(&v, 0, 2, NULL, "real_fps", 10.2, NULL);
+	trep_run(&v, 0, 2, NULL, "real_fps", 10.3, NULL);
+	trep_run(&v, 1, 2, "clock throttled: GPU clock 905 MHz", "real_fps", 8.2, NULL);
+	md = report_text(v.db, v.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "**warning:** 3 of the 3 void runs are arm B's");
+	free(md);
+	trep_cleanup(&v);
 }
 
 static void test_report__baseline_option(void **state)
@@ -262,7 +422,7 @@ static void test_report__csv_json_same_numbers(void **state)
 	assert_string_equal(json_string_value(json_object_get(doc, "campaign")), "exact");
 	assert_string_equal(json_string_value(json_object_get(doc, "baseline")), "A");
 
-	size_t run_rows = 0, mean_rows = 0;
+	size_t run_rows = 0, mean_rows = 0, verdict_rows = 0;
 	char *save = NULL;
 	char *line = strtok_r(csv, "\n", &save);
 	assert_string_equal(line, "campaign,arm,label,env,what,run,round,position,void,metric,value,text");
@@ -296,11 +456,18 @@ static void test_report__csv_json_same_numbers(void **state)
 			mean_rows++;
 		}
 		if (strcmp(f[4], "verdict") == 0)
-			assert_string_equal(f[11], json_string_value(json_object_get(
-			                                 json_object_get(ja, "verdict"), f[9])));
+			assert_string_equal(f[11], json_string_value(json_object_get(json_object_get(
+			                                 json_object_get(ja, "verdict"), f[9]), "state")));
+		if (strcmp(f[4], "ci_low") == 0 || strcmp(f[4], "ci_high") == 0 ||
+		    strcmp(f[4], "p") == 0) {
+			json_t *jv = json_object_get(json_object_get(ja, "verdict"), f[9]);
+			assert_true(strtod(f[10], NULL) == json_number_value(json_object_get(jv, f[4])));
+			verdict_rows++;
+		}
 	}
 	assert_int_equal(run_rows, 6);
 	assert_int_equal(mean_rows, 8); /* mean, median, spread_pct per arm; delta, delta_pct for B */
+	assert_int_equal(verdict_rows, 3);
 	/* the JSON mean is the exact mean of the runs */
 	json_t *a0 = json_array_get(json_object_get(doc, "arms"), 0);
 	double mean = (a_vals[0] + a_vals[1] + a_vals[2]) / 3;
@@ -347,6 +514,8 @@ int main(void)
 		cmocka_unit_test(test_report__md_hand_computed),
 		cmocka_unit_test(test_report__void_never_counted),
 		cmocka_unit_test(test_report__verdict_cases),
+		cmocka_unit_test(test_report__field_table_imported),
+		cmocka_unit_test(test_report__drift_and_void_warnings),
 		cmocka_unit_test(test_report__baseline_option),
 		cmocka_unit_test(test_report__csv_json_same_numbers),
 		cmocka_unit_test(test_report__newest_campaign),

@@ -234,7 +234,7 @@ static void test_run_campaign__names_and_resume_refusal(void **state)
 {
 	struct env *e = *state;
 	struct plan *plan = make_plan(e, "", "[arm A]\n");
-	plan->warmup = false;
+	plan->warmup = PLAN_WARMUP_NO;
 	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
 		                 .name = "fixed" };
 	struct run_campaign *c;

@@ -197,8 +197,8 @@ static void test_run_resume__after_sigkill(void **state)
 		double v;
 		assert_int_equal(db_metric_get(db, after[i].id, "real_fps", &v), 0);
 	}
-	/* the order held: warm-up, then ABBA twice */
-	const char *order = "AABBAABBA";
+	/* the order held: warm-up, then ABBA and its counterbalanced BAAB */
+	const char *order = "AABBABAAB";
 	for (size_t i = 0; i < na; i++)
 		assert_int_equal(after[i].arm_letter, order[i]);
 	struct db_campaign *c;

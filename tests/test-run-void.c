@@ -1,6 +1,6 @@
 /* test-run-void: the campaign-wide void rules on a database of finished
  * runs: swap against the campaign's median, a shot unlike the other arms'
- * (equal checksums agree), a low GPU clock while busy, heat; warm-up and
+ * (equal checksums agree), a low GPU clock whatever the load, heat; warm-up and
  * runs already void are left alone, and every rule can be turned off. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,7 +37,7 @@ static const struct spec specs[] = {
 	{ 'B', false, 0, 1600, 99, 70, 103, "b1" },
 	{ 'C', false, 0, 1300, 95, 70, 120, "c1" },     /* low clock, busy: throttled */
 	{ 'C', false, 20000, 1600, 99, 70, 101, "c2" }, /* swapped heavily */
-	{ 'B', false, 100, 1000, 30, 70, 150, "b2" },   /* left the route; low clock but idle */
+	{ 'B', false, 100, 1000, 30, 70, 150, "b2" },   /* left the route; low clock, idle */
 	{ 'A', false, 5, 1600, 99, 70, 140, "b1" },     /* unlike, but its checksum is B's: same place */
 };
 
@@ -160,12 +160,28 @@ static void test_run_void__swap_needs_both_thresholds(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* The clock rule is the same for every arm: a low clock at 30 % busy is
+ * as void as one at 95 % (gating on busy voided only the busy arms). */
+static void test_run_void__clock_rule_blind_to_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct plan_void_rules rules = { .clock_drop_pct = 10 };
+	size_t n = 0;
+	char msg[256];
+	assert_int_equal(run_void_apply(f->db, f->campaign, &rules, &n, msg, sizeof msg), 0);
+	assert_int_equal(n, 2);
+	expect(f, 4, "clock throttled: GPU clock 1300 MHz");
+	expect(f, 6, "clock throttled: GPU clock 1000 MHz");
+	expect(f, 3, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_run_void__every_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_void__rules_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_void__swap_needs_both_thresholds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_void__clock_rule_blind_to_busy, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

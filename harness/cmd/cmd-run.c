@@ -108,8 +108,11 @@ static void print_start(struct db *db, struct run_campaign *c)
 		snprintf(rounds, sizeof rounds, "rounds until %s", p->until);
 	else
 		snprintf(rounds, sizeof rounds, "%d round%s", plan_rounds(p), plan_rounds(p) == 1 ? "" : "s");
+	const char *warm = p->warmup == PLAN_WARMUP_EACH    ? " after a warm-up run of each arm"
+	                   : p->warmup == PLAN_WARMUP_FIRST ? " after a warm-up run"
+	                                                    : "";
 	fprintf(stderr, "campaign %s: order %s, %s%s, route %s\n", run_campaign_name(c),
-	        plan_order(p), rounds, p->warmup ? " after a warm-up run" : "", p->route);
+	        plan_order(p), rounds, warm, p->route);
 	fprintf(stderr, "results in %s, run files in %s\n", db_path(db), run_campaign_dir(c));
 }
 

@@ -15,6 +15,7 @@
  */
 #include "plan.h"
 #include "plan-private.h"
+#include "stats/stats.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +39,7 @@ enum section {
 	S_VOID,
 	S_PROFILE,
 	S_INHERITED,
+	S_VERDICT,
 	S_BAD,        /* an unknown or repeated section: its keys are ignored */
 };
 
@@ -50,6 +52,7 @@ enum key {
 	K_BINARY, K_COMMAND, K_COMMIT, K_WORKDIR, K_PAD_OPTION, K_LAUNCHER,
 	K_LABEL, K_BUILD, K_ENV, K_ARGS, K_ARM_GPU_CLOCK, K_ARM_TDP_W,
 	K_SWAP_FACTOR, K_SWAP_MIN_PAGES, K_SHOT_LUMA, K_CLOCK_DROP_PCT, K_TEMP_MAX_C, K_MIN_COVERAGE,
+	K_MAX_ROUNDS, K_PRIMARY, K_MIN_EFFECT,
 	K_COUNT
 };
 
@@ -98,6 +101,10 @@ static const struct key_def keys[K_COUNT] = {
 	[K_CLOCK_DROP_PCT] = { "clock_drop_pct", S_VOID, false },
 	[K_TEMP_MAX_C] = { "temp_max_c", S_VOID, false },
 	[K_MIN_COVERAGE] = { "min_coverage", S_VOID, false },
+	[K_MAX_ROUNDS] = { "max_rounds", S_CAMPAIGN, false },
+	[K_PRIMARY] = { "primary", S_VERDICT, false },
+	/* in [verdict], a metric's key sets its minimum effect (handle_pair) */
+	[K_MIN_EFFECT] = { "METRIC", S_VERDICT, false },
 };
 
 static const char *section_title(enum section s)
@@ -109,6 +116,7 @@ static const char *section_title(enum section s)
 	case S_VOID: return "[void]";
 	case S_PROFILE: return "[profile]";
 	case S_INHERITED: return "[inherited]";
+	case S_VERDICT: return "[verdict]";
 	default: return "a section";
 	}
 }
@@ -421,7 +429,7 @@ static enum section parse_section(struct ctx *c, const char *t, size_t n, int co
 
 	static const struct { const char *name; enum section s; } singles[] = {
 		{ "campaign", S_CAMPAIGN }, { "void", S_VOID }, { "profile", S_PROFILE },
-		{ "inherited", S_INHERITED },
+		{ "inherited", S_INHERITED }, { "verdict", S_VERDICT },
 	};
 	for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
 		if (strcmp(name, singles[i].name) == 0) {
@@ -514,7 +522,7 @@ static enum section parse_section(struct ctx *c, const char *t, size_t n, int co
 	}
 	report(c, c->line, col,
 	       "unknown section [%s] (expected [campaign], [build NAME], [arm X], [void], "
-	       "[profile] or [inherited])", shown(name, buf, sizeof buf));
+	       "[verdict], [profile] or [inherited])", shown(name, buf, sizeof buf));
 	return S_BAD;
 }
 
@@ -702,6 +710,16 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 		p->rounds = (int)d;
 		return;
 	}
+	case K_MAX_ROUNDS: {
+		double d;
+		if (parse_number(v, 1, PLAN_MAX_ROUNDS, &d) < 0 || d != floor(d)) {
+			report(c, c->line, col, "max_rounds '%s': expected a whole number from 1 to %d",
+			       shown(v, buf, sizeof buf), PLAN_MAX_ROUNDS);
+			return;
+		}
+		p->max_rounds = (int)d;
+		return;
+	}
 	case K_UNTIL: {
 		int64_t t;
 		if (plan_until_resolve(v, 0, &t) < 0) {
@@ -714,10 +732,19 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 		p->until_pos = (struct plan_pos){ c->line, col };
 		return;
 	}
-	case K_WARMUP:
-		if (parse_bool(v, &p->warmup) < 0)
-			report(c, c->line, col, "warmup '%s': expected yes or no", shown(v, buf, sizeof buf));
+	case K_WARMUP: {
+		bool yes;
+		if (strcasecmp(v, "each") == 0)
+			p->warmup = PLAN_WARMUP_EACH;
+		else if (strcasecmp(v, "first") == 0)
+			p->warmup = PLAN_WARMUP_FIRST;
+		else if (parse_bool(v, &yes) == 0)
+			p->warmup = yes ? PLAN_WARMUP_FIRST : PLAN_WARMUP_NO;
+		else
+			report(c, c->line, col, "warmup '%s': expected each, first or no",
+			       shown(v, buf, sizeof buf));
 		return;
+	}
 	case K_WATCHDOG:
 		set_duration(c, &p->watchdog_s, "watchdog", v, col, true);
 		return;
@@ -911,6 +938,84 @@ static void void_key(struct ctx *c, enum key k, const char *v, int col)
 	}
 }
 
+/* [verdict] primary = METRIC...: known metric keys, each once. */
+static void verdict_primary(struct ctx *c, const char *v, int col)
+{
+	struct plan_strv words = { 0 };
+	char buf[64];
+	size_t bad = 0;
+	int rc = plan_split_words(v, &words, &bad);
+	if (rc == -ENOMEM) {
+		c->oom = true;
+		return;
+	}
+	if (rc < 0 || words.n == 0) {
+		report(c, c->line, col, "primary: expected one or more metric keys (real_fps p99_ms)");
+		plan_strv_finish(&words);
+		return;
+	}
+	for (size_t i = 0; i < words.n; i++) {
+		const char *w = words.v[i];
+		int wcol = col + (int)(strstr(v, w) ? strstr(v, w) - v : 0);
+		if (!stats_metric_find(w)) {
+			report(c, c->line, wcol, "primary: unknown metric '%s' (see docs/metrics.md)",
+			       shown(w, buf, sizeof buf));
+			continue;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < c->plan->verdict.primary.n; j++)
+			dup |= strcmp(c->plan->verdict.primary.v[j], w) == 0;
+		if (dup) {
+			report(c, c->line, wcol, "primary: metric '%s' named twice", w);
+			continue;
+		}
+		if (plan_strv_push(&c->plan->verdict.primary, w) < 0)
+			c->oom = true;
+	}
+	plan_strv_finish(&words);
+}
+
+/* [verdict] METRIC = N % (or N): the metric's minimum effect, % of the
+ * baseline's mean. */
+static void verdict_min_effect(struct ctx *c, const char *key, const char *v, int key_col, int col)
+{
+	struct plan_verdict *pv = &c->plan->verdict;
+	char buf[64];
+	for (size_t i = 0; i < pv->n_min_effects; i++)
+		if (strcmp(pv->min_effects[i].key, key) == 0) {
+			report(c, c->line, key_col, "'%s' given twice in this section", key);
+			return;
+		}
+	char num[64];
+	size_t n = strlen(v);
+	if (n >= sizeof num)
+		n = sizeof num - 1;
+	memcpy(num, v, n);
+	num[n] = 0;
+	while (n && (num[n - 1] == ' ' || num[n - 1] == '\t'))
+		num[--n] = 0;
+	if (n && num[n - 1] == '%') {
+		num[--n] = 0;
+		while (n && (num[n - 1] == ' ' || num[n - 1] == '\t'))
+			num[--n] = 0;
+	}
+	double d;
+	if (parse_number(num, 0, 100, &d) < 0 || !(d > 0)) {
+		report(c, c->line, col, "%s '%s': expected a minimum effect in %% of the baseline "
+		       "such as '2 %%' (above 0, at most 100)", key, shown(v, buf, sizeof buf));
+		return;
+	}
+	struct plan_min_effect *m = realloc(pv->min_effects, (pv->n_min_effects + 1) * sizeof *m);
+	if (!m) {
+		c->oom = true;
+		return;
+	}
+	pv->min_effects = m;
+	snprintf(m[pv->n_min_effects].key, sizeof m->key, "%s", key);
+	m[pv->n_min_effects].pct = d;
+	pv->n_min_effects++;
+}
+
 static void handle_pair(struct ctx *c, const char *name, const char *value, bool cont,
                         int key_col, int col);
 
@@ -985,6 +1090,13 @@ static void handle_pair(struct ctx *c, const char *name, const char *value, bool
 	}
 	if ((c->section == S_PROFILE || c->section == S_INHERITED) && k != K_ENV)
 		k = -1;
+	if (c->section == S_VERDICT && k == K_MIN_EFFECT)
+		k = -1;
+	if (c->section == S_VERDICT && k < 0 && !cont && stats_metric_find(name)) {
+		verdict_min_effect(c, name, value, key_col, col);
+		c->last_key = -1;
+		return;
+	}
 	if (k < 0) {
 		if (cont)
 			return; /* the key line was reported */
@@ -1032,6 +1144,9 @@ static void handle_pair(struct ctx *c, const char *name, const char *value, bool
 		break;
 	case S_VOID:
 		void_key(c, (enum key)k, value, col);
+		break;
+	case S_VERDICT:
+		verdict_primary(c, value, col);
 		break;
 	case S_PROFILE:
 		if (*value)
@@ -1223,7 +1338,7 @@ int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out)
 
 void plan_defaults(struct plan *p)
 {
-	p->warmup = true;
+	p->warmup = PLAN_WARMUP_EACH;
 	p->watchdog_s = 10;
 	p->min_battery_pct = 10;
 	p->start_timeout_s = 120;

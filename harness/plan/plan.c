@@ -26,7 +26,7 @@ static const char default_plan[] =
 	"profile = auto\n"
 	"order = ABCDDCBA\n"
 	"rounds = 1\n"
-	"warmup = yes\n"
+	"warmup = each\n"
 	"watchdog = 10s\n"
 	"inherit = RX_VK_DEVICE\n"
 	"\n"
@@ -71,6 +71,8 @@ void plan_free(struct plan *p)
 	free(p->order);
 	free(p->until);
 	plan_strv_finish(&p->inherit);
+	plan_strv_finish(&p->verdict.primary);
+	free(p->verdict.min_effects);
 	plan_strv_finish(&p->profile_env);
 	plan_strv_finish(&p->inherited_env);
 	for (size_t i = 0; i < p->n_builds; i++) {
@@ -97,6 +99,69 @@ void plan_free(struct plan *p)
 const char *plan_order(const struct plan *p)
 {
 	return p->order ? p->order : "";
+}
+
+/* Row r of a Williams design for n treatments (0-based): the first row is
+ * 0, 1, n-1, 2, n-2, ...; row r adds r mod n; for odd n the rows n..2n-1
+ * are the first n reversed. */
+static int williams(int n, int r, int k)
+{
+	bool rev = n % 2 == 1 && (r / n) % 2 == 1;
+	r %= n;
+	if (rev)
+		k = n - 1 - k;
+	int base = k == 0 ? 0 : k % 2 == 1 ? (k + 1) / 2 : n - k / 2;
+	return (base + r) % n;
+}
+
+/* The arms of order in the order of their first place. */
+static size_t first_places(const char *order, char *arms)
+{
+	size_t n = 0;
+	for (const char *q = order; *q; q++)
+		if (!memchr(arms, *q, n))
+			arms[n++] = *q;
+	arms[n] = 0;
+	return n;
+}
+
+int plan_round_order(const struct plan *p, int round, char *out, size_t size)
+{
+	const char *order = plan_order(p);
+	size_t len = strlen(order);
+	if (size < len + 1)
+		return -ENOSPC;
+	char arms[27];
+	int n = (int)first_places(order, arms);
+	int rows = n % 2 ? 2 * n : n;
+	int r = ((round > 0 ? round : 1) - 1) % (rows ? rows : 1);
+	/* relabel so that row 0 is the order as written: the arm in place k
+	 * of row r is arms[inverse of row 0 at row r's treatment] */
+	int inv0[26];
+	for (int k = 0; k < n; k++)
+		inv0[williams(n, 0, k)] = k;
+	char map[128] = { 0 };
+	for (int k = 0; k < n; k++)
+		map[(unsigned char)arms[k]] = arms[inv0[williams(n, r, k)]];
+	for (size_t i = 0; i < len; i++)
+		out[i] = map[(unsigned char)order[i]];
+	out[len] = 0;
+	return 0;
+}
+
+int plan_warmup_arms(const struct plan *p, char *out, size_t size)
+{
+	char arms[27];
+	size_t n = first_places(plan_order(p), arms);
+	if (p->warmup == PLAN_WARMUP_NO)
+		n = 0;
+	else if (p->warmup == PLAN_WARMUP_FIRST)
+		n = n ? 1 : 0;
+	if (size < n + 1)
+		return -ENOSPC;
+	memcpy(out, arms, n);
+	out[n] = 0;
+	return 0;
 }
 
 int plan_rounds(const struct plan *p)
@@ -346,7 +411,11 @@ int plan_write(const struct plan *p, FILE *f)
 		put_kv(&w, "until", p->until);
 	else
 		put(&w, "rounds = %d\n", plan_rounds(p));
-	put(&w, "warmup = %s\n", p->warmup ? "yes" : "no");
+	if (p->max_rounds > 0)
+		put(&w, "max_rounds = %d\n", p->max_rounds);
+	put(&w, "warmup = %s\n", p->warmup == PLAN_WARMUP_EACH    ? "each"
+	                          : p->warmup == PLAN_WARMUP_FIRST ? "first"
+	                                                           : "no");
 	put_duration(&w, "watchdog", p->watchdog_s);
 	put_duration(&w, "start_timeout", p->start_timeout_s);
 	put_duration(&w, "start_delay", p->start_delay_s);
@@ -373,6 +442,19 @@ int plan_write(const struct plan *p, FILE *f)
 	put_number(&w, "clock_drop_pct", p->void_rules.clock_drop_pct);
 	put_number(&w, "temp_max_c", p->void_rules.temp_max_c);
 	put_number(&w, "min_coverage", p->void_rules.min_coverage_pct);
+
+	if (p->verdict.primary.n || p->verdict.n_min_effects) {
+		put(&w, "\n[verdict]\n");
+		if (p->verdict.primary.n) {
+			/* metric keys: plain words, on the one line the key takes */
+			put(&w, "primary =");
+			for (size_t i = 0; i < p->verdict.primary.n; i++)
+				put(&w, " %s", p->verdict.primary.v[i]);
+			put(&w, "\n");
+		}
+		for (size_t i = 0; i < p->verdict.n_min_effects; i++)
+			put(&w, "%s = %g %%\n", p->verdict.min_effects[i].key, p->verdict.min_effects[i].pct);
+	}
 
 	if (p->has_profile_env) {
 		put(&w, "\n[profile]\n");

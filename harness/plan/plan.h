@@ -154,6 +154,26 @@ struct plan_void_rules {
 	                             than this % makes the run void (90; 0: off) */
 };
 
+/* Unmeasured warm-up runs before round 1 (docs/running.md). */
+enum plan_warmup {
+	PLAN_WARMUP_NO = 0,       /* "no" */
+	PLAN_WARMUP_FIRST = 1,    /* "first" (also "yes"): one run of the first arm */
+	PLAN_WARMUP_EACH = 2,     /* "each", the default: one run of every arm */
+};
+
+/* [verdict]: what the decision treats as primary and the minimum effects
+ * (docs/metrics.md, "The decision"). */
+struct plan_min_effect {
+	char key[32];             /* a stats metric key */
+	double pct;               /* % of the baseline's mean, (0, 100] */
+};
+
+struct plan_verdict {
+	struct plan_strv primary; /* metric keys; none: real_fps and p99_ms */
+	struct plan_min_effect *min_effects;
+	size_t n_min_effects;
+};
+
 struct plan {
 	char *path;               /* the name it was parsed as */
 	char *dir;                /* the folder relative paths are taken from */
@@ -169,7 +189,9 @@ struct plan {
 	                             backward (ABCDDCBA), filled in by the parser */
 	int rounds;               /* 0: not given (1 unless until is given) */
 	char *until;              /* deadline as written ("07:00"); NULL: none */
-	bool warmup;              /* default true */
+	int max_rounds;           /* 0: none; else rounds stop here, or earlier
+	                             once every primary comparison is decided */
+	enum plan_warmup warmup;  /* default PLAN_WARMUP_EACH */
 	double watchdog_s;        /* no new frame for this long = hung (10) */
 	double start_timeout_s;   /* no first frame this long after the start = hung (120) */
 	double start_delay_s;     /* the route starts this long after the first frame (0) */
@@ -184,6 +206,7 @@ struct plan {
 	double tdp_w;             /* tdp_w = 12 */
 	double min_battery_pct;   /* on battery below this the campaign stops (10) */
 	struct plan_void_rules void_rules;
+	struct plan_verdict verdict;
 
 	/* [profile]: the profile's env frozen into the plan (has_profile_env);
 	 * used instead of reading the profile file. */
@@ -245,6 +268,20 @@ int plan_write(const struct plan *plan, FILE *f);
 /* The effective order of one round (order, or the arms forward then
  * backward). */
 const char *plan_order(const struct plan *plan);
+/*
+ * The arm order of round (1-based): the plan's order with its arms
+ * relabelled by a Williams design, so that over the rounds each arm comes
+ * first equally often and directly before each other arm equally often
+ * (n rounds for an even number of arms n, 2n for an odd one); round 1 is
+ * the order as written.  Writes strlen(plan_order()) letters and a NUL to
+ * out.  Returns 0, or -ENOSPC when size is too small.
+ */
+int plan_round_order(const struct plan *plan, int round, char *out, size_t size);
+
+/* The warm-up runs' arms, in order (none, the first arm, or every arm in
+ * the order of their first place in round 1), as a string of letters. */
+int plan_warmup_arms(const struct plan *plan, char *out, size_t size);
+
 /* The effective rounds: rounds, or 1 when neither rounds nor until was given. */
 int plan_rounds(const struct plan *plan);
 

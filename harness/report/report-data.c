@@ -299,7 +299,14 @@ void report_data_destroy(struct report_data *rd)
 		free(a->sum);
 		free(a->has_cmp);
 		free(a->cmp);
+		free(a->has_dec);
+		free(a->dec);
+		free(a->more_rounds);
 	}
+	free(rd->primary);
+	free(rd->min_effect_pct);
+	free(rd->drift_per_h);
+	free(rd->drift_pct);
 	free(rd->runs);
 	free(rd->arms);
 	free(rd->has_data);
@@ -362,6 +369,325 @@ static int compare_arms(struct report_data *rd, const struct report_options *opt
 	return 0;
 }
 
+/* The [verdict] section of the campaign's plan: primary metrics and
+ * minimum effects; the defaults when the plan says nothing or cannot be
+ * read (an imported campaign has no plan of ours). */
+static int verdict_settings(struct report_data *rd)
+{
+	size_t nm = rd->n_metrics;
+	rd->primary = calloc(nm, sizeof *rd->primary);
+	rd->min_effect_pct = calloc(nm, sizeof *rd->min_effect_pct);
+	if (!rd->primary || !rd->min_effect_pct)
+		return -ENOMEM;
+	for (size_t m = 0; m < nm; m++)
+		rd->min_effect_pct[m] = stats_min_effect_default_pct(stats_metrics[m].key);
+	struct plan *p = NULL;
+	const char *text = rd->campaign->plan_text;
+	if (text && text[0] && plan_parse("plan", text, strlen(text), NULL, &p, NULL) < 0)
+		p = NULL;
+	if (p && p->verdict.primary.n) {
+		for (size_t i = 0; i < p->verdict.primary.n; i++) {
+			int m = report_metric_index(p->verdict.primary.v[i]);
+			if (m >= 0)
+				rd->primary[m] = true;
+		}
+	} else {
+		rd->primary[report_metric_index("real_fps")] = true;
+		rd->primary[report_metric_index("p99_ms")] = true;
+	}
+	for (size_t i = 0; p && i < p->verdict.n_min_effects; i++) {
+		int m = report_metric_index(p->verdict.min_effects[i].key);
+		if (m >= 0)
+			rd->min_effect_pct[m] = p->verdict.min_effects[i].pct;
+	}
+	plan_free(p);
+	return 0;
+}
+
+/* Rounds with a usable run of every arm, and the mean wall time of a round
+ * (first start to last end over the measured runs, per round). */
+static void round_facts(struct report_data *rd)
+{
+	int max_round = 0;
+	for (size_t i = 0; i < rd->n_runs; i++)
+		if (rd->runs[i].run->round > max_round)
+			max_round = rd->runs[i].run->round;
+	double span_ms = 0;
+	int timed = 0, done = 0;
+	for (int rnd = 1; rnd <= max_round; rnd++) {
+		int64_t first = 0, last = 0;
+		size_t arms_seen = 0;
+		for (size_t a = 0; a < rd->n_arms; a++) {
+			bool seen = false;
+			for (size_t i = 0; i < rd->n_runs; i++) {
+				const struct report_run *r = &rd->runs[i];
+				if (r->arm != a || r->run->round != rnd)
+					continue;
+				seen |= !r->is_void;
+				if (r->run->start_unix_ms > 0 && (!first || r->run->start_unix_ms < first))
+					first = r->run->start_unix_ms;
+				if (r->run->end_unix_ms > last)
+					last = r->run->end_unix_ms;
+			}
+			arms_seen += seen;
+		}
+		if (arms_seen == rd->n_arms)
+			done++;
+		if (first > 0 && last > first) {
+			span_ms += (double)(last - first);
+			timed++;
+		}
+	}
+	rd->rounds_done = done;
+	rd->round_s = timed ? span_ms / timed / 1000.0 : NAN;
+}
+
+/* Rounds more (same design) until the decision's interval would decide:
+ * the half-width shrinks as 1 / sqrt(rounds).  INFINITY when no number of
+ * rounds would (|delta| within the resolution of both targets). */
+static double rounds_needed(const struct stats_decision *d, int rounds_done)
+{
+	if (d->method == STATS_METHOD_NONE || rounds_done < 1)
+		return NAN;
+	double ad = fabs(d->delta);
+	double res = d->resolution * (1 + 1e-9);
+	double half = (d->ci_high - d->ci_low) / 2 - res;
+	/* the half-width that would decide: exclude 0, or fit inside +- min */
+	double target = ad >= d->min_effect ? ad - res : d->min_effect - ad - res;
+	if (!(target > 0) || !(half > 0))
+		return INFINITY;
+	/* the large-sample level replaces today's t: more runs, more df */
+	double z = stats_t_quantile_two_sided(d->alpha, 1e6);
+	double t = stats_t_quantile_two_sided(d->alpha, d->df);
+	double se = half / t;
+	double need = rounds_done * (z * se / target) * (z * se / target);
+	double more = ceil(need - rounds_done);
+	return more < 1 ? 1 : more;
+}
+
+void report_more_text(const struct report_data *rd, double rounds, char *buf, size_t size)
+{
+	double h = isfinite(rd->round_s) && isfinite(rounds) ? rounds * rd->round_s / 3600.0 : NAN;
+	if (!isfinite(rounds))
+		snprintf(buf, size, "not reachable at this noise and resolution");
+	else if (rounds > 200 || (isfinite(h) && h > 24))
+		snprintf(buf, size, "not reachable tonight at this noise: more than %s",
+		         isfinite(h) ? "24 h" : "200 rounds");
+	else if (isfinite(h) && h > 10)
+		snprintf(buf, size, "not reachable tonight at this noise: about %.0f h more", h);
+	else if (isfinite(h))
+		snprintf(buf, size, "about %.0f more round%s (%.1f h)", rounds, rounds == 1 ? "" : "s", h);
+	else
+		snprintf(buf, size, "about %.0f more round%s", rounds, rounds == 1 ? "" : "s");
+}
+
+bool report_counterbalanced(const struct report_data *rd)
+{
+	const char *order = rd->campaign->order;
+	size_t per = order ? strlen(order) : 0;
+	for (size_t i = 0; i < rd->n_db_runs && per; i++) {
+		const struct db_run *r = &rd->db_runs[i];
+		if (r->is_warmup || r->round < 1)
+			continue;
+		/* its place in its round: runs of a round are consecutive */
+		size_t k = 0;
+		for (size_t j = 0; j < rd->n_db_runs; j++)
+			if (rd->db_runs[j].round == r->round && !rd->db_runs[j].is_warmup &&
+			    rd->db_runs[j].position < r->position)
+				k++;
+		if (k < per && order[k] != r->arm_letter)
+			return true;
+	}
+	return false;
+}
+
+/* Whether run r has a place in time: planned by the campaign (position in
+ * its order) and run by the harness (an exit status).  Imported runs are
+ * appended after the plan and have none. */
+static bool run_placed(const struct report_data *rd, const struct report_run *r)
+{
+	const struct db_campaign *c = rd->campaign;
+	size_t per = c->order ? strlen(c->order) : 0;
+	size_t planned = rd->n_warmup + (size_t)(c->rounds > 0 ? c->rounds : 0) * per;
+	return r->run->position >= 1 && (size_t)r->run->position <= planned &&
+	       r->run->exit_status >= 0;
+}
+
+static void add_warning(struct report_data *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add_warning(struct report_data *rd, const char *fmt, ...)
+{
+	if (rd->n_warnings >= sizeof rd->warnings / sizeof rd->warnings[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rd->warnings[rd->n_warnings++], sizeof rd->warnings[0], fmt, ap);
+	va_end(ap);
+}
+
+/* The baseline's drift over the night per metric (slope per hour over its
+ * usable runs' start times, and last against first), and the warnings:
+ * drift beyond an effect called on a primary metric, void runs mostly in
+ * one arm. */
+static int drift_and_warnings(struct report_data *rd)
+{
+	size_t nm = rd->n_metrics;
+	rd->drift_per_h = malloc(nm * sizeof *rd->drift_per_h);
+	rd->drift_pct = malloc(nm * sizeof *rd->drift_pct);
+	if (!rd->drift_per_h || !rd->drift_pct)
+		return -ENOMEM;
+	const struct report_arm *base = &rd->arms[rd->base];
+	for (size_t m = 0; m < nm; m++) {
+		rd->drift_per_h[m] = rd->drift_pct[m] = NAN;
+		double sx = 0, sy = 0, sxx = 0, sxy = 0, first = NAN, last = NAN;
+		size_t n = 0;
+		int64_t t0 = 0;
+		for (size_t k = 0; k < base->n_runs; k++) {
+			const struct report_run *r = &rd->runs[base->runs[k]];
+			double v = r->v[m];
+			if (r->is_void || !isfinite(v))
+				continue;
+			if (isnan(first))
+				first = v;
+			last = v;
+			if (r->run->start_unix_ms <= 0)
+				continue;
+			if (!t0)
+				t0 = r->run->start_unix_ms;
+			double x = (double)(r->run->start_unix_ms - t0) / 3.6e6;
+			sx += x;
+			sy += v;
+			sxx += x * x;
+			sxy += x * v;
+			n++;
+		}
+		double den = (double)n * sxx - sx * sx;
+		if (n >= 2 && den > 1e-12)
+			rd->drift_per_h[m] = ((double)n * sxy - sx * sy) / den;
+		if (isfinite(first) && first != 0 && base->n_usable >= 2)
+			rd->drift_pct[m] = (last - first) / fabs(first) * 100.0;
+	}
+	/* drift beyond a claimed effect */
+	for (size_t m = 0; m < nm; m++) {
+		double d = rd->drift_pct[m];
+		if (!rd->primary[m] || !isfinite(d))
+			continue;
+		for (size_t a = 0; a < rd->n_arms; a++) {
+			const struct stats_decision *x = &rd->arms[a].dec[m];
+			if (a == rd->base || !rd->arms[a].has_dec[m] || !isfinite(x->delta_pct) ||
+			    (x->state != STATS_STATE_FASTER && x->state != STATS_STATE_SLOWER))
+				continue;
+			if (fabs(d) > fabs(x->delta_pct)) {
+				add_warning(rd, "the baseline %c drifted %+.1f %% on %s from its first run to its "
+				            "last, more than the %+.1f %% called for %c: read the call with the "
+				            "drift in mind", base->arm->letter, d, stats_metrics[m].label,
+				            x->delta_pct, rd->arms[a].arm->letter);
+				break;
+			}
+		}
+	}
+	/* void runs mostly in one arm */
+	size_t total = 0, top = 0, top_arm = 0, runs_total = 0;
+	for (size_t a = 0; a < rd->n_arms; a++) {
+		total += rd->arms[a].n_void;
+		runs_total += rd->arms[a].n_runs;
+		if (rd->arms[a].n_void > top) {
+			top = rd->arms[a].n_void;
+			top_arm = a;
+		}
+	}
+	if (total >= 2 && rd->n_arms >= 2 && 3 * top >= 2 * total &&
+	    (double)top / (double)total > (double)rd->arms[top_arm].n_runs / (double)runs_total)
+		add_warning(rd, "%zu of the %zu void runs are arm %c's: a rule that removes one arm's runs "
+		            "biases its numbers; see why they were voided", top, total,
+		            rd->arms[top_arm].arm->letter);
+	return 0;
+}
+
+/* The decisions of every arm against the baseline (docs/metrics.md, "The
+ * decision"): one design per metric over every arm's usable runs. */
+static int decide_arms(struct report_data *rd, const struct report_options *opts)
+{
+	int err = verdict_settings(rd);
+	if (err)
+		return report_fail(opts, err, "out of memory");
+	round_facts(rd);
+	rd->alpha = 0.05;
+	if (rd->n_arms > STATS_MAX_GROUPS)
+		return 0;
+	size_t n = rd->n_runs ? rd->n_runs : 1;
+	double *v = malloc(n * sizeof *v), *t = malloc(n * sizeof *t);
+	size_t *g = malloc(n * sizeof *g);
+	const struct stats_metric_def **defs = malloc(rd->n_metrics * sizeof *defs);
+	struct stats_decision *fam = malloc(rd->n_metrics * sizeof *fam);
+	if (!v || !t || !g || !defs || !fam) {
+		err = -ENOMEM;
+		goto out;
+	}
+	bool placed = true;
+	size_t k = 0;
+	for (size_t i = 0; i < rd->n_runs; i++) {
+		const struct report_run *r = &rd->runs[i];
+		if (r->is_void)
+			continue;
+		placed &= run_placed(rd, r);
+		t[k] = r->run->position;
+		g[k] = r->arm;
+		k++;
+	}
+	for (size_t m = 0; m < rd->n_metrics && !err; m++) {
+		if (!rd->has_data[m])
+			continue;
+		size_t j = 0;
+		for (size_t i = 0; i < rd->n_runs; i++)
+			if (!rd->runs[i].is_void)
+				v[j++] = rd->runs[i].v[m];
+		struct stats_design d = { .v = v, .group = g, .t = placed ? t : NULL, .n = k,
+			                  .n_groups = rd->n_arms };
+		for (size_t a = 0; a < rd->n_arms && !err; a++) {
+			if (a == rd->base)
+				continue;
+			struct stats_decide_options o = { .alpha = rd->alpha,
+				                          .min_effect_pct = rd->min_effect_pct[m],
+				                          .primary = rd->primary[m] };
+			int rc = stats_decide(&stats_metrics[m], &d, rd->base, a, &o, &rd->arms[a].dec[m]);
+			if (rc == 0)
+				rd->arms[a].has_dec[m] = true;
+			else if (rc != -ENODATA)
+				err = rc;
+		}
+	}
+	/* Holm over each arm's secondary metrics */
+	for (size_t a = 0; a < rd->n_arms && !err; a++) {
+		struct report_arm *arm = &rd->arms[a];
+		if (a == rd->base)
+			continue;
+		size_t nf = 0;
+		for (size_t m = 0; m < rd->n_metrics; m++)
+			if (arm->has_dec[m]) {
+				defs[nf] = &stats_metrics[m];
+				fam[nf++] = arm->dec[m];
+			}
+		err = stats_decide_family(defs, fam, nf);
+		nf = 0;
+		for (size_t m = 0; m < rd->n_metrics && !err; m++)
+			if (arm->has_dec[m]) {
+				arm->dec[m] = fam[nf++];
+				if (arm->dec[m].primary && arm->dec[m].state == STATS_STATE_UNDECIDED)
+					arm->more_rounds[m] = rounds_needed(&arm->dec[m], rd->rounds_done);
+			}
+	}
+out:
+	free(v);
+	free(t);
+	free(g);
+	free(defs);
+	free(fam);
+	if (err)
+		return report_fail(opts, err, "cannot decide the arms: %s", strerror(-err));
+	return 0;
+}
+
 int report_data_load(struct db *db, int64_t campaign_id, const struct report_options *opts,
                      struct report_data **out)
 {
@@ -421,7 +747,11 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 		a->sum = calloc(nm, sizeof *a->sum);
 		a->has_cmp = calloc(nm, sizeof *a->has_cmp);
 		a->cmp = calloc(nm, sizeof *a->cmp);
-		if (!a->runs || !a->has_sum || !a->sum || !a->has_cmp || !a->cmp) {
+		a->has_dec = calloc(nm, sizeof *a->has_dec);
+		a->dec = calloc(nm, sizeof *a->dec);
+		a->more_rounds = calloc(nm, sizeof *a->more_rounds);
+		if (!a->runs || !a->has_sum || !a->sum || !a->has_cmp || !a->cmp || !a->has_dec ||
+		    !a->dec || !a->more_rounds) {
 			err = report_fail(opts, -ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -476,6 +806,10 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 				rd->has_data[m] = true;
 	}
 	err = compare_arms(rd, opts);
+	if (!err)
+		err = decide_arms(rd, opts);
+	if (!err && (err = drift_and_warnings(rd)))
+		err = report_fail(opts, err, "out of memory");
 	if (err)
 		goto fail;
 	*out = rd;

@@ -298,33 +298,54 @@ static void md_void_runs(const struct report_data *rd, FILE *out)
 	report_md_void_list(rd, out);
 }
 
-static void spread_text(char *buf, size_t size, const struct stats_summary *s)
+static const char *method_name(enum stats_method m)
 {
-	if (isfinite(s->spread_pct))
-		snprintf(buf, size, "%.1f %%", s->spread_pct);
-	else
-		snprintf(buf, size, "-");
+	switch (m) {
+	case STATS_METHOD_ARM_TIME: return "arm and time model";
+	case STATS_METHOD_TWO_SAMPLE: return "two-sample t, pooled variance";
+	case STATS_METHOD_NONE:
+	default: return "too few runs for an interval";
+	}
+}
+
+/* The decision's word: the metric's own for a call ("fewer"), else the state. */
+static const char *decision_word(const struct stats_metric_def *d, const struct stats_decision *x)
+{
+	switch (x->state) {
+	case STATS_STATE_FASTER:
+		return d->direction == STATS_LOWER_IS_BETTER ? d->word_down : d->word_up;
+	case STATS_STATE_SLOWER:
+		return d->direction == STATS_LOWER_IS_BETTER ? d->word_up : d->word_down;
+	case STATS_STATE_HIGHER:
+		return d->word_up;
+	case STATS_STATE_LOWER:
+		return d->word_down;
+	default:
+		return stats_state_name(x->state);
+	}
 }
 
 static void md_verdict_cell(FILE *out, const struct stats_metric_def *d,
-                            const struct stats_comparison *c)
+                            const struct stats_decision *x)
 {
 	int dec = d->decimals + 1;
 	const char *unit = d->unit && d->unit[0] ? d->unit : NULL;
-	if (c->verdict == STATS_VERDICT_UP || c->verdict == STATS_VERDICT_DOWN)
-		fprintf(out, "**%s**", c->word);
+	const char *w = decision_word(d, x);
+	if (x->state != STATS_STATE_UNDECIDED)
+		fprintf(out, "**%s**", w);
 	else
-		fputs(c->word, out);
-	fprintf(out, ": Δ %+.*f%s%s", dec, c->delta, unit ? " " : "", unit ? unit : "");
-	if (isfinite(c->delta_pct))
-		fprintf(out, " (%+.1f %%)", c->delta_pct);
-	char sa[32], sb[32];
-	spread_text(sa, sizeof sa, &c->arm);
-	spread_text(sb, sizeof sb, &c->base);
-	fprintf(out, "; spread %s vs %s; %zu vs %zu usable runs", sa, sb, c->arm.n, c->base.n);
-	if (isfinite(c->p_value))
-		fprintf(out, "; p = %.3g (%s)", c->p_value,
-		        c->p_exact ? "exact" : c->ties ? "normal approx., ties" : "normal approx.");
+		fputs(w, out);
+	fprintf(out, ": Δ %+.*f%s%s", dec, x->delta, unit ? " " : "", unit ? unit : "");
+	if (isfinite(x->delta_pct))
+		fprintf(out, " (%+.1f %%)", x->delta_pct);
+	if (isfinite(x->ci_low) && isfinite(x->ci_high))
+		fprintf(out, ", %.0f %% CI [%+.*f, %+.*f]", 100 * (1 - x->alpha), dec, x->ci_low, dec,
+		        x->ci_high);
+	else
+		fputs(", no interval", out);
+	if (isfinite(x->p))
+		fprintf(out, ", p = %.2g%s", x->p, x->primary ? "" : " (Holm)");
+	fprintf(out, "; ±%.*f minimum; %zu vs %zu runs", dec, x->min_effect, x->n_arm, x->n_baseline);
 }
 
 static void md_verdicts(const struct report_data *rd, FILE *out)
@@ -332,11 +353,25 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	if (rd->n_arms < 2)
 		return;
 	const struct report_arm *base = &rd->arms[rd->base];
-	fprintf(out, "\nVerdicts against %c, over runs (each run is one value; frames are not "
-	             "independent samples): *faster* or *slower* only when the arms' run ranges do "
-	             "not overlap and Δ exceeds both spreads (max − min), else *within the spread*. "
-	             "Spreads are %% of the median.\n\n| metric |",
-	        base->arm->letter);
+	enum stats_method method = STATS_METHOD_NONE;
+	for (size_t i = 0; i < rd->n_arms && method == STATS_METHOD_NONE; i++)
+		for (size_t m = 0; m < rd->n_metrics; m++)
+			if (rd->arms[i].has_dec[m] && rd->arms[i].dec[m].method != STATS_METHOD_NONE) {
+				method = rd->arms[i].dec[m].method;
+				break;
+			}
+	fprintf(out, "\nVerdicts against %c (docs/metrics.md, \"The decision\"), over runs, by the "
+	             "%s: *faster*/*slower* when the %.0f %% interval of Δ excludes 0 and |Δ| is at "
+	             "least the metric's minimum effect, *same* when the whole interval lies within "
+	             "± the minimum effect, else *undecided*. Primary metrics (",
+	        base->arm->letter, method_name(method), 100 * (1 - rd->alpha));
+	bool first = true;
+	for (size_t m = 0; m < rd->n_metrics; m++)
+		if (rd->primary[m]) {
+			fprintf(out, "%s%s", first ? "" : ", ", stats_metrics[m].label);
+			first = false;
+		}
+	fputs(") are decided at 5 % each; the others on Holm-adjusted p.\n\n| metric |", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		if (i == rd->base)
 			continue;
@@ -351,25 +386,29 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	for (size_t m = 0; m < rd->n_metrics; m++) {
 		bool any = false;
 		for (size_t i = 0; i < rd->n_arms; i++)
-			any |= rd->arms[i].has_cmp[m];
+			any |= rd->arms[i].has_dec[m];
 		if (!any)
 			continue;
 		const struct stats_metric_def *d = &stats_metrics[m];
 		fputs("\n| ", out);
+		if (rd->primary[m])
+			fputs("**", out);
 		report_md_text(out, d->label);
 		if (d->unit && d->unit[0] && strcmp(d->unit, "fps") != 0) {
 			fputs(", ", out);
 			report_md_text(out, d->unit);
 		}
+		if (rd->primary[m])
+			fputs("** (primary)", out);
 		fputs(" |", out);
 		for (size_t i = 0; i < rd->n_arms; i++) {
 			const struct report_arm *a = &rd->arms[i];
 			if (i == rd->base)
 				continue;
 			fputc(' ', out);
-			if (a->has_cmp[m]) {
-				md_verdict_cell(out, d, &a->cmp[m]);
-				any_more |= a->cmp[m].more_rounds > 0;
+			if (a->has_dec[m]) {
+				md_verdict_cell(out, d, &a->dec[m]);
+				any_more |= a->more_rounds[m] != 0;
 			} else {
 				fputs("no usable runs", out);
 			}
@@ -379,25 +418,52 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	fputc('\n', out);
 	if (!any_more)
 		return;
-	fputs("\nMore rounds, where Δ is at least 2 % but within the spread:\n\n", out);
+	fputs("\nUndecided primary metrics, and the rounds the same model would need to decide them "
+	      "(the interval narrows as 1/√rounds around today's Δ):\n\n", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		const struct report_arm *a = &rd->arms[i];
 		for (size_t m = 0; m < rd->n_metrics && i != rd->base; m++) {
-			if (!a->has_cmp[m] || a->cmp[m].more_rounds <= 0)
+			if (!a->has_dec[m] || a->more_rounds[m] == 0 || isnan(a->more_rounds[m]))
 				continue;
+			char more[128];
+			report_more_text(rd, a->more_rounds[m], more, sizeof more);
 			fprintf(out, "- %c, ", a->arm->letter);
 			report_md_text(out, stats_metrics[m].label);
-			fprintf(out, ": Δ %+.1f %% is within the spread; about %d more round%s would "
-			             "tell.\n",
-			        a->cmp[m].delta_pct, a->cmp[m].more_rounds,
-			        a->cmp[m].more_rounds == 1 ? "" : "s");
+			fprintf(out, ": Δ %+.1f %%; %s.\n", a->dec[m].delta_pct, more);
 		}
 	}
-	fputs("\nThe rule: runs per arm n = ⌈2 (1.960 + 0.842)² s² / Δ²⌉ find a difference Δ at "
-	      "the 5 % level (two-sided) with 80 % power, s being the two arms' pooled standard "
-	      "deviation over runs; more rounds = ⌈(n − the fewer usable runs of the two) / runs "
-	      "of the arm per round⌉, at least 1.\n",
-	      out);
+}
+
+/* The baseline's drift over the night on the primary metrics, and the
+ * warnings. */
+static void md_drift(const struct report_data *rd, FILE *out)
+{
+	const struct report_arm *base = &rd->arms[rd->base];
+	bool any = false;
+	for (size_t m = 0; m < rd->n_metrics; m++) {
+		if (!rd->primary[m] || (!isfinite(rd->drift_per_h[m]) && !isfinite(rd->drift_pct[m])))
+			continue;
+		const struct stats_metric_def *d = &stats_metrics[m];
+		if (!any)
+			fprintf(out, "\nDrift of the baseline %c over the campaign:", base->arm->letter);
+		fputs(any ? ";" : "", out);
+		fputc(' ', out);
+		report_md_text(out, d->label);
+		if (isfinite(rd->drift_per_h[m]))
+			fprintf(out, " %+.*f %s an hour", d->decimals + 1, rd->drift_per_h[m],
+			        d->unit && d->unit[0] ? d->unit : "");
+		if (isfinite(rd->drift_pct[m]))
+			fprintf(out, "%s %+.1f %% first to last run", isfinite(rd->drift_per_h[m]) ? "," : "",
+			        rd->drift_pct[m]);
+		any = true;
+	}
+	if (any)
+		fputs(".\n", out);
+	for (size_t i = 0; i < rd->n_warnings; i++) {
+		fputs("\n**warning:** ", out);
+		report_md_text(out, rd->warnings[i]);
+		fputc('\n', out);
+	}
 }
 
 int report_md_body(const struct report_data *rd, bool void_list, FILE *out)
@@ -409,6 +475,7 @@ int report_md_body(const struct report_data *rd, bool void_list, FILE *out)
 		fprintf(out, "\n%zu planned run%s not finished yet (not shown).\n", rd->n_pending,
 		        rd->n_pending == 1 ? "" : "s");
 	md_verdicts(rd, out);
+	md_drift(rd, out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -530,12 +597,24 @@ static int print_csv(const struct report_data *rd, FILE *out)
 			const struct stats_comparison *c = &x.a->cmp[m];
 			csv_line(&x, "delta", NULL, k, c->delta, "");
 			csv_line(&x, "delta_pct", NULL, k, c->delta_pct, "");
-			csv_line(&x, "verdict", NULL, k, NAN, c->word);
 			if (isfinite(c->p_value))
 				csv_line(&x, "p_value", NULL, k, c->p_value,
 				         c->p_exact ? "exact" : "normal approximation");
-			if (c->more_rounds > 0)
-				csv_line(&x, "more_rounds", NULL, k, c->more_rounds, "");
+			if (!x.a->has_dec[m])
+				continue;
+			const struct stats_decision *dv = &x.a->dec[m];
+			csv_line(&x, "verdict", NULL, k, NAN, stats_state_name(dv->state));
+			csv_line(&x, "verdict_delta", NULL, k, dv->delta, method_name(dv->method));
+			csv_line(&x, "verdict_delta_pct", NULL, k, dv->delta_pct, "");
+			csv_line(&x, "ci_low", NULL, k, dv->ci_low, "");
+			csv_line(&x, "ci_high", NULL, k, dv->ci_high, "");
+			csv_line(&x, "p", NULL, k, dv->p, dv->primary ? "primary" : "Holm-adjusted");
+			csv_line(&x, "min_effect", NULL, k, dv->min_effect, "");
+			if (x.a->more_rounds[m] != 0 && !isnan(x.a->more_rounds[m])) {
+				char more[128];
+				report_more_text(x.rd, x.a->more_rounds[m], more, sizeof more);
+				csv_line(&x, "more_rounds", NULL, k, x.a->more_rounds[m], more);
+			}
 		}
 	}
 	return ferror(out) ? -EIO : 0;
@@ -616,9 +695,31 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 			const struct stats_comparison *c = &a->cmp[m];
 			set(co[0], k, jnum(c->delta));
 			set(co[1], k, jnum(c->delta_pct));
-			set(co[2], k, json_string(c->word));
 			set(co[3], k, jnum(c->p_value));
-			set(co[4], k, json_integer(c->more_rounds));
+		}
+		if (a->has_dec[m]) {
+			const struct stats_decision *dv = &a->dec[m];
+			json_t *v = json_object();
+			set(v, "state", json_string(stats_state_name(dv->state)));
+			set(v, "delta", jnum(dv->delta));
+			set(v, "delta_pct", jnum(dv->delta_pct));
+			set(v, "ci_low", jnum(dv->ci_low));
+			set(v, "ci_high", jnum(dv->ci_high));
+			set(v, "p", jnum(dv->p));
+			set(v, "n_arm", json_integer((json_int_t)dv->n_arm));
+			set(v, "n_baseline", json_integer((json_int_t)dv->n_baseline));
+			set(v, "p_raw", jnum(dv->p_raw));
+			set(v, "primary", json_boolean(dv->primary));
+			set(v, "min_effect", jnum(dv->min_effect));
+			set(v, "resolution", jnum(dv->resolution));
+			set(v, "method", json_string(dv->method == STATS_METHOD_ARM_TIME ? "arm_time"
+			                             : dv->method == STATS_METHOD_TWO_SAMPLE ? "two_sample"
+			                                                                     : "none"));
+			set(v, "df", json_integer(dv->df));
+			set(co[2], k, v);
+			double more = a->more_rounds[m];
+			if (more != 0 && !isnan(more))
+				set(co[4], k, isfinite(more) ? json_integer((json_int_t)more) : json_null());
 		}
 	}
 	for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++)
@@ -648,6 +749,20 @@ static int print_json(const struct report_data *rd, FILE *out)
 	for (size_t m = 0; m < rd->n_metrics; m++)
 		json_array_append_new(metrics, json_string(stats_metrics[m].key));
 	set(doc, "metrics", metrics);
+	json_t *drift = json_object();
+	for (size_t m = 0; m < rd->n_metrics; m++) {
+		if (!isfinite(rd->drift_per_h[m]) && !isfinite(rd->drift_pct[m]))
+			continue;
+		json_t *dm = json_object();
+		set(dm, "per_hour", jnum(rd->drift_per_h[m]));
+		set(dm, "first_to_last_pct", jnum(rd->drift_pct[m]));
+		set(drift, stats_metrics[m].key, dm);
+	}
+	set(doc, "baseline_drift", drift);
+	json_t *warn = json_array();
+	for (size_t i = 0; i < rd->n_warnings; i++)
+		json_array_append_new(warn, json_string(rd->warnings[i]));
+	set(doc, "warnings", warn);
 	json_t *arms = json_array();
 	for (size_t i = 0; i < rd->n_arms; i++)
 		json_array_append_new(arms, arm_json(rd, &rd->arms[i]));

@@ -39,6 +39,11 @@ struct report_arm {
 	struct stats_summary *sum;
 	bool *has_cmp;       /* per metric; never for the baseline */
 	struct stats_comparison *cmp;
+	bool *has_dec;       /* per metric; never for the baseline */
+	struct stats_decision *dec;   /* the decision (docs/metrics.md) */
+	double *more_rounds; /* per metric, undecided primaries: rounds the
+	                      * decision's model needs; INFINITY: not reachable
+	                      * at this noise; 0: none */
 };
 
 struct report_data {
@@ -60,6 +65,18 @@ struct report_data {
 	struct db_route_mark *marks;
 	size_t n_marks;
 	bool no_pad;         /* the plan ran its programs with pad = none */
+	bool *primary;       /* per metric: decided at alpha alone */
+	double *min_effect_pct; /* per metric */
+	double alpha;        /* the level the decisions were made at */
+	int rounds_done;     /* rounds with a usable run of every arm */
+	double *drift_per_h; /* per metric: the baseline's least-squares slope
+	                      * over its runs' start times, unit per hour; NaN */
+	double *drift_pct;   /* per metric: the baseline's last usable run
+	                      * against its first, %; NaN */
+	char warnings[4][320]; /* drift larger than a claimed effect, void runs
+	                        * in one arm; "" when none */
+	size_t n_warnings;
+	double round_s;      /* mean wall time of a round; NaN: not known */
 };
 
 /*
@@ -71,6 +88,14 @@ struct report_data {
 int report_data_load(struct db *db, int64_t campaign_id, const struct report_options *opts,
                      struct report_data **out);
 void report_data_destroy(struct report_data *rd);
+
+/* One line on an arm's undecided metric: "about 3 more rounds (1.2 h)",
+ * "not reachable at this noise: about 40 h more", ... */
+void report_more_text(const struct report_data *rd, double rounds, char *buf, size_t size);
+
+/* Whether some round's runs came in another arm order than the campaign's
+ * (a counterbalanced campaign). */
+bool report_counterbalanced(const struct report_data *rd);
 
 /* Index of a metric key in stats_metrics, or -1. */
 int report_metric_index(const char *key);

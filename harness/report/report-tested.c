@@ -435,8 +435,13 @@ static void section_method(const struct report_data *rd, size_t *n_void, FILE *o
 	fputs("\n## Method\n\n", out);
 	fputs("- Order of one round: ", out);
 	report_md_text(out, c->order && c->order[0] ? c->order : "not recorded");
-	fprintf(out, "; %d round%s; %s\n", c->rounds, c->rounds == 1 ? "" : "s",
-	        c->warmup ? "a cold warm-up run first, not measured" : "no warm-up run");
+	if (report_counterbalanced(rd))
+		fputs(" in round 1; later rounds in their own order (counterbalanced, docs/running.md)", out);
+	fprintf(out, "; %d round%s; ", c->rounds, c->rounds == 1 ? "" : "s");
+	if (rd->n_warmup > 1)
+		fprintf(out, "a cold warm-up run of each arm first (%zu), not measured\n", rd->n_warmup);
+	else
+		fputs(c->warmup ? "a cold warm-up run first, not measured\n" : "no warm-up run\n", out);
 	size_t n_done = 0;
 	*n_void = 0;
 	for (size_t i = 0; i < rd->n_runs; i++)
@@ -446,7 +451,7 @@ static void section_method(const struct report_data *rd, size_t *n_void, FILE *o
 	if (rd->n_warmup)
 		fprintf(out, ", %zu warm-up", rd->n_warmup);
 	fputs("\n- Statistics over runs, a run's value being one sample (frames are not "
-	      "independent); the verdict rule and the more-rounds rule are below the table\n\n",
+	      "independent); the decision's method is named below the table (docs/metrics.md)\n\n",
 	      out);
 	fputs("| run | arm | round | started | length | real fps | state |\n"
 	      "|---|---|---|---|---|---|---|\n", out);

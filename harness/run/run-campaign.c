@@ -415,25 +415,34 @@ static int64_t arm_id(const struct run_campaign *c, char letter)
 	return 0;
 }
 
-/* Plans rounds first_round..last_round (and the warm-up when asked) after
- * the last position. */
+/* Plans rounds first_round..last_round, each in its counterbalanced order
+ * (plan_round_order()), and the warm-up runs when asked, after the last
+ * position. */
 static int plan_rounds_db(struct run_campaign *c, int first_round, int last_round, bool warmup,
                           int next_position)
 {
-	const char *order = plan_order(c->plan);
-	size_t per = strlen(order);
-	size_t n = (size_t)(last_round - first_round + 1) * per + (warmup ? 1 : 0);
+	size_t per = strlen(plan_order(c->plan));
+	char order[PLAN_MAX_LINE], warm[32] = "";
+	if (warmup && plan_warmup_arms(c->plan, warm, sizeof warm) < 0)
+		return -EINVAL;
+	size_t n_warm = strlen(warm);
+	size_t n = (size_t)(last_round - first_round + 1) * per + n_warm;
 	struct db_run *runs = calloc(n, sizeof *runs);
 	if (!runs)
 		return -ENOMEM;
 	size_t k = 0;
 	int pos = next_position;
-	if (warmup)
-		runs[k++] = (struct db_run){ .arm_id = arm_id(c, order[0]), .round = 0, .position = pos++,
+	for (size_t i = 0; i < n_warm; i++)
+		runs[k++] = (struct db_run){ .arm_id = arm_id(c, warm[i]), .round = 0, .position = pos++,
 		                             .is_warmup = true };
-	for (int r = first_round; r <= last_round; r++)
+	for (int r = first_round; r <= last_round; r++) {
+		if (plan_round_order(c->plan, r, order, sizeof order) < 0) {
+			free(runs);
+			return -EINVAL;
+		}
 		for (size_t i = 0; i < per; i++)
 			runs[k++] = (struct db_run){ .arm_id = arm_id(c, order[i]), .round = r, .position = pos++ };
+	}
 	int rc = db_run_plan(c->db, c->id, runs, k);
 	free(runs);
 	return rc;
@@ -652,7 +661,7 @@ static int add_campaign(struct run_campaign *c, const char *route_text, const ch
 		.window_end_s = c->window_s[1],
 		.order = plan_order(p),
 		.rounds = plan_rounds(p),
-		.warmup = p->warmup,
+		.warmup = p->warmup != PLAN_WARMUP_NO,
 	};
 	return db_campaign_create(c->db, &dc, &c->id);
 }
@@ -752,7 +761,7 @@ static int create_rows(struct run_campaign *c, const char *route_text, char *err
 		goto out;
 	if ((rc = add_campaign(c, route_text, frozen, &facts)) < 0 || (rc = add_builds(c)) < 0 ||
 	    (rc = add_arms(c)) < 0 || (rc = add_route_marks(c)) < 0 ||
-	    (rc = plan_rounds_db(c, 1, plan_rounds(p), p->warmup, 1)) < 0)
+	    (rc = plan_rounds_db(c, 1, plan_rounds(p), p->warmup != PLAN_WARMUP_NO, 1)) < 0)
 		goto rollback;
 	rc = db_commit(c->db);
 	if (rc == 0)

@@ -6,10 +6,12 @@
  *     window (real/shown fps, nearest-rank p50/p95/p99 frame times, frames
  *     over 100 ms, per-frame readback wait, memory sync and draws);
  *   - stats_summarize() / stats_compare(): per arm and metric the runs'
- *     mean, median and spread; against the baseline arm Δ, Δ%, the verdict
- *     ("faster"/"slower" only when the run ranges do not overlap and Δ
- *     exceeds both spreads), the rounds still needed, and a Mann–Whitney U
- *     two-sided p-value.
+ *     mean, median and spread; against the baseline arm Δ, Δ% and a
+ *     Mann–Whitney U two-sided p-value (its range verdict and more-rounds
+ *     rule are kept for callers of this layer only; reports use the
+ *     decision below);
+ *   - stats_decide() and friends: the decision of docs/metrics.md section 6
+ *     (interval, p, four states, Holm, sequential level).
  */
 #ifndef RXDECK_STATS_H
 #define RXDECK_STATS_H
@@ -211,5 +213,118 @@ struct stats_shot_verdict {
  */
 int stats_shot_compare(const struct stats_shot *mine, const struct stats_shot *others, size_t n,
                        double tolerance, struct stats_shot_verdict *out);
+
+/* ---- the decision (stats-verdict.c, docs/metrics.md "The decision") ---- */
+
+/* The most arms a design may hold (A..Z). */
+#define STATS_MAX_GROUPS 26
+
+/* An arm against the baseline for one metric.  FASTER/SLOWER are better
+ * and worse in the metric's direction (fewer hitches is FASTER); a neutral
+ * metric (draws, GPU busy) that changed is HIGHER or LOWER. */
+enum stats_state {
+	STATS_STATE_UNDECIDED = 0,
+	STATS_STATE_FASTER = 1,
+	STATS_STATE_SLOWER = 2,
+	STATS_STATE_SAME = 3,
+	STATS_STATE_HIGHER = 4,
+	STATS_STATE_LOWER = 5,
+};
+
+/* "faster", "slower", "same", "undecided", "higher", "lower". */
+const char *stats_state_name(enum stats_state s);
+
+enum stats_method {
+	STATS_METHOD_NONE = 0,       /* too few runs for an interval */
+	STATS_METHOD_ARM_TIME = 1,   /* least squares: arm + time (linear, or quadratic) */
+	STATS_METHOD_TWO_SAMPLE = 2, /* pooled-variance two-sample t (no places in time) */
+};
+
+/* One metric's runs over every arm of a campaign.  v[i] NaN: an unusable
+ * run (skipped).  t[i]: the run's place in time (its position in the
+ * campaign's order); t NULL, or any used run's t not finite, means the
+ * runs have no places and the two-sample test is used. */
+struct stats_design {
+	const double *v;
+	const size_t *group;  /* arm index of each run, < n_groups */
+	const double *t;
+	size_t n;
+	size_t n_groups;      /* at most STATS_MAX_GROUPS */
+};
+
+/* Zero means default for every field. */
+struct stats_decide_options {
+	double alpha;          /* two-sided level: 0.05 */
+	double min_effect_pct; /* % of the baseline's mean: stats_min_effect_default_pct() */
+	double resolution;     /* stored resolution of the values: inferred (stats_resolution()) */
+	bool primary;          /* decided at alpha alone; else Holm (stats_decide_family()) */
+};
+
+struct stats_decision {
+	enum stats_state state;
+	enum stats_method method;
+	int time_terms;        /* 0, 1 (linear) or 2 (and quadratic) */
+	bool primary;
+	double delta;          /* the arm's effect against the baseline, the metric's unit */
+	double delta_pct;      /* delta / |baseline mean| * 100; NaN when the mean is 0 */
+	double ci_low, ci_high;/* (1 - alpha) interval for delta, widened by the
+	                        * resolution; infinite when there is none */
+	double p;              /* the p the state was decided on (Holm-adjusted
+	                        * for secondary metrics); NaN without a model */
+	double p_raw;          /* unadjusted */
+	double alpha;
+	int df;                /* the model's residual degrees of freedom */
+	double min_effect;     /* absolute, the metric's unit: at least the resolution */
+	double min_effect_pct;
+	double resolution;     /* 0: values are not on a grid */
+	size_t n_arm, n_baseline;
+};
+
+/*
+ * Decides arm against base (indices into the design's groups) for one
+ * metric: faster/slower when the interval excludes 0 (p < alpha) and
+ * |delta| >= the minimum effect; same when the whole interval lies within
+ * +- the minimum effect; undecided otherwise.  Returns 0 with *out filled;
+ * -ENODATA when either arm has no usable run; -EINVAL on bad arguments;
+ * -ENOMEM.
+ */
+int stats_decide(const struct stats_metric_def *metric, const struct stats_design *d,
+                 size_t base, size_t arm, const struct stats_decide_options *opt,
+                 struct stats_decision *out);
+
+/* Sets r->state again from r's interval, p, alpha and minimum effect. */
+void stats_decision_settle(const struct stats_metric_def *metric, struct stats_decision *r);
+
+/*
+ * One arm's decisions over n metrics: every non-primary decision's p is
+ * replaced by its Holm-adjusted p over the non-primary metrics with a
+ * finite p, and its state settled again.  0 or -ENOMEM.
+ */
+int stats_decide_family(const struct stats_metric_def *const *metrics, struct stats_decision *d,
+                        size_t n);
+
+/* Holm's step-down adjustment of p[0..n) into adj (NaN entries are left
+ * NaN and not counted).  0 or -ENOMEM. */
+int stats_holm(const double *p, size_t n, double *adj);
+
+/* The default minimum effect of a metric, % of the baseline's mean. */
+double stats_min_effect_default_pct(const char *key);
+
+/* The coarsest step 10^-k (k = 0..6) every finite value of v lies on, or 0
+ * when there is none (values not rounded). */
+double stats_resolution(const double *v, size_t n);
+
+/* Student's t: the two-sided p of |t| with df degrees of freedom, and the
+ * |t| whose two-sided p is a.  NaN on bad arguments. */
+double stats_t_p_two_sided(double t, double df);
+double stats_t_quantile_two_sided(double a, double df);
+
+/*
+ * The level each look of a sequential campaign is decided at, so that the
+ * chance of any false faster/slower call over up to max_looks looks stays
+ * at most alpha: alpha / max_looks at every look (Bonferroni over the
+ * planned looks; docs/metrics.md, "Campaigns that stop when decided").
+ */
+double stats_sequential_alpha(double alpha, int look, int max_looks);
 
 #endif

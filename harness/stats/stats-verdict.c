@@ -1,0 +1,529 @@
+/* stats-verdict: the decision of an arm against the baseline, as
+ * docs/metrics.md ("The decision") defines it.  It owns the model the
+ * decision is made with (an arm-and-time least-squares model when runs have
+ * places in the campaign's order, else the pooled-variance two-sample test),
+ * the Student t distribution it needs, the minimum effects and the stored
+ * resolution, the four states, Holm's adjustment of the secondary metrics
+ * and the alpha spent at each look of a sequential campaign.  Which runs
+ * exist and which are void is the caller's business. */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Student's t ----------------------------------------------------- */
+
+/* Continued fraction of the regularised incomplete beta function (modified
+ * Lentz), converging for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double qab = a + b, qap = a + 1.0, qam = a - 1.0;
+	double c = 1.0, d = 1.0 - qab * x / qap;
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1.0 / d;
+	double h = d;
+	for (int m = 1; m <= 400; m++) {
+		double m2 = 2.0 * m;
+		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1.0 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1.0 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1.0 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1.0 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1.0 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1.0 / d;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1.0) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* Regularised incomplete beta I_x(a, b). */
+static double ibeta(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	double bt = exp(lbt);
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return bt * beta_cf(a, b, x) / a;
+	return 1.0 - bt * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double stats_t_p_two_sided(double t, double df)
+{
+	if (!(df > 0) || isnan(t))
+		return NAN;
+	if (isinf(t))
+		return 0;
+	return ibeta(df / 2.0, 0.5, df / (df + t * t));
+}
+
+double stats_t_quantile_two_sided(double a, double df)
+{
+	if (!(df > 0) || !(a > 0) || !(a < 1))
+		return NAN;
+	/* bracket, then bisection: the two-sided p falls monotonically in t */
+	double lo = 0, hi = 2;
+	while (stats_t_p_two_sided(hi, df) > a) {
+		lo = hi;
+		hi *= 2;
+		if (hi > 1e12)
+			return INFINITY;
+	}
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (stats_t_p_two_sided(mid, df) > a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+/* ---- resolution and minimum effects ------------------------------------ */
+
+double stats_resolution(const double *v, size_t n)
+{
+	double step = 1.0;
+	for (int k = 0; k <= 6; k++, step /= 10.0) {
+		bool all = true, any = false;
+		for (size_t i = 0; i < n && all; i++) {
+			if (!isfinite(v[i]))
+				continue;
+			any = true;
+			double x = v[i] / step;
+			if (fabs(x) > 1e12 || fabs(x - nearbyint(x)) > 1e-6 * fmax(1.0, fabs(x)) * 1e-3)
+				all = false;
+		}
+		if (!any)
+			return 0;
+		if (all)
+			return step;
+	}
+	return 0;
+}
+
+double stats_min_effect_default_pct(const char *key)
+{
+	static const struct {
+		const char *key;
+		double pct;
+	} defaults[] = {
+		{ "real_fps", 1 }, { "shown_fps", 1 }, { "p50_ms", 1 },
+		{ "p95_ms", 2 },   { "p99_ms", 2 },    { "low_1pct_fps", 2 },
+		{ "low_01pct_fps", 2 },
+	};
+	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+		if (strcmp(defaults[i].key, key) == 0)
+			return defaults[i].pct;
+	return 5; /* readback wait and every other metric */
+}
+
+const char *stats_state_name(enum stats_state s)
+{
+	switch (s) {
+	case STATS_STATE_FASTER: return "faster";
+	case STATS_STATE_SLOWER: return "slower";
+	case STATS_STATE_SAME: return "same";
+	case STATS_STATE_HIGHER: return "higher";
+	case STATS_STATE_LOWER: return "lower";
+	case STATS_STATE_UNDECIDED:
+	default: return "undecided";
+	}
+}
+
+/* ---- the model ------------------------------------------------------- */
+
+#define MAX_COLS (STATS_MAX_GROUPS + 3)
+
+/* Inverts the p x p symmetric matrix a in place (Gauss-Jordan with partial
+ * pivoting).  -EDOM when it is singular (a pivot below eps times the
+ * largest diagonal entry). */
+static int invert(double *a, int p)
+{
+	double inv[MAX_COLS * MAX_COLS];
+	double scale = 0;
+	for (int i = 0; i < p; i++)
+		scale = fmax(scale, fabs(a[i * p + i]));
+	if (!(scale > 0))
+		return -EDOM;
+	for (int i = 0; i < p; i++)
+		for (int j = 0; j < p; j++)
+			inv[i * p + j] = i == j;
+	for (int c = 0; c < p; c++) {
+		int piv = c;
+		for (int r = c + 1; r < p; r++)
+			if (fabs(a[r * p + c]) > fabs(a[piv * p + c]))
+				piv = r;
+		if (fabs(a[piv * p + c]) < 1e-10 * scale)
+			return -EDOM;
+		if (piv != c)
+			for (int j = 0; j < p; j++) {
+				double t = a[c * p + j];
+				a[c * p + j] = a[piv * p + j];
+				a[piv * p + j] = t;
+				t = inv[c * p + j];
+				inv[c * p + j] = inv[piv * p + j];
+				inv[piv * p + j] = t;
+			}
+		double d = a[c * p + c];
+		for (int j = 0; j < p; j++) {
+			a[c * p + j] /= d;
+			inv[c * p + j] /= d;
+		}
+		for (int r = 0; r < p; r++) {
+			if (r == c)
+				continue;
+			double f = a[r * p + c];
+			if (f == 0)
+				continue;
+			for (int j = 0; j < p; j++) {
+				a[r * p + j] -= f * a[c * p + j];
+				inv[r * p + j] -= f * inv[c * p + j];
+			}
+		}
+	}
+	memcpy(a, inv, (size_t)p * (size_t)p * sizeof *a);
+	return 0;
+}
+
+struct fit {
+	double delta, se;
+	int df;
+};
+
+/*
+ * Least squares of y on: an intercept (the baseline's level), one
+ * indicator per other group with data, and time_terms powers of the
+ * centred, scaled time (1: linear, 2: and quadratic).  Only observations
+ * with use[i] count.  Fills the arm's coefficient and its standard error.
+ * -EDOM when the design is singular or leaves no degree of freedom.
+ */
+static int fit_model(const struct stats_design *d, const bool *use, size_t base, size_t arm,
+                     int time_terms, struct fit *out)
+{
+	int col_of[STATS_MAX_GROUPS];
+	size_t count[STATS_MAX_GROUPS] = { 0 };
+	size_t n = 0;
+	double tm = 0, tv = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (use[i]) {
+			count[d->group[i]]++;
+			n++;
+			if (time_terms)
+				tm += d->t[i];
+		}
+	if (!count[base] || !count[arm])
+		return -EDOM;
+	int p = 1;
+	for (size_t g = 0; g < d->n_groups; g++)
+		col_of[g] = g == base || !count[g] ? -1 : p++;
+	int tcol = p;
+	p += time_terms;
+	if ((int)n - p < 1)
+		return -EDOM;
+	if (time_terms) {
+		tm /= (double)n;
+		for (size_t i = 0; i < d->n; i++)
+			if (use[i])
+				tv += (d->t[i] - tm) * (d->t[i] - tm);
+		tv = sqrt(tv / (double)n);
+		if (!(tv > 0))
+			return -EDOM;
+	}
+	/* the quadratic term centred over the used runs */
+	double qm = 0;
+	if (time_terms >= 2) {
+		for (size_t i = 0; i < d->n; i++)
+			if (use[i]) {
+				double z = (d->t[i] - tm) / tv;
+				qm += z * z;
+			}
+		qm /= (double)n;
+	}
+	double xtx[MAX_COLS * MAX_COLS] = { 0 }, xty[MAX_COLS] = { 0 };
+	double x[MAX_COLS];
+	for (int pass = 0; pass < 1; pass++)
+		for (size_t i = 0; i < d->n; i++) {
+			if (!use[i])
+				continue;
+			memset(x, 0, sizeof x);
+			x[0] = 1;
+			if (col_of[d->group[i]] > 0)
+				x[col_of[d->group[i]]] = 1;
+			if (time_terms) {
+				double z = (d->t[i] - tm) / tv;
+				x[tcol] = z;
+				if (time_terms >= 2)
+					x[tcol + 1] = z * z - qm;
+			}
+			for (int a = 0; a < p; a++) {
+				xty[a] += x[a] * d->v[i];
+				for (int b = 0; b < p; b++)
+					xtx[a * p + b] += x[a] * x[b];
+			}
+		}
+	if (invert(xtx, p) < 0)
+		return -EDOM;
+	double beta[MAX_COLS] = { 0 };
+	for (int a = 0; a < p; a++)
+		for (int b = 0; b < p; b++)
+			beta[a] += xtx[a * p + b] * xty[b];
+	double rss = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (!use[i])
+			continue;
+		double fitv = beta[0];
+		if (col_of[d->group[i]] > 0)
+			fitv += beta[col_of[d->group[i]]];
+		if (time_terms) {
+			double z = (d->t[i] - tm) / tv;
+			fitv += beta[tcol] * z;
+			if (time_terms >= 2)
+				fitv += beta[tcol + 1] * (z * z - qm);
+		}
+		double r = d->v[i] - fitv;
+		rss += r * r;
+	}
+	int df = (int)n - p;
+	double s2 = rss / df;
+	int ca = col_of[arm];
+	double var = s2 * xtx[ca * p + ca];
+	out->delta = beta[ca];
+	out->se = sqrt(var > 0 ? var : 0);
+	out->df = df;
+	return 0;
+}
+
+/* ---- the decision ---------------------------------------------------- */
+
+int stats_decide(const struct stats_metric_def *metric, const struct stats_design *d,
+                 size_t base, size_t arm, const struct stats_decide_options *opt,
+                 struct stats_decision *out)
+{
+	if (!metric || !d || base >= d->n_groups || arm >= d->n_groups || base == arm ||
+	    d->n_groups > STATS_MAX_GROUPS)
+		return -EINVAL;
+	struct stats_decide_options o = opt ? *opt : (struct stats_decide_options){ 0 };
+	double alpha = o.alpha > 0 && o.alpha < 1 ? o.alpha : 0.05;
+	double pct = o.min_effect_pct > 0 ? o.min_effect_pct : stats_min_effect_default_pct(metric->key);
+
+	bool *use = malloc((d->n ? d->n : 1) * sizeof *use);
+	double *vals = malloc((d->n ? d->n : 1) * sizeof *vals);
+	if (!use || !vals) {
+		free(use);
+		free(vals);
+		return -ENOMEM;
+	}
+	struct stats_decision r = {
+		.delta = NAN, .delta_pct = NAN, .ci_low = -INFINITY, .ci_high = INFINITY,
+		.p = NAN, .p_raw = NAN, .alpha = alpha, .df = 0,
+	};
+	double sum_b = 0, sum_a = 0;
+	bool timed = d->t != NULL;
+	size_t nv = 0, n_all = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		use[i] = isfinite(d->v[i]) && d->group[i] < d->n_groups;
+		if (!use[i])
+			continue;
+		n_all++;
+		if (d->t && !isfinite(d->t[i]))
+			timed = false;
+		if (d->group[i] == base) {
+			r.n_baseline++;
+			sum_b += d->v[i];
+		} else if (d->group[i] == arm) {
+			r.n_arm++;
+			sum_a += d->v[i];
+		}
+	}
+	if (r.n_baseline == 0 || r.n_arm == 0) {
+		free(use);
+		free(vals);
+		return -ENODATA;
+	}
+	double base_mean = sum_b / (double)r.n_baseline;
+	/* the resolution of the two arms' stored values */
+	for (size_t i = 0; i < d->n; i++)
+		if (use[i] && (d->group[i] == base || d->group[i] == arm))
+			vals[nv++] = d->v[i];
+	r.resolution = o.resolution > 0 ? o.resolution : stats_resolution(vals, nv);
+	free(vals);
+	r.min_effect = fmax(pct / 100.0 * fabs(base_mean), r.resolution);
+	r.min_effect_pct = pct;
+
+	/* the model: arm and time over every arm's runs when each has a place
+	 * in the order; else the two arms alone, pooled variance */
+	struct fit f;
+	int rc = -EDOM;
+	if (timed) {
+		r.method = STATS_METHOD_ARM_TIME;
+		size_t k = 0;
+		size_t cnt[STATS_MAX_GROUPS] = { 0 };
+		for (size_t i = 0; i < d->n; i++)
+			if (use[i])
+				cnt[d->group[i]]++;
+		for (size_t g = 0; g < d->n_groups; g++)
+			k += cnt[g] > 0;
+		int terms = (int)n_all - (int)k - 2 >= 3 ? 2 : 1;
+		for (; terms >= 1 && rc < 0; terms--) {
+			rc = fit_model(d, use, base, arm, terms, &f);
+			if (rc == 0)
+				r.time_terms = terms;
+		}
+	}
+	if (rc < 0) {
+		r.method = STATS_METHOD_TWO_SAMPLE;
+		r.time_terms = 0;
+		for (size_t i = 0; i < d->n; i++)
+			use[i] = use[i] && (d->group[i] == base || d->group[i] == arm);
+		rc = fit_model(d, use, base, arm, 0, &f);
+	}
+	free(use);
+	if (rc == 0) {
+		r.delta = f.delta;
+		r.df = f.df;
+		double tq = stats_t_quantile_two_sided(alpha, f.df);
+		/* a hair over the resolution: 16.5 - 16.6 is not exactly -0.1 */
+		double res = r.resolution * (1 + 1e-9);
+		double half = tq * f.se + res;
+		r.ci_low = f.delta - half;
+		r.ci_high = f.delta + half;
+		/* rounding may move each arm's mean by half the resolution: the
+		 * evidence is what lies beyond that */
+		double beyond = fmax(0.0, fabs(f.delta) - res);
+		if (f.se > 0)
+			r.p_raw = stats_t_p_two_sided(beyond / f.se, f.df);
+		else
+			r.p_raw = beyond > 0 ? 0.0 : 1.0;
+	} else {
+		/* too few runs for any interval: Δ of the means, undecided */
+		r.method = STATS_METHOD_NONE;
+		r.delta = sum_a / (double)r.n_arm - base_mean;
+	}
+	r.p = r.p_raw;
+	r.delta_pct = fabs(base_mean) > 0 ? r.delta / fabs(base_mean) * 100.0 : NAN;
+	r.primary = o.primary;
+	stats_decision_settle(metric, &r);
+	*out = r;
+	return 0;
+}
+
+void stats_decision_settle(const struct stats_metric_def *metric, struct stats_decision *r)
+{
+	r->state = STATS_STATE_UNDECIDED;
+	if (r->method == STATS_METHOD_NONE || !isfinite(r->ci_low) || !isfinite(r->ci_high))
+		return;
+	bool called = isfinite(r->p) && r->p < r->alpha && fabs(r->delta) >= r->min_effect &&
+	              (r->ci_low > 0 || r->ci_high < 0);
+	if (called) {
+		bool up = r->delta > 0;
+		switch (metric->direction) {
+		case STATS_HIGHER_IS_BETTER:
+			r->state = up ? STATS_STATE_FASTER : STATS_STATE_SLOWER;
+			break;
+		case STATS_LOWER_IS_BETTER:
+			r->state = up ? STATS_STATE_SLOWER : STATS_STATE_FASTER;
+			break;
+		case STATS_NEUTRAL:
+		default:
+			r->state = up ? STATS_STATE_HIGHER : STATS_STATE_LOWER;
+			break;
+		}
+	} else if (r->df >= 2 && r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect) {
+		/* one residual degree of freedom rests the noise on a single
+		 * residual, often near 0 by chance: no equivalence claim on it */
+		r->state = STATS_STATE_SAME;
+	}
+}
+
+int stats_holm(const double *p, size_t n, double *adj)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+	if (!idx)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isfinite(p[i]))
+			idx[m++] = i;
+		else
+			adj[i] = p[i];
+	}
+	/* ascending p by insertion: tens of metrics */
+	for (size_t i = 1; i < m; i++) {
+		size_t x = idx[i], j = i;
+		while (j > 0 && p[idx[j - 1]] > p[x]) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = x;
+	}
+	double run = 0;
+	for (size_t k = 0; k < m; k++) {
+		double v = (double)(m - k) * p[idx[k]];
+		if (v > 1)
+			v = 1;
+		if (v < run)
+			v = run;
+		run = v;
+		adj[idx[k]] = v;
+	}
+	free(idx);
+	return 0;
+}
+
+int stats_decide_family(const struct stats_metric_def *const *metrics, struct stats_decision *d,
+                        size_t n)
+{
+	double *p = calloc(n ? n : 1, sizeof *p);
+	double *adj = calloc(n ? n : 1, sizeof *adj);
+	if (!p || !adj) {
+		free(p);
+		free(adj);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = d[i].primary ? NAN : d[i].p_raw;
+	int rc = stats_holm(p, n, adj);
+	if (rc == 0)
+		for (size_t i = 0; i < n; i++) {
+			if (d[i].primary)
+				continue;
+			d[i].p = adj[i];
+			stats_decision_settle(metrics[i], &d[i]);
+		}
+	free(p);
+	free(adj);
+	return rc;
+}
+
+double stats_sequential_alpha(double alpha, int look, int max_looks)
+{
+	if (!(alpha > 0) || look < 1)
+		return NAN;
+	if (max_looks < 1)
+		max_looks = 1;
+	if (look > max_looks)
+		look = max_looks;
+	/* Bonferroni over the planned looks: alpha / K at each of them */
+	return alpha / (double)max_looks;
+}
