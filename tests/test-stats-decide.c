@@ -126,6 +126,10 @@ static void test_decide__rounded_values_not_called(void **state)
 	const double mb[] = { 0.012, 0.011 }, ma[] = { 0.011, 0.010 };
 	r = two_sample("memsync_ms", mb, 2, ma, 2);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	/* a baseline that rounds to 0 at the table's 2 decimals has no Δ% */
+	const double tiny[] = { 0.003, 0.0031 }, big[] = { 15.9, 15.8 };
+	r = two_sample("memsync_ms", tiny, 2, big, 2);
+	assert_true(isnan(r.delta_pct));
 }
 
 static void test_decide__same_when_interval_inside_minimum(void **state)
