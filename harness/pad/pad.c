@@ -446,7 +446,8 @@ int pad_spawn(struct pad *pad, int (*fn)(struct pad *pad, void *arg), void *arg,
 	pthread_mutex_lock(&pad->spawn_lock);
 	pad->child_fn = fn;
 	pad->child_arg = arg;
-	memcpy(pad->keep_fds, keep_fds, n_keep * sizeof *keep_fds);
+	if (n_keep > 0) /* keep_fds may be NULL when there is none */
+		memcpy(pad->keep_fds, keep_fds, n_keep * sizeof *keep_fds);
 	pad->n_keep = n_keep;
 	pad->on_exit = on_exit;
 	pad->exit_ctx = ctx;
