@@ -324,6 +324,7 @@ static void put_number(struct writer *w, const char *key, double v)
 static int quote_word(const char *s, char *buf, size_t size)
 {
 	size_t n = 0;
+	char last = 0;
 	if (!*s) {
 		if (size < 3)
 			return -EINVAL;
@@ -340,6 +341,15 @@ static int quote_word(const char *s, char *buf, size_t size)
 		if (special)
 			buf[n++] = '\\';
 		buf[n++] = *s;
+		last = *s;
+	}
+	/* A line's trailing blanks are dropped when the plan is read back, so
+	 * an escaped blank at the end is followed by an empty quoted string. */
+	if (last == ' ' || last == '\t') {
+		if (n + 3 > size)
+			return -EINVAL;
+		buf[n++] = '"';
+		buf[n++] = '"';
 	}
 	buf[n] = 0;
 	return 0;
