@@ -83,6 +83,7 @@ class Forge(http.server.BaseHTTPRequestHandler):
     script = ["401", "500", "hang"]
     lock = threading.Lock()
     created = []      # comment ids made
+    assets = []       # attachment uploads (POST .../comments/{id}/assets)
     answers = []      # what each request got
 
     def log_message(self, *a):
@@ -110,6 +111,15 @@ class Forge(http.server.BaseHTTPRequestHandler):
             return self._answer(500, {"message": "scripted 500"})
         if act == "401":
             return self._answer(401, {"message": "scripted 401"})
+        if self.command == "POST" and self.path.split("?")[0].endswith("/assets"):
+            # a plot attached to a comment (Forgejo's comment-assets API):
+            # an attachment, not another comment
+            with Forge.lock:
+                Forge.assets.append(self.path)
+                aid = len(Forge.assets)
+            return self._answer(201, {"id": aid, "name": "plot-%d.svg" % aid,
+                                      "browser_download_url":
+                                      "http://127.0.0.1/attachments/%d" % aid})
         if self.command == "POST":
             with Forge.lock:
                 cid = 1000 + len(Forge.created)
@@ -389,7 +399,7 @@ class Night:
         leaked = [a for a in Forge.answers if not a[3]]
         say(made == 1 and pending == 0 and not leaked,
             "the summary reached the forge exactly once (%d comments made, %d posts pending, "
-            "answers %s)" % (made, pending, [a[2] for a in Forge.answers]))
+            "answers %s)" % (made, pending, ["%s %s %s" % (a[0], a[1], a[2]) for a in Forge.answers]))
         say(self.kills == len(self.kill_at), "harness killed %d times and resumed" % self.kills)
         say(self.second_refusals == self.second_tries and self.second_tries > 0,
             "a second harness refused %d of %d times" % (self.second_refusals, self.second_tries))
