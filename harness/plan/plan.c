@@ -332,7 +332,8 @@ static int quote_word(const char *s, char *buf, size_t size)
 		return 0;
 	}
 	for (; *s; s++) {
-		bool special = *s == ' ' || *s == '\t' || *s == '\'' || *s == '"' || *s == '\\' ||
+		/* every blank (the reader trims \f and \v at a line's ends too) */
+		bool special = isspace((unsigned char)*s) || *s == '\'' || *s == '"' || *s == '\\' ||
 		               *s == ';' || *s == '#';
 		if (*s == '\n' || *s == '\r')
 			return -EINVAL;
@@ -345,7 +346,7 @@ static int quote_word(const char *s, char *buf, size_t size)
 	}
 	/* A line's trailing blanks are dropped when the plan is read back, so
 	 * an escaped blank at the end is followed by an empty quoted string. */
-	if (last == ' ' || last == '\t') {
+	if (isspace((unsigned char)last)) {
 		if (n + 3 > size)
 			return -EINVAL;
 		buf[n++] = '"';
