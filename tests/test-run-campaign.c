@@ -501,6 +501,45 @@ static void test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher(v
 	run_campaign_destroy(c);
 }
 
+static void test_run_campaign__mangohud_runs_and_a_run_with_no_log(void **state)
+{
+	struct env *e = *state;
+	/* MangoHud 0.6.8 and 0.7.x in the stand-in; C's writes no CSV */
+	struct plan *plan = make_plan(e, "order = ABC\nframes = mangohud\n",
+	                              "[arm A]\nargs = --mangohud 0.6\n"
+	                              "[arm B]\nargs = --mangohud 0.7\n"
+	                              "[arm C]\nargs = --mangohud 0.6 --mangohud-no-csv\n");
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_campaign *c;
+	char msg[1024] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	struct run_outcome out;
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < 2; i++) {
+		if (runs[i].status != DB_RUN_DONE)
+			fail_msg("run %zu: %s", i + 1, runs[i].void_reason ? runs[i].void_reason : "?");
+		struct db_frame *f;
+		size_t nf;
+		assert_int_equal(db_frames_read(e->db, runs[i].id, &f, &nf), 0);
+		assert_true(nf > 60); /* 3 s at 60 fps, stored frame by frame */
+		assert_int_equal(f[0].source, DB_FRAME_MANGOHUD);
+		free(f);
+		assert_non_null(strstr(runs[i].config, "mangohud: MangoHud v0."));
+	}
+	assert_int_equal(runs[2].status, DB_RUN_VOID);
+	assert_string_equal(runs[2].void_reason,
+	                    "no log: MangoHud wrote no CSV into the run's mangohud/ folder");
+	free(runs);
+	run_campaign_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +553,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_campaign__full_disk_voids_the_run_and_stops,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__mangohud_runs_and_a_run_with_no_log,
 		                                setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

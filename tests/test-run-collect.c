@@ -189,7 +189,16 @@ static void test_run_collect__missing_frame_log_is_a_warning(void **state)
 	assert_true(c.no_frames);
 	assert_non_null(strstr(c.warnings, "no frame log"));
 	assert_int_equal(c.r.n_frames, 0);
+	/* no log at all: void, with a reason naming the missing log */
+	assert_true(c.no_log);
+	assert_string_equal(c.void_reason, "no log: the game wrote no frame log (frames.csv)");
 	run_collected_finish(&c);
+	spec.mangohud = true;
+	assert_int_equal(run_collect(&spec, &c, msg, sizeof msg), 0);
+	assert_true(c.no_log);
+	assert_string_equal(c.void_reason, "no log: MangoHud wrote no CSV into the run's mangohud/ folder");
+	run_collected_finish(&c);
+	spec.mangohud = false;
 
 	/* a broken collector profile is an error, with its place */
 	char prof[PATH_MAX];

@@ -3,7 +3,11 @@
  * shots asked for; a game that hangs, crashes, exits early, never shows a
  * frame, cannot start, ignores SIGTERM and leaves a child behind; a harness
  * asked to stop.  Each ends as it should, with its reason, and nothing of
- * the run is left running. */
+ * the run is left running.  With frames = mangohud, the stand-in plays
+ * MangoHud 0.6.8 (the log written only when logging stops) and 0.7.x (a
+ * row at a time) behind the control socket: the log covers the route, and
+ * a run without one is void "no log". */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +25,7 @@ struct env {
 	char pad[PATH_MAX];
 	char path_env[PATH_MAX + 8];
 	char dir_env[PATH_MAX + 16];
+	bool mangohud;
 };
 
 static int setup(void **state)
@@ -82,6 +87,7 @@ static void play(struct env *e, const char *const *args, double start_timeout_s,
 		.route = e->route,
 		.pad_spec = e->pad,
 		.pad_option = "--pad",
+		.mangohud = e->mangohud,
 		.watchdog_s = 1,
 		.start_timeout_s = start_timeout_s,
 		.hard_limit_s = 30,
@@ -222,6 +228,88 @@ static void test_run_game__harness_stop_interrupts(void **state)
 	run_game_result_finish(&r);
 }
 
+/* The run's MangoHud log collected over the route's window (0.5 to 3 s). */
+static void collect_mangohud(struct env *e, const struct run_game_result *r, struct run_collected *c)
+{
+	char run_dir[PATH_MAX];
+	struct run_collect_spec cs = {
+		.run_dir = tdir_file(&e->t, "run", run_dir, sizeof run_dir),
+		.window_s = { 0.5, 3 },
+		.t0_ns = r->t0_ns,
+		.t0_log_ns = r->t0_log_ns,
+		.mangohud = true,
+		.mangohud_version = r->mangohud_version,
+	};
+	char msg[256] = "";
+	if (run_collect(&cs, c, msg, sizeof msg) != 0)
+		fail_msg("run_collect: %s", msg);
+}
+
+static void test_run_game__mangohud_log_covers_the_route(void **state)
+{
+	struct env *e = *state;
+	e->mangohud = true;
+	const char *versions[][2] = { { "0.6", "MangoHud v0.6.8-double" }, { "0.7", "MangoHud v0.7.2-double" } };
+	for (size_t v = 0; v < 2; v++) {
+		const char *args[] = { "--mangohud", versions[v][0], NULL };
+		struct run_game_result r;
+		play(e, args, 10, false, &r);
+		assert_int_equal(r.end, RUN_END_OK);
+		assert_int_equal(r.exit_status, 0); /* SIGTERM after the log was written */
+		assert_true(r.route_done);
+		assert_string_equal(r.mangohud_version, versions[v][1]);
+		/* the log started at the greeting (the first frame), the route
+		 * with it: t0 on the log's clock is 0 within a frame or two */
+		if (r.t0_log_ns > 0 || r.t0_log_ns < -100000000)
+			fail_msg("%s: t0 on the log's clock: %lld ns", versions[v][0], (long long)r.t0_log_ns);
+		struct run_collected c;
+		collect_mangohud(e, &r, &c);
+		if (c.void_reason[0] || c.no_frames)
+			fail_msg("%s: void: '%s'", versions[v][0], c.void_reason);
+		assert_int_equal(c.r.frames[0].source, DB_FRAME_MANGOHUD);
+		double fps = NAN;
+		for (size_t i = 0; i < c.r.n_metrics; i++)
+			if (strcmp(c.r.metrics[i].name, "real_fps") == 0)
+				fps = c.r.metrics[i].value;
+		if (!(fps > 30 && fps < 75))
+			fail_msg("%s: real fps %.1f, the stand-in shows 60", versions[v][0], fps);
+		assert_non_null(strstr(c.r.config, "mangohud: MangoHud v0."));
+		run_collected_finish(&c);
+		run_game_result_finish(&r);
+		char p[PATH_MAX];
+		nftw(tdir_file(&e->t, "run", p, sizeof p), tdir_rm, 16, FTW_DEPTH | FTW_PHYS); /* the next version starts from nothing */
+	}
+}
+
+static void test_run_game__mangohud_without_a_log_is_void(void **state)
+{
+	struct env *e = *state;
+	e->mangohud = true;
+	const char *args[] = { "--mangohud", "0.6", "--mangohud-no-csv", NULL };
+	struct run_game_result r;
+	play(e, args, 10, false, &r);
+	assert_int_equal(r.end, RUN_END_OK);
+	struct run_collected c;
+	collect_mangohud(e, &r, &c);
+	assert_true(c.no_log);
+	assert_string_equal(c.void_reason, "no log: MangoHud wrote no CSV into the run's mangohud/ folder");
+	run_collected_finish(&c);
+	run_game_result_finish(&r);
+}
+
+static void test_run_game__mangohud_that_never_answers(void **state)
+{
+	struct env *e = *state;
+	e->mangohud = true; /* the stand-in carries no MangoHud */
+	struct run_game_result r;
+	play(e, NULL, 2, false, &r);
+	assert_int_equal(r.end, RUN_END_HUNG);
+	if (!strstr(r.reason, "hung: no first frame within 2 s of the start (MangoHud did not answer on its control socket 'rxdeck-mangohud-"))
+		fail_msg("reason: %s", r.reason);
+	assert_int_equal(r.t0_ns, 0);
+	run_game_result_finish(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +321,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__program_that_cannot_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__stubborn_game_and_its_child_are_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__harness_stop_interrupts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__mangohud_log_covers_the_route, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__mangohud_without_a_log_is_void, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__mangohud_that_never_answers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1376,6 +1376,7 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 		.t0_ns = gr->t0_ns,
 		.t0_log_ns = gr->t0_log_ns,
 		.mangohud = p->frames == PLAN_FRAMES_MANGOHUD,
+		.mangohud_version = gr->mangohud_version,
 		.min_coverage_pct = p->void_rules.min_coverage_pct > 0 ? p->void_rules.min_coverage_pct : -1,
 		.collect_profile = p->collect,
 		.shot_names = (const char *const *)gr->shot_names,
@@ -1405,7 +1406,9 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 		;
 	else if (gr->end != RUN_END_OK)
 		snprintf(reason, reason_size, "%s", gr->reason);
-	else if (col->no_frames)
+	else if (col->no_log)
+		snprintf(reason, reason_size, "%s", col->void_reason);
+else if (col->no_frames)
 		snprintf(reason, reason_size, "no frames: the game showed no real frame in the route's "
 		                              "window");
 	else if (device_reason[0])

@@ -417,8 +417,6 @@ static bool has_t0(const struct run_collect_spec *s)
 
 /* ---- the whole run ---------------------------------------------------------------- */
 
-static char *newest_csv(const char *dir);
-
 /* One collection: the spec, what it fills, and the files it read. */
 struct collection {
 	const struct run_collect_spec *s;
@@ -440,13 +438,17 @@ static int step_frames_load(struct collection *k)
 		k->frames_path = strdup(s->frame_log);
 	else if (s->mangohud) {
 		char *dir = run_path_join(s->run_dir, "mangohud");
-		k->frames_path = dir ? newest_csv(dir) : NULL;
+		k->frames_path = dir ? run_newest_csv(dir, NULL) : NULL;
 		free(dir);
 	} else
 		k->frames_path = run_path_join(s->run_dir, "frames.csv");
 	if (!k->frames_path || !file_nonempty(k->frames_path)) {
 		warn(k->c, "no frame log%s%s", k->frames_path ? " at " : "",
 		     k->frames_path ? k->frames_path : "");
+		k->c->no_log = true;
+		snprintf(k->c->void_reason, sizeof k->c->void_reason, "%s",
+		         s->mangohud ? "no log: MangoHud wrote no CSV into the run's mangohud/ folder"
+		                     : "no log: the game wrote no frame log (frames.csv)");
 		return 0;
 	}
 	struct collect_error cerr;
@@ -660,6 +662,16 @@ static int step_shots_config(struct collection *k)
 	k->c->r.shots = p->shots;
 	k->c->r.n_shots = p->n_shots;
 	p->config = config_from_log(k->log_text ? k->log_text : k->err_text ? k->err_text : "");
+	if (k->s->mangohud_version && k->s->mangohud_version[0]) {
+		/* which MangoHud measured: the run's config says it */
+		size_t had = p->config ? strlen(p->config) : 0;
+		size_t add = strlen("mangohud: \n") + strlen(k->s->mangohud_version) + 1;
+		char *o = realloc(p->config, had + add);
+		if (o) {
+			snprintf(o + had, add, "mangohud: %s\n", k->s->mangohud_version);
+			p->config = o;
+		}
+	}
 	k->c->r.config = p->config;
 	return 0;
 }
@@ -698,33 +710,4 @@ int run_collect(const struct run_collect_spec *s, struct run_collected *c, char 
 	if (rc == -ENOMEM)
 		run_errf(errmsg, errmsg_size, rc, "out of memory collecting the run");
 	return rc;
-}
-
-static char *newest_csv(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return NULL;
-	char *best = NULL;
-	struct timespec newest = { 0, 0 };
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (!best || st.st_mtim.tv_sec > newest.tv_sec ||
-		    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
-			char *path = run_path_join(dir, e->d_name);
-			if (!path)
-				break;
-			free(best);
-			best = path;
-			newest = st.st_mtim;
-		}
-	}
-	closedir(d);
-	return best;
 }

@@ -245,32 +245,6 @@ static bool first_row(const char *path, int64_t *present_ns)
 	return found;
 }
 
-/* The newest *.csv in dir: its size (or -1 when there is none). */
-static off_t newest_csv_size(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return -1;
-	off_t size = -1;
-	struct timespec newest = { 0, 0 };
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".csv") != 0)
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (size < 0 || st.st_mtim.tv_sec > newest.tv_sec ||
-		    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
-			newest = st.st_mtim;
-			size = st.st_size;
-		}
-	}
-	closedir(d);
-	return size;
-}
-
 /* ---- the run ---------------------------------------------------------------- */
 
 struct game {
@@ -294,6 +268,8 @@ struct game {
 	off_t log_size;            /* its size this tick (-1: none yet) */
 	bool log_grew;             /* it grew this tick */
 	bool mh_seen;              /* a MangoHud log exists */
+	struct run_mangohud mh;    /* MangoHud's control socket in the game */
+	int64_t mh_stop_sent_ns;   /* ":logging=0;" sent at the route's end */
 	int64_t next_sample_ns, next_tick_ns, limit_ns;
 };
 
@@ -403,10 +379,13 @@ static int game_env(struct game *g, const char *pad_place, struct plan_strv *env
 		rc = plan_strv_setenv(env, buf);
 	}
 	if (rc == 0 && g->spec->mangohud) {
+		/* a log row per frame into the run's folder, and the control
+		 * socket: the harness starts and stops the log itself (no
+		 * autostart_log, no log_duration; run-mangohud.c) */
 		rc = plan_strv_setenv(env, "MANGOHUD=1");
 		if (rc == 0 && snprintf(buf, sizeof buf,
-		                        "MANGOHUD_CONFIG=output_folder=%s,log_interval=0,autostart_log=1",
-		                        g->mh_dir) >= (int)sizeof buf)
+		                        "MANGOHUD_CONFIG=output_folder=%s,log_interval=0,control=%s",
+		                        g->mh_dir, g->mh.name) >= (int)sizeof buf)
 			return -ENAMETOOLONG;
 		if (rc == 0)
 			rc = plan_strv_setenv(env, buf);
@@ -569,9 +548,14 @@ static void step_progress(struct game *g, int64_t now)
 	struct stat st;
 	off_t size = -1;
 	if (g->spec->mangohud) {
-		size = newest_csv_size(g->mh_dir);
-		if (size >= 0)
+		if (run_mangohud_poll(&g->mh) < 0)
+			run_mangohud_finish(&g->mh); /* tried again next tick */
+		char *csv = run_newest_csv(g->mh_dir, &size);
+		if (csv)
 			g->mh_seen = true;
+		else
+			size = -1;
+		free(csv);
 	} else if (stat(g->frames_path, &st) == 0) {
 		size = st.st_size;
 	}
@@ -593,21 +577,31 @@ static enum step step_first_frame(struct game *g, int64_t now)
 	int64_t present = 0;
 	bool first = false;
 	if (s->mangohud) {
-		/* MangoHud writes its log late: the route starts from the
-		 * game's start (docs/running.md) */
-		first = true;
-		present = r->spawn_ns;
+		/* MangoHud greets us at the first frame it shows */
+		first = g->mh.greeted;
+		present = now;
 	} else if (g->log_size > 0 && g->log_grew) {
 		first = first_row(g->frames_path, &present);
 	}
 	if (!first)
 		return STEP_NEXT;
-	r->first_frame_ns = s->mangohud ? r->spawn_ns : now;
+	r->first_frame_ns = now;
 	int64_t t0 = present + (int64_t)(s->start_delay_s * 1e9);
 	if (t0 < now)
 		t0 = now;
 	r->t0_ns = t0;
-	r->t0_log_ns = t0 - r->spawn_ns;
+	if (s->mangohud) {
+		/* the log starts now (at the game's next frame): its clock's 0
+		 * is now, within a frame */
+		int rc = run_mangohud_logging(&g->mh, true);
+		if (rc < 0) {
+			set_reason(r, RUN_END_FAILED, "failed: cannot start MangoHud's log: %s",
+			           strerror(-rc));
+			return STEP_END;
+		}
+		snprintf(r->mangohud_version, sizeof r->mangohud_version, "%s", g->mh.version);
+		r->t0_log_ns = t0 - run_now_ns();
+	}
 	g->last_progress_ns = now;
 	int rc = route_player_start(g->player, t0);
 	if (rc < 0) {
@@ -618,7 +612,20 @@ static enum step step_first_frame(struct game *g, int64_t now)
 	return STEP_NEXT;
 }
 
-/* The route: its notices, and the game stopped at its end. */
+/* At the route's end, MangoHud's log is written (it said LoggingFinished),
+ * or will not be: no MangoHud to ask, it closed the socket, or it took
+ * longer than stop_timeout. */
+static bool mangohud_log_done(struct game *g, int64_t now)
+{
+	if (!g->mh_stop_sent_ns)
+		return true;
+	if (g->mh.log_finished || g->mh.closed)
+		return true;
+	return now - g->mh_stop_sent_ns > (int64_t)(g->spec->stop_timeout_s * 1e9);
+}
+
+/* The route: its notices, and the game stopped at its end (MangoHud's log
+ * written first). */
 static enum step step_route(struct game *g, int64_t now)
 {
 	const struct run_game_spec *s = g->spec;
@@ -635,6 +642,10 @@ static enum step step_route(struct game *g, int64_t now)
 	} else if (g->route_over && !g->route_end_ns) {
 		g->route_end_ns = now;
 		add_sample(g);
+		if (s->mangohud && run_mangohud_logging(&g->mh, false) == 0)
+			g->mh_stop_sent_ns = now; /* the game ends once the log is written */
+	}
+	if (g->route_end_ns && !g->stop_sent_ns && mangohud_log_done(g, now)) {
 		/* the normal end: SIGTERM, the game flushes and exits */
 		kill(-g->pid, SIGTERM);
 		g->stop_sent_ns = now;
@@ -664,11 +675,18 @@ static enum step step_watchdog(struct game *g, int64_t now)
 	struct run_game_result *r = g->r;
 	if (!g->stop_sent_ns) {
 		if (!r->first_frame_ns && now - r->spawn_ns > (int64_t)(s->start_timeout_s * 1e9)) {
-			set_reason(r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
-			           s->start_timeout_s);
+			if (s->mangohud)
+				set_reason(r, RUN_END_HUNG,
+				           "hung: no first frame within %.0f s of the start (MangoHud did not "
+				           "answer on its control socket '%s'%s)",
+				           s->start_timeout_s, g->mh.name,
+				           g->mh.fd >= 0 ? "" : ": is MangoHud loaded? OpenGL programs need launcher = mangohud");
+			else
+				set_reason(r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
+				           s->start_timeout_s);
 			return STEP_END;
 		}
-		bool watch = s->mangohud ? g->mh_seen : r->first_frame_ns != 0;
+		bool watch = s->mangohud ? g->mh_seen && !g->mh_stop_sent_ns : r->first_frame_ns != 0;
 		if (watch && now - g->last_progress_ns > (int64_t)(s->watchdog_s * 1e9)) {
 			if (r->t0_ns)
 				set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s, at %.1f s into the route",
@@ -699,9 +717,11 @@ static void step_tick(struct game *g, int64_t now)
 /* Sleeps until the next tick, or a route notice. */
 static enum step step_sleep(struct game *g)
 {
-	struct pollfd pfd = { .fd = g->r->t0_ns && !g->player_over ? route_player_fd(g->player) : -1,
-	                      .events = POLLIN };
-	if (poll(&pfd, 1, TICK_MS) < 0 && errno != EINTR)
+	struct pollfd pfd[2] = {
+		{ .fd = g->r->t0_ns && !g->player_over ? route_player_fd(g->player) : -1, .events = POLLIN },
+		{ .fd = run_mangohud_fd(&g->mh), .events = POLLIN }, /* LoggingFinished at once */
+	};
+	if (poll(pfd, 2, TICK_MS) < 0 && errno != EINTR)
 		return STEP_END;
 	return STEP_NEXT;
 }
@@ -788,6 +808,7 @@ static void teardown(struct game *g)
 	if (g->control_fd >= 0)
 		close(g->control_fd);
 	unlink(g->control_path);
+	run_mangohud_finish(&g->mh);
 	free_paths(g);
 }
 
@@ -802,6 +823,7 @@ static void abandon(struct game *g)
 		close(g->control_fd);
 	if (g->control_path)
 		unlink(g->control_path);
+	run_mangohud_finish(&g->mh);
 	free_paths(g);
 	run_game_result_finish(g->r);
 }
@@ -812,6 +834,10 @@ int run_game(const struct run_game_spec *s, struct run_game_result *out, char *e
 	struct run_game_result r = { .exit_status = -1 };
 	struct game g = { .spec = s, .r = &r, .control_fd = -1, .pid = -1 };
 	char pad_place[512] = "";
+	char mh_name[64];
+	/* unique on the host while it runs: the harness's pid and the time */
+	snprintf(mh_name, sizeof mh_name, "rxdeck-mangohud-%d-%" PRId64, (int)getpid(), run_now_ns());
+	run_mangohud_init(&g.mh, mh_name);
 	int rc = make_places(&g, errmsg, errmsg_size);
 	if (rc < 0)
 		goto fail;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "run.h"
 #include "deck/deck.h"
@@ -139,5 +140,34 @@ int run_disk_free_B(const char *dir, int64_t *out);
 /* 0 with room (or when it cannot be known); -ENOSPC with "disk full: N KiB
  * left on the file system of 'dir' ..." in errmsg. */
 int run_disk_check(const char *dir, char *errmsg, size_t size);
+
+/* ---- MangoHud's control socket (run-mangohud.c) ---- */
+
+/* The client end of MangoHud's `control=NAME` socket in one run's game. */
+struct run_mangohud {
+	int fd;                    /* -1: not connected (yet, or any more) */
+	char name[96];             /* the abstract socket's name, no leading NUL */
+	bool greeted;              /* MangoHud greeted us: the game shows frames */
+	bool log_finished;         /* ":LoggingFinished": the CSV is written */
+	bool closed;               /* the game closed the connection */
+	char version[64];          /* "MangoHud v0.6.8"; "" until said */
+	char text[512];            /* what was read and not yet understood */
+	size_t text_len;
+};
+
+void run_mangohud_init(struct run_mangohud *mh, const char *name);
+/* Closes the connection; the struct may be init'ed again. */
+void run_mangohud_finish(struct run_mangohud *mh);
+/* Connects when MangoHud listens (quietly: not yet is no error) and reads
+ * whatever it said.  Returns 0, or a negative errno the socket gave. */
+int run_mangohud_poll(struct run_mangohud *mh);
+/* Asks MangoHud to start (on) or stop logging.  0, -ENOTCONN, -errno. */
+int run_mangohud_logging(struct run_mangohud *mh, bool on);
+/* The connection, to wait on; -1 when there is none. */
+int run_mangohud_fd(const struct run_mangohud *mh);
+
+/* The newest *.csv in dir (MangoHud's log; its *_summary.csv files left
+ * out): its path (malloc'd) and size, or NULL (none, or no memory). */
+char *run_newest_csv(const char *dir, off_t *size);
 
 #endif

@@ -137,6 +137,7 @@ struct run_game_result {
 	int64_t first_frame_ns;    /* when its first frame was seen; 0: never */
 	int64_t t0_ns;             /* the route's t0; 0: the route never started */
 	int64_t t0_log_ns;         /* t0 on a MangoHud log's own clock (mangohud only) */
+	char mangohud_version[64]; /* "MangoHud v0.6.8" as MangoHud said it; "" */
 	int64_t end_ns;            /* when the game was gone */
 	bool route_done;           /* the route played to its end */
 	size_t shots_asked;
@@ -173,6 +174,7 @@ struct run_collect_spec {
 	double min_coverage_pct;   /* a log covering less of the window makes the
 	                            * run void; 0: 90, negative: off */
 	bool mangohud;
+	const char *mangohud_version; /* what MangoHud said it is, for the config; NULL */
 	const char *collect_profile; /* path of a collector profile, or NULL */
 	const char *const *shot_names; /* shots asked for */
 	size_t n_shots;
@@ -187,6 +189,7 @@ struct run_collected {
 	struct db_run_results r;   /* points into this struct's own storage */
 	char warnings[1024];       /* collector warnings worth a line, '\n'-separated */
 	bool no_frames;            /* no frame in the window */
+	bool no_log;               /* no frame log at all (void_reason says "no log: ...") */
 	char void_reason[160];     /* the frames make the run void: "log covers
 	                            * 2.0–7.0 s of 2.0–11.0 s"; "" otherwise */
 	void *priv;

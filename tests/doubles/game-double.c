@@ -18,6 +18,13 @@
  *                      write fails), then go on as a game whose writes fail
  *   --png              also write shots as PNG files
  *   --pad X            accepted and ignored, as the demo game takes it
+ *   --mangohud V       play MangoHud V (0.6 or 0.7) in the game, as
+ *                      MANGOHUD_CONFIG asks (output_folder, control): its
+ *                      control socket, greeting at the first frame, a log
+ *                      started and stopped by ":logging=1;"/":logging=0;",
+ *                      written whole at the stop (0.6) or a row at a time
+ *                      (0.7), then ":LoggingFinished"; no other frame log
+ *   --mangohud-no-csv  with --mangohud: never write the CSV
  *
  * The readback wait it reports per frame is 4 ms, 1 ms with
  * RX_VK_READBACK_EARLY=1, 0 with RX_VK_READBACK_LATE=newest; the luma of its
@@ -29,11 +36,14 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,8 +114,138 @@ static void fill_disk(void)
 	fprintf(stderr, "game-double: Write Error\n");
 }
 
+/* ---- MangoHud, as the game would carry it (0.6.8 and 0.7.x logging.cpp) ---- */
+
+struct mango {
+	int version;          /* 6 or 7: 0.6.x or 0.7.x */
+	bool no_csv;
+	char folder[2048];
+	int listen_fd, client_fd;
+	bool logging;
+	int64_t log_start_ns;
+	char *rows;           /* 0.6: the rows kept until the stop */
+	size_t rows_len;
+	FILE *csv;            /* 0.7: the file, a row at a time */
+	char csv_path[4096];
+};
+
+static void mango_config(struct mango *m)
+{
+	const char *cfg = getenv("MANGOHUD_CONFIG");
+	char name[256] = "";
+	for (const char *k = cfg; k && *k;) {
+		size_t n = strcspn(k, ",");
+		if (strncmp(k, "output_folder=", 14) == 0)
+			snprintf(m->folder, sizeof m->folder, "%.*s", (int)(n - 14), k + 14);
+		else if (strncmp(k, "control=", 8) == 0)
+			snprintf(name, sizeof name, "%.*s", (int)(n - 8), k + 8);
+		k += n + (k[n] == ',');
+	}
+	m->listen_fd = m->client_fd = -1;
+	if (!name[0])
+		return;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	memcpy(sa.sun_path + 1, name, n);
+	m->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (bind(m->listen_fd, (struct sockaddr *)&sa,
+	         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0 ||
+	    listen(m->listen_fd, 1) < 0)
+		fprintf(stderr, "game-double: MangoHud cannot listen on '%s'\n", name);
+}
+
+static void mango_send(struct mango *m, const char *text)
+{
+	if (m->client_fd >= 0 && send(m->client_fd, text, strlen(text), MSG_NOSIGNAL) < 0) {
+		/* the harness went */
+	}
+}
+
+static void mango_start(struct mango *m)
+{
+	if (m->logging)
+		return;
+	m->logging = true;
+	m->log_start_ns = now_ns();
+	snprintf(m->csv_path, sizeof m->csv_path, "%s/game-double_%" PRId64 ".csv", m->folder,
+	         m->log_start_ns);
+}
+
+static const char mango_header[] = "os,cpu,gpu,ram,kernel,driver,cpuscheduler\n"
+                                   "Debian,cpu,double,8GB,6.1,double,\n"
+                                   "fps,frametime,cpu_load,gpu_load,elapsed\n";
+
+static void mango_stop(struct mango *m)
+{
+	if (!m->logging)
+		return;
+	m->logging = false;
+	if (m->version == 6 && !m->no_csv) {
+		FILE *f = fopen(m->csv_path, "w");
+		if (f) {
+			fputs(mango_header, f);
+			if (m->rows_len)
+				fwrite(m->rows, 1, m->rows_len, f);
+			fclose(f);
+		}
+	}
+	if (m->csv)
+		fclose(m->csv);
+	m->csv = NULL;
+	free(m->rows);
+	m->rows = NULL;
+	m->rows_len = 0;
+	mango_send(m, ":LoggingFinished"); /* 0.6.8 sends it without a ';' */
+}
+
+/* At each frame: a client accepted and greeted, its commands, a row. */
+static void mango_frame(struct mango *m, int64_t t, double frame_ms)
+{
+	if (m->listen_fd < 0)
+		return;
+	if (m->client_fd < 0) {
+		m->client_fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (m->client_fd >= 0)
+			mango_send(m, m->version == 6 ? ":MangoHudControlVersion=1;:DeviceName:MangoHudVersion=MangoHud v0.6.8-double;"
+			                              : ":MangoHudControlVersion=1;:DeviceName:MangoHudVersion=MangoHud v0.7.2-double;");
+	}
+	char buf[256];
+	ssize_t n = m->client_fd >= 0 ? recv(m->client_fd, buf, sizeof buf - 1, 0) : -1;
+	if (n > 0) {
+		buf[n] = 0;
+		if (strstr(buf, ":logging=1;"))
+			mango_start(m);
+		if (strstr(buf, ":logging=0;"))
+			mango_stop(m);
+	} else if (n == 0) {
+		close(m->client_fd);
+		m->client_fd = -1;
+	}
+	if (!m->logging)
+		return;
+	char row[128];
+	int len = snprintf(row, sizeof row, "%.1f,%.0f,10,20,%" PRId64 "\n", 1000.0 / frame_ms,
+	                   frame_ms * (m->version == 6 ? 1000.0 : 1.0), t - m->log_start_ns);
+	if (m->version == 6) {
+		char *r = realloc(m->rows, m->rows_len + (size_t)len);
+		if (r) {
+			memcpy(r + m->rows_len, row, (size_t)len);
+			m->rows = r;
+			m->rows_len += (size_t)len;
+		}
+	} else if (!m->no_csv) {
+		if (!m->csv && (m->csv = fopen(m->csv_path, "w")))
+			fputs(mango_header, m->csv);
+		if (m->csv) {
+			fputs(row, m->csv);
+			fflush(m->csv);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	struct mango mango = { 0 };
 	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1, fill_after = -1;
 	int exit_code = 0;
 	bool ignore_term = false, grandchild = false, no_frames = false, png = false;
@@ -134,6 +274,10 @@ int main(int argc, char **argv)
 			no_frames = true;
 		else if (strcmp(a, "--png") == 0)
 			png = true;
+		else if (strcmp(a, "--mangohud") == 0 && v)
+			mango.version = strcmp(argv[++i], "0.6") == 0 ? 6 : 7;
+		else if (strcmp(a, "--mangohud-no-csv") == 0)
+			mango.no_csv = true;
 		else {
 			fprintf(stderr, "game-double: unknown option '%s'\n", a);
 			return 2;
@@ -163,6 +307,10 @@ int main(int argc, char **argv)
 	logf_("vk: switches: RX_VK_READBACK_EARLY=%s (env) RX_VK_READBACK_LATE=%s (env)",
 	      early ? early : "0", late ? late : "0");
 	fprintf(stderr, "game-double: started\n");
+	if (mango.version) {
+		mango_config(&mango);
+		frames_path = NULL; /* MangoHud measures this game */
+	}
 	FILE *frames = frames_path ? fopen(frames_path, "w") : NULL;
 	if (frames) {
 		fprintf(frames, "frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n");
@@ -217,6 +365,8 @@ int main(int argc, char **argv)
 				ctl_len -= used;
 			}
 		}
+		if (mango.version && !no_frames)
+			mango_frame(&mango, t, last ? (double)(t - last) / 1e6 : 1000.0 / fps);
 		if (frames && !no_frames) {
 			double ms = last ? (double)(t - last) / 1e6 : 1000.0 / fps;
 			fprintf(frames, "%" PRIu64 ",%" PRId64 ",real,%.3f,1000,%.3f,0.250\n", frame, t, ms, rb);
