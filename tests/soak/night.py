@@ -9,6 +9,9 @@ run position:
   hang          the game gets SIGSTOP            -> void "hung: ..."
   torn          a half row is written into the frame log mid-run -> done
   shot          the shots folder is replaced by a file -> done, shot missing
+  pad           the game's end of the pad socket is shut down mid-run (the
+                pad receiver disappearing) -> done; the game says the pad is
+                gone, every button released, and connects again
   disk          the data file system is filled mid-run -> void "disk full: ..."
                 (then a resume fails as harness trouble; the filler is
                 removed and the campaign resumed)
@@ -25,18 +28,23 @@ Afterwards it checks and prints: every run finished exactly once (no run
 left planned or running) and every finished run's real fps re-measured from
 its own frames.csv (`rxdeck frames`) equal to the database's; every void
 run's reason is the one its fault asks for and no run without a fault is
-void; the summary reached the forge exactly once; no game, harness or pad
-socket is left; PRAGMA integrity_check is ok.  Exit 0 when every check
+void; the summary reached the forge exactly once; no button left held: a
+receiver of the night's own, connected to every run's pad socket beside the
+game, ends each pad with every button up and every axis centred; no game,
+harness or pad socket is left; PRAGMA integrity_check is ok.  Exit 0 when every check
 holds.  The disk fault needs a tmpfs (root, or a user namespace); without
 it that fault is skipped and said so.
 
 usage: tests/soak/night.py BUILD_DIR [--runs N] [--keep DIR]
 """
 import argparse
+import ctypes
 import http.server
 import json
 import os
 import signal
+import socket
+import struct
 import sqlite3
 import subprocess
 import sys
@@ -134,6 +142,143 @@ class Forge(http.server.BaseHTTPRequestHandler):
         self._answer(200, [])
 
 
+EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
+SYN_REPORT, SYN_DROPPED = 0, 3
+RECORD = struct.Struct("qqHHi")   # struct input_event on a 64-bit host
+
+
+class Receiver:
+    """A pad receiver beside the game: it connects to every pad socket the
+    harness makes (rxdeck-pad-* in TMPDIR), applies the frames as a game
+    does (a state at each SYN_REPORT) and keeps the last state the pad sent
+    before it went away."""
+
+    def __init__(self, folder, position):
+        self.folder = folder
+        self.position = position     # () -> the running run's position or None
+        self.seen = set()
+        self.ends = []               # (position, buttons held, axes off centre, frames)
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.reading = 0
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+        self.thread.start()
+
+    def watch(self):
+        while not self.stopping:
+            try:
+                names = os.listdir(self.folder)
+            except OSError:
+                names = []
+            for name in names:
+                path = os.path.join(self.folder, name)
+                if not name.startswith("rxdeck-pad-"):
+                    continue
+                try:
+                    key = (path, os.stat(path).st_ino)
+                except OSError:
+                    continue
+                if key in self.seen:
+                    continue
+                self.seen.add(key)
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                try:
+                    s.connect(path)
+                except OSError:
+                    s.close()
+                    continue
+                with self.lock:
+                    self.reading += 1
+                threading.Thread(target=self.read, args=(s, self.position()),
+                                 daemon=True).start()
+            time.sleep(0.05)
+
+    def read(self, s, pos):
+        keys, axes, pend_keys, pend_axes = {}, {}, {}, {}
+        frames = 0
+        while True:
+            try:
+                m = s.recv(65536)
+            except OSError:
+                m = b""
+            if not m:
+                break
+            for i in range(0, len(m) - len(m) % RECORD.size, RECORD.size):
+                _, _, typ, code, value = RECORD.unpack_from(m, i)
+                if typ == EV_KEY:
+                    pend_keys[code] = value
+                elif typ == EV_ABS:
+                    pend_axes[code] = value
+                elif typ == EV_SYN and code == SYN_DROPPED:
+                    pend_keys, pend_axes = {}, {}
+                elif typ == EV_SYN and code == SYN_REPORT:
+                    keys, axes = dict(pend_keys), dict(pend_axes)
+                    frames += 1
+        s.close()
+        held = sorted(c for c, v in keys.items() if v)
+        off = {c: v for c, v in axes.items() if v}
+        with self.lock:
+            self.ends.append((pos, held, off, frames))
+            self.reading -= 1
+
+    def stop(self):
+        """Stops watching; waits up to 10 s for the pads still open to go."""
+        self.stopping = True
+        self.thread.join()
+        for _ in range(100):
+            with self.lock:
+                if self.reading == 0:
+                    return
+            time.sleep(0.1)
+
+
+def unix_seqpacket_inodes():
+    """inodes of the AF_UNIX SOCK_SEQPACKET sockets on the host."""
+    out = set()
+    with open("/proc/net/unix") as f:
+        next(f)
+        for line in f:
+            w = line.split()
+            if len(w) >= 7 and w[4] == "0005":
+                out.add(w[6])
+    return out
+
+
+def shut_pad_socket(pid):
+    """Shuts down the game's end of its pad socket from outside (a copy of
+    the descriptor through pidfd_getfd): the pad receiver disappears as if
+    the game had closed it.  Returns how many sockets were shut."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    seq = unix_seqpacket_inodes()
+    n = 0
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return 0
+    try:
+        for fd in fds:
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if not link.startswith("socket:[") or link[8:-1] not in seq:
+                continue
+            mine = libc.syscall(438, pidfd, int(fd), 0)   # pidfd_getfd
+            if mine < 0:
+                continue
+            s = socket.socket(fileno=mine)
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                n += 1
+            except OSError:
+                pass
+            s.close()
+    finally:
+        os.close(pidfd)
+    return n
+
+
 def log(msg):
     print(time.strftime("%H:%M:%S"), msg, flush=True)
 
@@ -181,7 +326,7 @@ class Night:
         self.faults = {}
         for p in range(1, n + 1):
             k = p % 10
-            f = {3: "crash", 5: "hang", 7: "torn", 9: "shot"}.get(k)
+            f = {1: "pad", 3: "crash", 5: "hang", 7: "torn", 9: "shot"}.get(k)
             if f:
                 self.faults[p] = f
         self.kill_at = sorted({max(2, n * i // 6) for i in range(1, 6)})
@@ -197,6 +342,8 @@ class Night:
         self.second_refusals = 0
         self.second_tries = 0
         self.kills = 0
+        self.pad_shut = {}
+        self.receiver = None
         self.forge = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forge)
         threading.Thread(target=self.forge.serve_forever, daemon=True).start()
         self.url = "http://127.0.0.1:%d" % self.forge.server_address[1]
@@ -270,6 +417,8 @@ class Night:
         elif fault == "hang":
             for g in games:
                 os.kill(g, signal.SIGSTOP)
+        elif fault == "pad":
+            self.pad_shut[pos] = sum(shut_pad_socket(g) for g in games)
         elif fault == "torn":
             with open(frames, "a") as f:
                 f.write("99999,12345")
@@ -311,6 +460,7 @@ class Night:
 
     def night(self):
         t0 = time.time()
+        self.receiver = Receiver(self.t, lambda: (self.running() or (None,))[0])
         log("night: %d runs in %s, faults %s, harness kills at %s, disk full at %s" %
             (self.runs, self.t, json.dumps(self.faults), self.kill_at, self.disk_at))
         rc, out = self.play(["run", "night.ini", "--name", "night"] + self.post_args())
@@ -345,6 +495,7 @@ class Night:
             time.sleep(2)
             subprocess.run([self.rxdeck, "post", "--retry", "--timeout", "5", "--db", self.db],
                            env=self.env, cwd=self.t, capture_output=True, timeout=300)
+        self.receiver.stop()
         self.elapsed = time.time() - t0
 
     def check(self):
@@ -394,6 +545,30 @@ class Night:
                 wrong.append((pos, f, st, why))
         say(not wrong, "%d void runs, each with its fault's reason, none without a fault%s" %
             (len(void), (": " + str(wrong)) if wrong else ""))
+        # the pad receiver disappearing: the run goes on, the game says the
+        # pad is gone (every button released) and connects again
+        bad = []
+        pads = sorted(p for p, f in self.done_faults if f == "pad")
+        for pos in pads:
+            r = [x for x in runs if x[1] == pos][0]
+            try:
+                with open(os.path.join(r[4], "stderr.log"), errors="replace") as f:
+                    err = f.read()
+            except OSError:
+                err = ""
+            gone = err.find("disconnected (")
+            back = err.find("pad connected", gone) if gone >= 0 else -1
+            if self.pad_shut.get(pos, 0) < 1 or r[2] != "done" or gone < 0 or back < 0 or \
+                    "every button released" not in err:
+                bad.append((pos, self.pad_shut.get(pos, 0), r[2], gone, back))
+        say(pads and not bad, "pad receiver disappeared in %d runs: each done, the game released "
+            "every button and connected again%s" % (len(pads), (": " + str(bad)) if bad else ""))
+        ends = self.receiver.ends
+        held = [e for e in ends if e[1] or e[2]]
+        say(len(ends) >= len(done) and not held,
+            "no button left held: %d pads watched to their end by a receiver beside the game, "
+            "%d ended with a button held or an axis off centre%s" %
+            (len(ends), len(held), (": " + str(held[:10])) if held else ""))
         made = len(Forge.created)
         pending = self.sql("SELECT count(*) FROM post WHERE state = 'queued'")[0][0]
         leaked = [a for a in Forge.answers if not a[3]]
