@@ -7,7 +7,8 @@
  * (method, path, Authorization, Content-Type, body), and answers POST and
  * PATCH requests from a script first: a status with an optional Retry-After,
  * a hang (never answers), or "act, then answer 500" (the comment is made
- * but the answer is lost).  GET requests always act.  POST
+ * but the answer is lost), or "act, then answer with a body that is not
+ * JSON".  GET requests always act.  POST
  * .../issues/comments/ID/assets?name=N (an attachment upload) answers 201
  * with the asset and its browser_download_url, .../attachments/UUID on the
  * stand-in, for a comment it has; asset_status makes it answer that status
@@ -36,6 +37,7 @@ enum standin_act {
 	STANDIN_STATUS,         /* answer `status` with an error body */
 	STANDIN_HANG,           /* read the request, never answer */
 	STANDIN_ACT_THEN_500,   /* do it, but answer 500 */
+	STANDIN_ACT_THEN_GARBAGE, /* do it, answer its status with a body that is not JSON */
 };
 
 struct standin_step {
@@ -306,6 +308,11 @@ static inline void standin_serve(struct standin *s, int c)
 		free(body);
 		status = 500;
 		body = strdup("{\"message\":\"lost\"}");
+		break;
+	case STANDIN_ACT_THEN_GARBAGE:
+		status = standin_act(s, &r, &body);
+		free(body);
+		body = strdup("<html>Created</html>");
 		break;
 	default:
 		status = standin_act(s, &r, &body);

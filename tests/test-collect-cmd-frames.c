@@ -157,6 +157,33 @@ static void test_frames__errors_and_exit_codes(void **state)
 	assert_int_equal(r.rc, RXDECK_EXIT_USAGE);
 	free(r.out);
 
+	/* a window starting before t0 */
+	const char *before[] = { "frames", "x.csv", "--window", "-1s", "2s" };
+	r = run(5, before);
+	assert_int_equal(r.rc, RXDECK_EXIT_USAGE);
+	free(r.out);
+
+	/* a log whose every row is rejected measures nothing: exit 1, said so */
+	char *bad = strdup("/tmp/rxdeck-frames-log-XXXXXX");
+	int fd = mkstemp(bad);
+	assert_true(fd >= 0);
+	const char *rows = "frame,present_ns,kind\nx,y,z\n1,2,fake\n";
+	assert_int_equal(write(fd, rows, strlen(rows)), (ssize_t)strlen(rows));
+	close(fd);
+	const char *rejected[] = { "frames", bad, "--json" };
+	r = run(3, rejected);
+	assert_int_equal(r.rc, RXDECK_EXIT_FAILURE);
+	json_t *e = json_loads(r.out, 0, NULL);
+	assert_non_null(e);
+	const char *why = json_string_value(json_object_get(json_array_get(e, 0), "error"));
+	assert_non_null(why);
+	if (!strstr(why, ": every row was rejected (2 of 2)"))
+		fail_msg("%s", why);
+	json_decref(e);
+	free(r.out);
+	unlink(bad);
+	free(bad);
+
 	/* a missing file: reported in the JSON and exit 1, the others still done */
 	char *log = write_log(11);
 	const char *missing[] = { "frames", "/nonexistent/f.csv", log, "--json" };

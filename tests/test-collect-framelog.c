@@ -106,6 +106,29 @@ static void test_framelog__broken_lines_counted_and_skipped(void **state)
 	collect_frames_destroy(f);
 }
 
+static void test_framelog__draws_out_of_range_skipped(void **state)
+{
+	(void)state;
+	const char *text =
+		"frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n" /* 1 */
+		"0,1000,real,1,1e20,0,0\n"                                     /* 2: no count */
+		"1,2000,real,1,4294967296,0,0\n"                               /* 3: over 2^32 - 1 */
+		"2,3000,real,1,2.5,0,0\n"                                      /* 4: not whole */
+		"3,4000,real,1,4294967295,0,0\n"                               /* 5: the most */
+		"4,5000,real,1,1.2e3,0,0\n";                                   /* 6: 1200 */
+	struct collect_frames *f = parse_ok(text);
+	dump_warnings(f);
+	assert_int_equal(f->n, 2);
+	assert_int_equal(f->broken_lines, 3);
+	assert_true(f->frames[0].draws == 4294967295.0f);
+	assert_true(f->frames[1].draws == 1200.0f);
+	assert_true(has_warning(f, "t.csv:2:15: draws '1e20' is not a whole number up to 4294967295, "
+	                           "line skipped"));
+	assert_true(has_warning(f, "t.csv:3:15: draws '4294967296' is not a whole number"));
+	assert_true(has_warning(f, "t.csv:4:15: draws '2.5' is not a whole number"));
+	collect_frames_destroy(f);
+}
+
 static void test_framelog__forward_glitch_skips_that_row_only(void **state)
 {
 	(void)state;
@@ -290,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_framelog__reads_columns_by_name),
 		cmocka_unit_test(test_framelog__missing_optional_column_is_nan_with_warning),
 		cmocka_unit_test(test_framelog__broken_lines_counted_and_skipped),
+		cmocka_unit_test(test_framelog__draws_out_of_range_skipped),
 		cmocka_unit_test(test_framelog__forward_glitch_skips_that_row_only),
 		cmocka_unit_test(test_framelog__jump_of_more_than_an_hour_skipped),
 		cmocka_unit_test(test_framelog__many_broken_lines_summarised),

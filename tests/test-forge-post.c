@@ -255,6 +255,57 @@ static void test_post__lost_answer_not_posted_twice(void **state)
 	assert_int_equal(f->s.n_comments, 1);
 }
 
+static void test_post__created_without_readable_answer_finds_its_comment(void **state)
+{
+	struct fx *f = *state;
+	/* 201, but the answer is not JSON: the comment is there, its id unknown */
+	standin_script(&f->s, STANDIN_ACT_THEN_GARBAGE, 0, 0);
+	struct forge_options o = opts(f);
+	struct forge_target t = target(f, false);
+	struct forge_outcome out;
+	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
+	fflush(f->logf);
+	if (!strstr(f->log, "the forge answered 201, but not with a comment (no JSON object with an id)") ||
+	    strstr(f->log, "as comment 0"))
+		fail_msg("log: %s", f->log);
+	/* the next try found it by its key: posted once, recorded with its id */
+	assert_int_equal(f->s.n_comments, 1);
+	assert_int_equal(count_method(f, "POST"), 1);
+	assert_int_equal(out.comment_id, 1001);
+	size_t n;
+	struct db_post *p = posts(f, &n);
+	assert_int_equal(p[0].state, DB_POST_SENT);
+	assert_int_equal(p[0].remote_comment_id, 1001);
+	free(p);
+}
+
+static void test_post__retry_with_a_post_claimed_elsewhere_is_partial(void **state)
+{
+	struct fx *f = *state;
+	/* queued: three 500s */
+	for (int i = 0; i < 3; i++)
+		standin_script(&f->s, STANDIN_STATUS, 500, 0);
+	struct forge_options o = opts(f);
+	struct forge_target t = target(f, false);
+	struct forge_outcome out;
+	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), -EAGAIN);
+	size_t n;
+	struct db_post *p = posts(f, &n);
+	assert_int_equal(n, 1);
+	int64_t id = p[0].id;
+	free(p);
+	/* another sender holds it for its attempt */
+	int64_t now = (int64_t)time(NULL) * 1000;
+	assert_int_equal(db_post_claim(f->t.db, id, now, now + 60000), 0);
+	size_t before = f->s.n_req;
+	assert_int_equal(forge_outbox_flush(f->t.db, true, &o, &out), -EAGAIN);
+	assert_int_equal(out.sent, 0);
+	assert_int_equal(out.queued, 1);
+	assert_int_equal(f->s.n_req, before); /* left to the other sender */
+	fflush(f->logf);
+	assert_non_null(strstr(f->log, "left to it (still in the outbox)"));
+}
+
 static void refused(struct fx *f, int status, int want_rc, const char *want_msg)
 {
 	standin_script(&f->s, STANDIN_STATUS, status, 0);
@@ -626,6 +677,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_post__retries_after_500_and_429, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__hang_times_out_and_stays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__lost_answer_not_posted_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post__created_without_readable_answer_finds_its_comment,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post__retry_with_a_post_claimed_elsewhere_is_partial,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__refusals_name_the_fix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__no_token_keeps_summary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post__token_nowhere, setup, teardown),

@@ -81,7 +81,7 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	         "profile = p.env\n"
 	         "rounds = 1\n"
 	         "warmup = no\n"
-	         "watchdog = 1s\n"
+	         "watchdog = 2s\n"
 	         "start_timeout = 5s\n"
 	         "stop_timeout = 1s\n"
 	         "pad = socket\n"
@@ -105,7 +105,7 @@ static void test_run_campaign__hang_and_crash_are_void_and_it_completes(void **s
 	struct env *e = *state;
 	struct plan *plan = make_plan(e, "order = ABC\n",
 	                                 "[arm A]\nlabel = fine\nenv = RX_VK_READBACK_EARLY=1\n"
-	                                 "[arm B]\nlabel = hangs\nargs = --hang-after 1.5\n"
+	                                 "[arm B]\nlabel = hangs\nargs = --hang-after 0.5\n"
 	                                 "[arm C]\nlabel = crashes\nargs = --crash-after 1\n");
 	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
 	struct run_campaign *c;
@@ -130,7 +130,7 @@ static void test_run_campaign__hang_and_crash_are_void_and_it_completes(void **s
 	assert_int_equal(runs[0].exit_status, 0);
 	assert_int_equal(runs[1].arm_letter, 'B');
 	assert_int_equal(runs[1].status, DB_RUN_VOID);
-	if (strncmp(runs[1].void_reason, "hung: no new frame for 1 s", 26) != 0)
+	if (strncmp(runs[1].void_reason, "hung: no new frame for 2 s", 26) != 0)
 		fail_msg("B: %s", runs[1].void_reason);
 	assert_int_equal(runs[2].arm_letter, 'C');
 	assert_int_equal(runs[2].status, DB_RUN_VOID);
@@ -228,6 +228,34 @@ static void test_run_campaign__bad_plan_leaves_nothing(void **state)
 				fail_msg("left behind: %s", de->d_name);
 		closedir(d);
 	}
+}
+
+static void test_run_campaign__until_in_the_past_is_refused(void **state)
+{
+	struct env *e = *state;
+	struct plan *plan = make_plan(e, "", "[arm A]\n");
+	plan->rounds = 0;
+	plan->until = strdup("2020-01-01 07:00");
+	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_campaign *c = NULL;
+	char msg[1024] = "";
+	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -EINVAL);
+	assert_null(c);
+	if (!strstr(msg, "until '2020-01-01 07:00' is in the past (it is "))
+		fail_msg("%s", msg);
+	/* nothing planned, nothing played */
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(e->db, &list, &n), 0);
+	assert_int_equal(n, 0);
+	free(list);
+	/* a time of day is the next time the clock shows it: never past */
+	free(plan->until);
+	plan->until = strdup("00:00");
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	run_campaign_destroy(c);
+	plan_free(plan);
 }
 
 static void test_run_campaign__names_and_resume_refusal(void **state)
@@ -546,6 +574,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_campaign__hang_and_crash_are_void_and_it_completes,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__bad_plan_leaves_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__until_in_the_past_is_refused, setup,
+		                                teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__names_and_resume_refusal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__one_harness_at_a_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__resume_refuses_changes_unless_accepted,

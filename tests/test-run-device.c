@@ -105,7 +105,7 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	build_path("harness/run/game-double", game, sizeof game);
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = night\nroute = t.route\nprofile = p.env\nrounds = 1\n"
-	         "warmup = no\nwatchdog = 1s\nstart_timeout = 5s\nstop_timeout = 1s\npad = socket\n"
+	         "warmup = no\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\npad = socket\n"
 	         "%s[build double]\nbinary = %s\npad_option = --pad\n%s",
 	         campaign, game, arms);
 	char name[PATH_MAX];

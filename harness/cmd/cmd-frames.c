@@ -39,6 +39,11 @@ static int on_option(void *ctx, int id, char **args)
 				return -EINVAL;
 			}
 		}
+		if (o->window_s[0] < 0) {
+			cli_error(COMMAND, "bad window '%s %s': the start is before t0; give 0s or later",
+			          args[0], args[1]);
+			return -EINVAL;
+		}
 		if (!(o->window_s[0] < o->window_s[1])) {
 			cli_error(COMMAND, "bad window '%s %s': the start must come before the end",
 			          args[0], args[1]);
@@ -215,6 +220,11 @@ int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 		int rc = collect_frames_load(x->file, source < 0 ? COLLECT_SOURCE_AUTO : sources[source], &x->frames, &err);
 		if (rc < 0) {
 			snprintf(x->error, sizeof x->error, "%s", err.msg[0] ? err.msg : strerror(-rc));
+		} else if (x->frames->n == 0 && x->frames->broken_lines > 0) {
+			/* nothing to measure is not a measurement of nothing */
+			snprintf(x->error, sizeof x->error, "%s: every row was rejected (%zu of %zu)",
+			         x->file, x->frames->broken_lines,
+			         x->frames->lines ? x->frames->lines - 1 : 0);
 		} else {
 			x->t0_ns = o.have_t0 ? o.t0_ns : x->frames->n ? x->frames->frames[0].present_ns : 0;
 			rc = stats_run_metrics_compute(x->frames, x->t0_ns, o.window ? o.window_s : NULL,
@@ -227,6 +237,9 @@ int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 		}
 		if (!x->ok) {
 			cli_error(COMMAND, "%s", x->error);
+			/* why the rows were rejected */
+			for (size_t k = 0; x->frames && k < x->frames->warnings.n; k++)
+				fprintf(stderr, "  %s\n", x->frames->warnings.v[k]);
 			exit_code = RXDECK_EXIT_FAILURE;
 		}
 	}

@@ -490,6 +490,13 @@ static int parse_row(struct parser *p, const struct line *l)
 					fr.frame_ms = (float)v;
 					break;
 				case R_DRAWS:
+					/* a count: whole, and at most 2^32 - 1 (the database's) */
+					if (v > 4294967295.0 || v != floor(v)) {
+						collect_excerpt(fs, fe, ex, sizeof ex);
+						broken(p, l, s, "draws '%s' is not a whole number up to 4294967295%s",
+						       ex, "");
+						return 0;
+					}
 					fr.draws = (float)v;
 					break;
 				case R_RB_WAIT_MS:

@@ -456,12 +456,15 @@ int forge_comments_find(const char *json, const char *needle, int64_t *id_out)
 	return 0;
 }
 
+/* The "id" of a JSON object answer; 0 when the answer is not JSON or has
+ * no positive integer id. */
 static int64_t json_id(const char *body)
 {
 	json_t *j = body ? json_loads(body, 0, NULL) : NULL;
-	int64_t id = j ? (int64_t)json_integer_value(json_object_get(j, "id")) : 0;
+	json_t *jid = j ? json_object_get(j, "id") : NULL;
+	int64_t id = json_is_integer(jid) ? (int64_t)json_integer_value(jid) : 0;
 	json_decref(j);
-	return id;
+	return id > 0 ? id : 0;
 }
 
 /* Searches the issue's comments for needle; the newest match's id, or 0.
@@ -508,6 +511,14 @@ static void request_body(struct ctx *x, const struct db_post *p, const char *met
 	classify(p, what, rc, &r, a);
 	if (a->kind == SENT)
 		a->comment_id = json_id(r.body);
+	if (a->kind == SENT && !a->comment_id && strcmp(method, "POST") == 0) {
+		/* the comment was likely made, but which one is not known: the
+		 * next try asks the forge for it by the post's key first */
+		a->kind = AGAIN;
+		a->err = -EAGAIN;
+		snprintf(a->msg, sizeof a->msg, "%s: the forge answered %ld, but not with a comment "
+		         "(no JSON object with an id)", what, r.status);
+	}
 	forge_response_finish(&r);
 }
 
@@ -742,9 +753,16 @@ static int send_one(struct ctx *x, const struct db_post *p)
 		int64_t now = now_ms();
 		int64_t claim_until = now + 2 * 1000 * (int64_t)x->o.timeout_s + 60 * 1000;
 		int rc = db_post_claim(x->db, p->id, now, claim_until);
-		if (rc == -EBUSY || rc == -EALREADY) {
+		if (rc == -EALREADY) {
 			say(x, "%s: %s; left to it", where, db_errmsg(x->db));
 			return 0;
+		}
+		if (rc == -EBUSY) {
+			/* still queued: not sent by this call */
+			say(x, "%s: %s; left to it (still in the outbox)", where, db_errmsg(x->db));
+			x->out.queued++;
+			worsen(x, -EAGAIN);
+			return -EAGAIN;
 		}
 		if (rc != 0) {
 			say(x, "%s: cannot update the outbox: %s", where, db_errmsg(x->db));

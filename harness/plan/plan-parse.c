@@ -747,6 +747,10 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 	}
 	case K_WATCHDOG:
 		set_duration(c, &p->watchdog_s, "watchdog", v, col, true);
+		if (p->watchdog_s > 0 && p->watchdog_s < PLAN_MIN_WATCHDOG_S)
+			report(c, c->line, col, "watchdog '%s' is too short: the frame log is flushed "
+			       "once a second, so give at least %ds", shown(v, buf, sizeof buf),
+			       PLAN_MIN_WATCHDOG_S);
 		return;
 	case K_START_TIMEOUT:
 		set_duration(c, &p->start_timeout_s, "start_timeout", v, col, true);

@@ -50,6 +50,7 @@
 #define PLAN_MAX_BUILDS 26
 #define PLAN_MAX_ORDER 256      /* runs in one round */
 #define PLAN_MAX_ROUNDS 10000
+#define PLAN_MIN_WATCHDOG_S 2  /* the frame log is flushed once a second */
 #define PLAN_MAX_NAME 48        /* campaign and build names */
 /* inih reads lines of at most this many characters (its fixed buffer);
  * longer lines are an error.  Long command lines and env lists continue on

@@ -346,15 +346,21 @@ static int freeze_build(struct plan *p, struct plan_build *b, char *errmsg, size
 	return 0;
 }
 
-/* The deadline as a date. */
+/* The deadline as a date; one already past is refused before any round
+ * is planned. */
 static int freeze_until(struct plan *p, char *errmsg, size_t size)
 {
 	if (!p->until)
 		return 0;
-	int64_t t;
-	if (plan_until_resolve(p->until, run_unix_ms(), &t) < 0)
+	int64_t t, now = run_unix_ms();
+	if (plan_until_resolve(p->until, now, &t) < 0)
 		return run_errf(errmsg, size, -EINVAL, "bad deadline '%s'", p->until);
 	char when[32];
+	if (t <= now) {
+		local_date(now, "%Y-%m-%d %H:%M", when, sizeof when);
+		return run_errf(errmsg, size, -EINVAL, "until '%s' is in the past (it is %s now): "
+		                "give a later date, or a time of day such as 07:00", p->until, when);
+	}
 	local_date(t, "%Y-%m-%d %H:%M", when, sizeof when);
 	char *copy = strdup(when);
 	if (!copy)
