@@ -508,6 +508,111 @@ static void test_report__newest_campaign(void **state)
 	trep_cleanup(&t);
 }
 
+/* A finished two-arm campaign of ABBA rounds whose plan says
+ * campaign_keys (max_rounds, until), with the runs of rounds 1..rounds:
+ * B's real fps and p99 are b_fps_off and b_p99_off away from A's around
+ * a small, fixed noise. */
+static void sequential_campaign(struct trep *t, const char *campaign_keys, int rounds,
+                                double b_fps_off, double b_p99_off)
+{
+	static const char *const labels[] = { "off", "on" };
+	trep_open(t, "seq", 2, labels, NULL);
+	static const double noise[] = { 0.3, -0.2, 0.1, -0.3, 0.2, 0.0, -0.1, 0.3, -0.2, 0.1,
+		                        0.0, -0.3 };
+	int k = 0;
+	for (int r = 1; r <= rounds; r++)
+		for (int j = 0; j < 4; j++, k++) {
+			int arm = j == 0 || j == 3 ? 0 : 1;
+			double e = noise[k % 12];
+			trep_run(t, arm, r, NULL, "real_fps", 50.0 + e + (arm ? b_fps_off : 0), "p99_ms",
+			         25.0 - e + (arm ? b_p99_off : 0), NULL);
+		}
+	struct db_campaign *c;
+	assert_int_equal(db_campaign_get(t->db, t->campaign, &c), 0);
+	char plan[512];
+	snprintf(plan, sizeof plan, "[campaign]\nname = seq\norder = ABBA\n%s\n"
+	         "[arm A]\n[arm B]\n", campaign_keys);
+	c->plan_text = plan;
+	c->rounds = rounds;
+	assert_int_equal(db_campaign_update(t->db, c), 0);
+	free(c);
+	assert_int_equal(db_campaign_set_status(t->db, t->campaign, DB_CAMPAIGN_DONE, 0), 0);
+}
+
+static const char *stop_reason(struct trep *t, json_t **doc)
+{
+	char *js = report_text(t->db, t->campaign, 0, REPORT_FORMAT_JSON);
+	json_error_t e;
+	*doc = json_loads(js, 0, &e);
+	free(js);
+	assert_non_null(*doc);
+	return json_string_value(json_object_get(json_object_get(*doc, "stop"), "reason"));
+}
+
+/* Why a campaign with a planned maximum of rounds stopped, in the table
+ * and the JSON, and the level its decisions were made at. */
+static void test_report__sequential_stop_reasons(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	json_t *doc;
+	char msg[256];
+	bool decided;
+
+	/* clearly faster on both primaries at round 2 of at most 6 */
+	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 2, 10, -5);
+	assert_int_equal(report_campaign_decided(t.db, t.campaign, 0, &decided, msg, sizeof msg), 0);
+	assert_true(decided);
+	assert_string_equal(stop_reason(&t, &doc), "decided");
+	json_t *stop = json_object_get(doc, "stop");
+	assert_int_equal(json_integer_value(json_object_get(stop, "max_rounds")), 6);
+	assert_int_equal(json_integer_value(json_object_get(stop, "look")), 2);
+	/* alpha (k / K)^2 at k = 2 of 6: 0.05 (4 - 1) / 36 */
+	assert_float_equal(json_number_value(json_object_get(stop, "alpha")), 0.05 * 3 / 36, 1e-12);
+	json_decref(doc);
+	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "stopped: decided after 2 rounds");
+	assert_contains(md, "are decided at 0.417 % each, the level round 2 spends of 5 % over at "
+	                    "most 6 rounds");
+	assert_contains(md, "99.58 % CI");
+	free(md);
+	trep_cleanup(&t);
+
+	/* no difference worth a call in 2 rounds, the deadline came first */
+	sequential_campaign(&t, "until = 2026-11-14 07:00\nmax_rounds = 6", 2, 0.4, 0.2);
+	assert_int_equal(report_campaign_decided(t.db, t.campaign, 0, &decided, msg, sizeof msg), 0);
+	assert_false(decided);
+	assert_string_equal(stop_reason(&t, &doc), "deadline");
+	json_decref(doc);
+	md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "stopped: deadline: no further round fitted, after 2 rounds");
+	free(md);
+	trep_cleanup(&t);
+
+	/* undecided at the planned maximum */
+	sequential_campaign(&t, "rounds = 1\nmax_rounds = 3", 3, 0.4, 0.2);
+	assert_string_equal(stop_reason(&t, &doc), "max_rounds");
+	json_decref(doc);
+	md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "stopped: max rounds reached (3)");
+	/* what it would take, for the sequential levels: beyond the maximum */
+	assert_contains(md, "not reachable within max_rounds = 3");
+	free(md);
+	trep_cleanup(&t);
+
+	/* a fixed campaign: decided at 5 %, no stop facts in the table */
+	sequential_campaign(&t, "rounds = 2", 2, 10, -5);
+	assert_string_equal(stop_reason(&t, &doc), "planned");
+	assert_float_equal(json_number_value(json_object_get(json_object_get(doc, "stop"), "alpha")),
+	                   0.05, 0);
+	json_decref(doc);
+	md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_lacks(md, "stopped:");
+	assert_contains(md, "are decided at 5 % each");
+	free(md);
+	trep_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_report__baseline_option),
 		cmocka_unit_test(test_report__csv_json_same_numbers),
 		cmocka_unit_test(test_report__newest_campaign),
+		cmocka_unit_test(test_report__sequential_stop_reasons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

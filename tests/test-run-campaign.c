@@ -6,7 +6,9 @@
  * harness at a time; a resume refuses a changed route or build unless the
  * changes are accepted, and records them; a disk that fills under the game
  * voids its run "disk full" and stops the campaign, and a resume on a full
- * disk plays nothing. */
+ * disk plays nothing; a campaign with max_rounds adds rounds after its
+ * planned ones, stops once its decision callback says decided, and
+ * otherwise runs to max_rounds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -568,6 +570,79 @@ static void test_run_campaign__mangohud_runs_and_a_run_with_no_log(void **state)
 	run_campaign_destroy(c);
 }
 
+/* A decision callback: decided once the campaign has *ctx rounds (0: never). */
+static int decided_at(void *ctx, struct db *db, int64_t id, bool *decided, char *errmsg,
+                      size_t size)
+{
+	(void)errmsg;
+	(void)size;
+	struct db_campaign *dc;
+	assert_int_equal(db_campaign_get(db, id, &dc), 0);
+	int at = *(const int *)ctx;
+	*decided = at > 0 && dc->rounds >= at;
+	free(dc);
+	return 0;
+}
+
+/* Plays a campaign of order AB, rounds = 1 and max_rounds = 3 with a
+ * callback deciding at round decide_at; returns its outcome. */
+static struct run_outcome play_sequential(struct env *e, const char *name, int decide_at,
+                                          size_t *n_runs, int *rounds)
+{
+	char campaign[128];
+	snprintf(campaign, sizeof campaign, "order = AB\nmax_rounds = 3\n");
+	struct plan *plan = make_plan(e, campaign, "[arm A]\n[arm B]\n");
+	struct run_options o = { .data_dir = e->data, .name = name, .quiet = true,
+		                 .environ = e->environ_, .decided = decided_at,
+		                 .decided_ctx = &decide_at };
+	struct run_campaign *c;
+	char msg[1024] = "";
+	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	plan_free(plan);
+	struct run_outcome out;
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	struct db_run *runs;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, n_runs), 0);
+	for (size_t i = 0; i < *n_runs; i++)
+		assert_int_equal(runs[i].round, (int)(i / 2) + 1);
+	free(runs);
+	struct db_campaign *dc;
+	assert_int_equal(db_campaign_get(e->db, run_campaign_id(c), &dc), 0);
+	*rounds = dc->rounds;
+	assert_int_equal(dc->status, DB_CAMPAIGN_DONE);
+	free(dc);
+	run_campaign_destroy(c);
+	return out;
+}
+
+static void test_run_campaign__max_rounds_stops_once_decided(void **state)
+{
+	struct env *e = *state;
+	size_t n;
+	int rounds;
+	struct run_outcome out = play_sequential(e, "decides", 2, &n, &rounds);
+	assert_true(out.complete);
+	assert_int_equal(out.stop, RUN_STOP_DECIDED);
+	assert_int_equal(out.rounds, 2);
+	assert_int_equal(rounds, 2);
+	assert_int_equal(n, 4);
+}
+
+static void test_run_campaign__max_rounds_runs_to_the_maximum_undecided(void **state)
+{
+	struct env *e = *state;
+	size_t n;
+	int rounds;
+	struct run_outcome out = play_sequential(e, "undecided", 0, &n, &rounds);
+	assert_true(out.complete);
+	assert_int_equal(out.stop, RUN_STOP_MAX_ROUNDS);
+	assert_int_equal(out.rounds, 3);
+	assert_int_equal(rounds, 3);
+	assert_int_equal(n, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +660,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_campaign__mangohud_runs_and_a_run_with_no_log,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__max_rounds_stops_once_decided, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_run_campaign__max_rounds_runs_to_the_maximum_undecided,
 		                                setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -250,16 +250,25 @@ static void test_family__secondary_needs_adjusted_p(void **state)
 	assert_int_equal(d[2].state, STATS_STATE_UNDECIDED);
 }
 
-static void test_sequential__bonferroni_over_looks(void **state)
+static void test_sequential__spends_alpha_over_the_planned_looks(void **state)
 {
 	(void)state;
-	assert_float_equal(stats_sequential_alpha(0.05, 1, 10), 0.005, 1e-15);
-	assert_float_equal(stats_sequential_alpha(0.05, 10, 10), 0.005, 1e-15);
+	/* alpha (k / K)^2: 1 % of it at the first of 10 looks, 19 % at the last */
+	assert_float_equal(stats_sequential_alpha(0.05, 1, 10), 0.0005, 1e-15);
+	assert_float_equal(stats_sequential_alpha(0.05, 10, 10), 0.0095, 1e-15);
 	assert_float_equal(stats_sequential_alpha(0.05, 1, 1), 0.05, 0);
-	double sum = 0;
-	for (int k = 1; k <= 7; k++)
-		sum += stats_sequential_alpha(0.05, k, 7);
-	assert_true(sum <= 0.05 + 1e-15);
+	assert_float_equal(stats_sequential_alpha(0.05, 11, 10), 0, 0);
+	assert_true(isnan(stats_sequential_alpha(0.05, 0, 10)));
+	for (int K = 1; K <= 40; K++) {
+		double sum = 0, prev = 0;
+		for (int k = 1; k <= K; k++) {
+			double a = stats_sequential_alpha(0.05, k, K);
+			assert_true(a >= prev); /* later looks spend more */
+			prev = a;
+			sum += a;
+		}
+		assert_float_equal(sum, 0.05, 1e-12);
+	}
 }
 
 int main(void)
@@ -276,7 +285,7 @@ int main(void)
 		cmocka_unit_test(test_decide__time_model_cancels_drift),
 		cmocka_unit_test(test_holm__by_hand),
 		cmocka_unit_test(test_family__secondary_needs_adjusted_p),
-		cmocka_unit_test(test_sequential__bonferroni_over_looks),
+		cmocka_unit_test(test_sequential__spends_alpha_over_the_planned_looks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

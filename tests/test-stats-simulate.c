@@ -10,10 +10,13 @@
  * Asserted, each rate with a Monte Carlo tolerance of three standard errors
  * of a binomial proportion:
  *   - no true difference: faster/slower calls <= 5 %, for the fixed design
- *     and for the sequential rule (a look after every round, up to 10);
+ *     and for the sequential rule (a look after every round, up to 10,
+ *     each at its spent level: stats_sequential_alpha());
  *   - a true 3 sd difference: the rate of correct calls does not fall as
  *     runs are added;
- *   - a true difference of 2.5 minimum effects: "same" is never returned.
+ *   - a true difference of 2.5 minimum effects: "same" is never returned;
+ *   - the sequential rule finds a true 3 sd difference at least as often
+ *     as the fixed design at 4 runs an arm (it may take all 10 rounds).
  * The table of rates is printed (docs/metrics.md carries it). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,6 +155,23 @@ static enum stats_state decide(const struct campaign *c, size_t n, double alpha)
 	return r.state;
 }
 
+/* The sequential rule on one campaign of MAX_K rounds: a look after every
+ * round k (its 2k runs), decided at the level spent at look k; the state it
+ * stopped with (undecided after the last look), and the looks taken. */
+static enum stats_state sequential(const struct campaign *c, int *looks)
+{
+	enum stats_state st = STATS_STATE_UNDECIDED;
+	int k;
+	for (k = 1; k <= MAX_K; k++) {
+		st = decide(c, (size_t)k * 2, stats_sequential_alpha(0.05, k, MAX_K));
+		if (st != STATS_STATE_UNDECIDED)
+			break;
+	}
+	if (looks)
+		*looks = k > MAX_K ? MAX_K : k;
+	return st;
+}
+
 static double tolerance(double p, int n)
 {
 	return 3.0 * sqrt(p * (1 - p) / n);
@@ -186,37 +206,40 @@ static void test_simulate__decision_rates(void **state)
 			same_rate[m][s] = (double)same / N_ALT;
 		}
 
-	/* sequential: a look after every round of up to 10, each at the
-	 * spent level; stop at the first faster/slower/same */
-	double seq_false[N_MODELS], seq_stop_same[N_MODELS];
-	double seq_alpha = stats_sequential_alpha(0.05, 1, MAX_K);
+	/* sequential: a look after every round of up to 10, look k decided at
+	 * stats_sequential_alpha(0.05, k, 10); stop at the first
+	 * faster/slower/same */
+	double seq_false[N_MODELS], seq_stop_same[N_MODELS], seq_found[N_MODELS],
+		seq_rounds[N_MODELS];
 	for (int m = 0; m < N_MODELS; m++) {
-		int calls = 0, sames = 0;
+		int calls = 0, sames = 0, found = 0;
+		long rounds = 0;
 		for (int i = 0; i < N_SEQ; i++) {
 			simulate(&r, m, MAX_K, 0, &c);
-			for (int look = 1; look <= MAX_K; look++) {
-				enum stats_state st = decide(&c, (size_t)look * 2, seq_alpha);
-				if (st == STATS_STATE_FASTER || st == STATS_STATE_SLOWER) {
-					calls++;
-					break;
-				}
-				if (st == STATS_STATE_SAME) {
-					sames++;
-					break;
-				}
-			}
+			enum stats_state st = sequential(&c, NULL);
+			calls += st == STATS_STATE_FASTER || st == STATS_STATE_SLOWER;
+			sames += st == STATS_STATE_SAME;
 		}
-		campaigns += N_SEQ;
+		for (int i = 0; i < N_ALT; i++) {
+			int looks;
+			simulate(&r, m, MAX_K, 3.0, &c);
+			found += sequential(&c, &looks) == STATS_STATE_FASTER;
+			rounds += looks;
+		}
+		campaigns += N_SEQ + N_ALT;
 		seq_false[m] = (double)calls / N_SEQ;
 		seq_stop_same[m] = (double)sames / N_SEQ;
+		seq_found[m] = (double)found / N_ALT;
+		seq_rounds[m] = (double)rounds / N_ALT;
 	}
 
 	printf("%ld simulated campaigns, seed 20261201; runs per arm:", campaigns);
 	for (size_t s = 0; s < N_SIZES; s++)
 		printf(" %d", sizes[s]);
 	printf("\n\n| noise | false faster/slower, no difference | found, 3 sd faster | "
-	       "same at 2.5 minimum effects | sequential (10 rounds): false calls, same |\n"
-	       "|---|---|---|---|---|\n");
+	       "same at 2.5 minimum effects | sequential, up to 10 rounds: false calls, same | "
+	       "sequential: found 3 sd faster, mean rounds |\n"
+	       "|---|---|---|---|---|---|\n");
 	for (int m = 0; m < N_MODELS; m++) {
 		printf("| %s |", model_names[m]);
 		for (size_t s = 0; s < N_SIZES; s++)
@@ -225,7 +248,8 @@ static void test_simulate__decision_rates(void **state)
 			printf(" %.1f%s", 100 * power[m][s], s + 1 < N_SIZES ? "," : " % |");
 		for (size_t s = 0; s < N_SIZES; s++)
 			printf(" %.1f%s", 100 * same_rate[m][s], s + 1 < N_SIZES ? "," : " % |");
-		printf(" %.1f %%, %.1f %% |\n", 100 * seq_false[m], 100 * seq_stop_same[m]);
+		printf(" %.1f %%, %.1f %% |", 100 * seq_false[m], 100 * seq_stop_same[m]);
+		printf(" %.1f %%, %.1f |\n", 100 * seq_found[m], seq_rounds[m]);
 	}
 	fflush(stdout);
 
@@ -246,6 +270,10 @@ static void test_simulate__decision_rates(void **state)
 					         100 * power[m][s], sizes[s]);
 			}
 		}
+		double p4 = power[m][2];
+		if (seq_found[m] < p4 - 3.0 * sqrt(2.0 * fmax(p4 * (1 - p4), 0.01 * 0.99) / N_ALT))
+			fail_msg("%s, sequential: found %.1f %%, under the fixed design's %.1f %% at 4 runs",
+			         model_names[m], 100 * seq_found[m], 100 * p4);
 		if (seq_false[m] > 0.05 + tol_seq)
 			fail_msg("%s, sequential: false calls %.2f %% > 5 %% + %.2f", model_names[m],
 			         100 * seq_false[m], 100 * tol_seq);

@@ -271,7 +271,9 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 		goto out;
 	struct db *db = ctx->db;
 	volatile sig_atomic_t *stop = cmd_stop_signals();
-	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop };
+	char baseline_a = 'A';
+	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop,
+		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline_a };
 	struct run_campaign *c;
 	int rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
 	if (rc < 0) {

@@ -37,6 +37,14 @@ volatile sig_atomic_t *cmd_stop_signals(void)
 	return &stop_flag;
 }
 
+int cmd_campaign_decided(void *ctx, struct db *db, int64_t campaign_id, bool *decided,
+                         char *errmsg, size_t errmsg_size)
+{
+	const char *baseline = ctx;
+	return report_campaign_decided(db, campaign_id, baseline ? *baseline : 0, decided, errmsg,
+	                               errmsg_size);
+}
+
 int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign *c,
                         const struct run_outcome *o, const struct cmd_post *post, char baseline,
                         bool quiet)

@@ -137,6 +137,11 @@ struct cmd_post {
 	  .what = "pull request number", .expect = "a number above 0" }, \
 	OPT_BOOL(0, "update", &(p)->target.update, "edit the campaign's earlier comment in place")
 
+/* run_options.decided for a campaign played from the command line: ctx
+ * points to the baseline's letter (0: the first arm); report_campaign_decided(). */
+int cmd_campaign_decided(void *ctx, struct db *db, int64_t campaign_id, bool *decided,
+                         char *errmsg, size_t errmsg_size);
+
 /* Installs the stop handlers (SIGINT, SIGTERM, SIGHUP; SIGPIPE ignored)
  * and returns the flag they set. */
 volatile sig_atomic_t *cmd_stop_signals(void);

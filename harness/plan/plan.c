@@ -169,6 +169,13 @@ int plan_rounds(const struct plan *p)
 	return p->rounds > 0 ? p->rounds : 1;
 }
 
+int plan_max_rounds(const struct plan *p)
+{
+	if (p->max_rounds <= 0)
+		return 0;
+	return p->max_rounds > plan_rounds(p) ? p->max_rounds : plan_rounds(p);
+}
+
 const struct plan_arm *plan_arm_find(const struct plan *p, char letter)
 {
 	for (size_t i = 0; i < p->n_arms; i++)

@@ -286,6 +286,12 @@ int plan_warmup_arms(const struct plan *plan, char *out, size_t size);
 /* The effective rounds: rounds, or 1 when neither rounds nor until was given. */
 int plan_rounds(const struct plan *plan);
 
+/* The planned maximum of a campaign that adds rounds until its primary
+ * comparisons are decided (docs/running.md, 2.2): max_rounds, at least the
+ * effective rounds; 0 when max_rounds is not given (a fixed campaign, or
+ * an until that run_campaign_create() has not frozen yet). */
+int plan_max_rounds(const struct plan *plan);
+
 const struct plan_arm *plan_arm_find(const struct plan *plan, char letter);
 const struct plan_build *plan_build_find(const struct plan *plan, const char *name);
 /* The build an arm runs (its own, or the plan's first). */

@@ -400,6 +400,10 @@ static int verdict_settings(struct report_data *rd)
 		if (m >= 0)
 			rd->min_effect_pct[m] = p->verdict.min_effects[i].pct;
 	}
+	if (p) {
+		rd->max_rounds = plan_max_rounds(p);
+		rd->has_until = p->until != NULL;
+	}
 	plan_free(p);
 	return 0;
 }
@@ -442,12 +446,24 @@ static void round_facts(struct report_data *rd)
 	rd->round_s = timed ? span_ms / timed / 1000.0 : NAN;
 }
 
-/* Rounds more (same design) until the decision's interval would decide:
- * the half-width shrinks as 1 / sqrt(rounds).  INFINITY when no number of
- * rounds would (|delta| within the resolution of both targets). */
-static double rounds_needed(const struct stats_decision *d, int rounds_done)
+/* The level look k is decided at: alpha, or what the sequential rule
+ * spends at it (the planned maximum's last look for k beyond it). */
+static double look_alpha(const struct report_data *rd, int k)
 {
-	if (d->method == STATS_METHOD_NONE || rounds_done < 1)
+	if (rd->max_rounds <= 0)
+		return 0.05;
+	return stats_sequential_alpha(0.05, k < rd->max_rounds ? k : rd->max_rounds, rd->max_rounds);
+}
+
+/* Rounds more (same design) until the decision's interval would decide at
+ * the level of the look it would be read at: the standard error shrinks
+ * as 1 / sqrt(rounds), the t quantile becomes the normal one.  INFINITY
+ * when no number of rounds would (|delta| within the resolution of both
+ * targets), or more than 400 would. */
+static double rounds_needed(const struct report_data *rd, const struct stats_decision *d)
+{
+	int done = rd->rounds_done;
+	if (d->method == STATS_METHOD_NONE || done < 1)
 		return NAN;
 	double ad = fabs(d->delta);
 	double res = d->resolution * (1 + 1e-9);
@@ -456,18 +472,32 @@ static double rounds_needed(const struct stats_decision *d, int rounds_done)
 	double target = ad >= d->min_effect ? ad - res : d->min_effect - ad - res;
 	if (!(target > 0) || !(half > 0))
 		return INFINITY;
-	/* the large-sample level replaces today's t: more runs, more df */
-	double z = stats_t_quantile_two_sided(d->alpha, 1e6);
-	double t = stats_t_quantile_two_sided(d->alpha, d->df);
-	double se = half / t;
-	double need = rounds_done * (z * se / target) * (z * se / target);
-	double more = ceil(need - rounds_done);
-	return more < 1 ? 1 : more;
+	double se = half / stats_t_quantile_two_sided(d->alpha, d->df);
+	for (int more = 1; more <= 400; more++) {
+		double z = stats_t_quantile_two_sided(look_alpha(rd, rd->look + more), 1e6);
+		if (z * se * sqrt((double)done / (done + more)) <= target)
+			return more;
+	}
+	return INFINITY;
+}
+
+/* "12 min", "1.5 h": a duration of s seconds in the unit that reads. */
+static void fmt_hours(char *buf, size_t size, double s)
+{
+	if (s < 3600)
+		snprintf(buf, size, "%.0f min", fmax(1.0, ceil(s / 60.0)));
+	else
+		snprintf(buf, size, "%.1f h", s / 3600.0);
 }
 
 void report_more_text(const struct report_data *rd, double rounds, char *buf, size_t size)
 {
-	double h = isfinite(rd->round_s) && isfinite(rounds) ? rounds * rd->round_s / 3600.0 : NAN;
+	double s = isfinite(rd->round_s) && isfinite(rounds) ? rounds * rd->round_s : NAN;
+	double h = s / 3600.0;
+	char t[32] = "";
+	if (isfinite(s))
+		fmt_hours(t, sizeof t, s);
+	int left = rd->max_rounds > 0 ? rd->max_rounds - rd->look : -1;
 	if (!isfinite(rounds))
 		snprintf(buf, size, "not reachable at this noise and resolution");
 	else if (rounds > 200 || (isfinite(h) && h > 24))
@@ -475,10 +505,65 @@ void report_more_text(const struct report_data *rd, double rounds, char *buf, si
 		         isfinite(h) ? "24 h" : "200 rounds");
 	else if (isfinite(h) && h > 10)
 		snprintf(buf, size, "not reachable tonight at this noise: about %.0f h more", h);
-	else if (isfinite(h))
-		snprintf(buf, size, "about %.0f more round%s (%.1f h)", rounds, rounds == 1 ? "" : "s", h);
+	else if (left >= 0 && rounds > left)
+		snprintf(buf, size, "not reachable within max_rounds = %d: about %.0f more round%s%s%s%s",
+		         rd->max_rounds, rounds, rounds == 1 ? "" : "s", t[0] ? " (" : "", t,
+		         t[0] ? ")" : "");
+	else if (t[0])
+		snprintf(buf, size, "about %.0f more round%s (%s)", rounds, rounds == 1 ? "" : "s", t);
 	else
-		snprintf(buf, size, "about %.0f more round%s", rounds, rounds == 1 ? "" : "s");
+		snprintf(buf, size, "about %.0f more round%s (no round has been timed)", rounds,
+		         rounds == 1 ? "" : "s");
+}
+
+void report_stop_text(const struct report_data *rd, char *buf, size_t size)
+{
+	int n = rd->campaign->rounds;
+	switch (rd->stop) {
+	case REPORT_STOP_DECIDED:
+		snprintf(buf, size, "decided after %d round%s", n, n == 1 ? "" : "s");
+		break;
+	case REPORT_STOP_MAX_ROUNDS:
+		snprintf(buf, size, "max rounds reached (%d)", n);
+		break;
+	case REPORT_STOP_DEADLINE:
+		snprintf(buf, size, "deadline: no further round fitted, after %d round%s", n,
+		         n == 1 ? "" : "s");
+		break;
+	case REPORT_STOP_PLANNED:
+		snprintf(buf, size, "every planned run ran");
+		break;
+	case REPORT_STOP_NONE:
+	default:
+		if (size)
+			buf[0] = 0;
+		break;
+	}
+}
+
+/* Whether every primary comparison is decided, and why a finished
+ * campaign stopped (the run loop's rule, docs/running.md 2.2). */
+static void stop_facts(struct report_data *rd)
+{
+	bool any = false, all = true;
+	for (size_t a = 0; a < rd->n_arms; a++)
+		for (size_t m = 0; m < rd->n_metrics && a != rd->base; m++) {
+			if (!rd->primary[m] || !rd->has_data[m])
+				continue;
+			any = true;
+			all &= rd->arms[a].has_dec[m] && rd->arms[a].dec[m].state != STATS_STATE_UNDECIDED;
+		}
+	rd->all_decided = any && all;
+	if (rd->campaign->status != DB_CAMPAIGN_DONE)
+		rd->stop = REPORT_STOP_NONE;
+	else if (rd->max_rounds <= 0)
+		rd->stop = REPORT_STOP_PLANNED;
+	else if (rd->all_decided)
+		rd->stop = REPORT_STOP_DECIDED;
+	else if (rd->campaign->rounds >= rd->max_rounds)
+		rd->stop = REPORT_STOP_MAX_ROUNDS;
+	else
+		rd->stop = rd->has_until ? REPORT_STOP_DEADLINE : REPORT_STOP_MAX_ROUNDS;
 }
 
 bool report_counterbalanced(const struct report_data *rd)
@@ -612,7 +697,8 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 	if (err)
 		return report_fail(opts, err, "out of memory");
 	round_facts(rd);
-	rd->alpha = 0.05;
+	rd->look = rd->campaign->rounds > 0 ? rd->campaign->rounds : 1;
+	rd->alpha = look_alpha(rd, rd->look);
 	if (rd->n_arms > STATS_MAX_GROUPS)
 		return 0;
 	size_t n = rd->n_runs ? rd->n_runs : 1;
@@ -674,7 +760,7 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 			if (arm->has_dec[m]) {
 				arm->dec[m] = fam[nf++];
 				if (arm->dec[m].primary && arm->dec[m].state == STATS_STATE_UNDECIDED)
-					arm->more_rounds[m] = rounds_needed(&arm->dec[m], rd->rounds_done);
+					arm->more_rounds[m] = rounds_needed(rd, &arm->dec[m]);
 			}
 	}
 out:
@@ -685,6 +771,20 @@ out:
 	free(fam);
 	if (err)
 		return report_fail(opts, err, "cannot decide the arms: %s", strerror(-err));
+	return 0;
+}
+
+int report_campaign_decided(struct db *db, int64_t campaign_id, char baseline, bool *decided,
+                            char *errmsg, size_t errmsg_size)
+{
+	struct report_options o = { .baseline = baseline, .errmsg = errmsg,
+		                    .errmsg_size = errmsg_size };
+	struct report_data *rd;
+	int err = report_data_load(db, campaign_id, &o, &rd);
+	if (err)
+		return err;
+	*decided = rd->all_decided;
+	report_data_destroy(rd);
 	return 0;
 }
 
@@ -808,6 +908,8 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 	err = compare_arms(rd, opts);
 	if (!err)
 		err = decide_arms(rd, opts);
+	if (!err)
+		stop_facts(rd);
 	if (!err && (err = drift_and_warnings(rd)))
 		err = report_fail(opts, err, "out of memory");
 	if (err)

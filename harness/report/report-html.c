@@ -678,9 +678,12 @@ static void header(FILE *out, const struct report_data *rd)
 	fact(out, "started", t);
 	report_format_time(t, sizeof t, c->finished_unix_ms, false);
 	switch (c->status) {
-	case DB_CAMPAIGN_DONE:
-		snprintf(buf, sizeof buf, "finished %s: every planned run ran", t);
+	case DB_CAMPAIGN_DONE: {
+		char why[160];
+		report_stop_text(rd, why, sizeof why);
+		snprintf(buf, sizeof buf, "finished %s: %s", t, why);
 		break;
+	}
 	case DB_CAMPAIGN_STOPPED:
 		snprintf(buf, sizeof buf, "stopped %s before every planned run ran: %zu left", t,
 		         rd->n_pending);

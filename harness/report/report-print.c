@@ -339,13 +339,18 @@ static void md_verdict_cell(FILE *out, const struct stats_metric_def *d,
 	if (isfinite(x->delta_pct))
 		fprintf(out, " (%+.1f %%)", x->delta_pct);
 	if (isfinite(x->ci_low) && isfinite(x->ci_high))
-		fprintf(out, ", %.0f %% CI [%+.*f, %+.*f]", 100 * (1 - x->alpha), dec, x->ci_low, dec,
+		fprintf(out, ", %.4g %% CI [%+.*f, %+.*f]", 100 * (1 - x->alpha), dec, x->ci_low, dec,
 		        x->ci_high);
 	else
 		fputs(", no interval", out);
 	if (isfinite(x->p))
 		fprintf(out, ", p = %.2g%s", x->p, x->primary ? "" : " (Holm)");
-	fprintf(out, "; ±%.*f minimum; %zu vs %zu runs", dec, x->min_effect, x->n_arm, x->n_baseline);
+	/* a minimum effect is never shown as 0: as many digits as it needs */
+	int mdec = dec;
+	while (mdec < 9 && x->min_effect > 0 && x->min_effect < 0.95 * pow(10.0, -mdec))
+		mdec++;
+	fprintf(out, "; ±%.*f minimum; %zu vs %zu runs", mdec, x->min_effect, x->n_arm,
+	        x->n_baseline);
 }
 
 static void md_verdicts(const struct report_data *rd, FILE *out)
@@ -361,7 +366,7 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 				break;
 			}
 	fprintf(out, "\nVerdicts against %c (docs/metrics.md, \"The decision\"), over runs, by the "
-	             "%s: *faster*/*slower* when the %.0f %% interval of Δ excludes 0 and |Δ| is at "
+	             "%s: *faster*/*slower* when the %.4g %% interval of Δ excludes 0 and |Δ| is at "
 	             "least the metric's minimum effect, *same* when the whole interval lies within "
 	             "± the minimum effect, else *undecided*. Primary metrics (",
 	        base->arm->letter, method_name(method), 100 * (1 - rd->alpha));
@@ -371,7 +376,13 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			fprintf(out, "%s%s", first ? "" : ", ", stats_metrics[m].label);
 			first = false;
 		}
-	fputs(") are decided at 5 % each; the others on Holm-adjusted p.\n\n| metric |", out);
+	if (rd->max_rounds > 0)
+		fprintf(out, ") are decided at %.3g %% each, the level round %d spends of 5 %% over at "
+		             "most %d rounds (a campaign that stops once decided, docs/metrics.md 6.5); "
+		             "the others on Holm-adjusted p.\n\n| metric |",
+		        100 * rd->alpha, rd->look, rd->max_rounds);
+	else
+		fputs(") are decided at 5 % each; the others on Holm-adjusted p.\n\n| metric |", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		if (i == rd->base)
 			continue;
@@ -419,7 +430,8 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	if (!any_more)
 		return;
 	fputs("\nUndecided primary metrics, and the rounds the same model would need to decide them "
-	      "(the interval narrows as 1/√rounds around today's Δ):\n\n", out);
+	      "(the interval narrows as 1/√rounds around today's Δ, at the level of the look it "
+	      "would be read at):\n\n", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		const struct report_arm *a = &rd->arms[i];
 		for (size_t m = 0; m < rd->n_metrics && i != rd->base; m++) {
@@ -506,6 +518,14 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 		FACT(fputs("order ", out); report_md_text(out, c->order));
 	FACT(fprintf(out, "%d round%s", c->rounds, c->rounds == 1 ? "" : "s"));
 	FACT(fprintf(out, "baseline %c", rd->arms[rd->base].arm->letter));
+	if (rd->max_rounds > 0) {
+		char why[160];
+		report_stop_text(rd, why, sizeof why);
+		if (why[0])
+			FACT(fprintf(out, "stopped: %s", why));
+		else
+			FACT(fprintf(out, "at most %d rounds, stopping once decided", rd->max_rounds));
+	}
 	if (rd->no_pad)
 		FACT(fputs("no pad (the programs took no input)", out));
 #undef FACT
@@ -745,6 +765,21 @@ static int print_json(const struct report_data *rd, FILE *out)
 	set(doc, "order", jstr(c->order));
 	set(doc, "rounds", json_integer(c->rounds));
 	set(doc, "pending_runs", json_integer((json_int_t)rd->n_pending));
+	static const char *const stops[] = { [REPORT_STOP_NONE] = NULL,
+		                             [REPORT_STOP_PLANNED] = "planned",
+		                             [REPORT_STOP_DECIDED] = "decided",
+		                             [REPORT_STOP_MAX_ROUNDS] = "max_rounds",
+		                             [REPORT_STOP_DEADLINE] = "deadline" };
+	json_t *stop = json_object();
+	char why[160];
+	report_stop_text(rd, why, sizeof why);
+	set(stop, "reason", stops[rd->stop] ? json_string(stops[rd->stop]) : json_null());
+	set(stop, "text", why[0] ? json_string(why) : json_null());
+	set(stop, "max_rounds", rd->max_rounds > 0 ? json_integer(rd->max_rounds) : json_null());
+	set(stop, "look", json_integer(rd->look));
+	set(stop, "alpha", jnum(rd->alpha));
+	set(stop, "all_decided", json_boolean(rd->all_decided));
+	set(doc, "stop", stop);
 	json_t *metrics = json_array();
 	for (size_t m = 0; m < rd->n_metrics; m++)
 		json_array_append_new(metrics, json_string(stats_metrics[m].key));

@@ -42,8 +42,9 @@ struct report_arm {
 	bool *has_dec;       /* per metric; never for the baseline */
 	struct stats_decision *dec;   /* the decision (docs/metrics.md) */
 	double *more_rounds; /* per metric, undecided primaries: rounds the
-	                      * decision's model needs; INFINITY: not reachable
-	                      * at this noise; 0: none */
+	                      * decision's model needs at the levels of the
+	                      * looks to come; INFINITY: not reachable at this
+	                      * noise; 0: none */
 };
 
 struct report_data {
@@ -77,7 +78,25 @@ struct report_data {
 	                        * in one arm; "" when none */
 	size_t n_warnings;
 	double round_s;      /* mean wall time of a round; NaN: not known */
+	/* The sequential rule (docs/metrics.md, 6.5): a campaign with a planned
+	 * maximum of rounds is decided at the level its last look spends. */
+	int max_rounds;      /* the planned maximum (plan_max_rounds()); 0: a fixed campaign */
+	int look;            /* the look the decisions are made at: the campaign's rounds */
+	bool has_until;      /* the plan has a deadline */
+	bool all_decided;    /* every primary comparison is decided (and there is one) */
+	enum report_stop {
+		REPORT_STOP_NONE = 0,   /* not finished */
+		REPORT_STOP_PLANNED,    /* every planned run ran (a fixed campaign) */
+		REPORT_STOP_DECIDED,    /* every primary comparison decided */
+		REPORT_STOP_MAX_ROUNDS, /* the planned maximum of rounds ran */
+		REPORT_STOP_DEADLINE,   /* no further round fitted before the deadline */
+	} stop;
 };
+
+/* Why a finished campaign stopped, in words: "decided after 4 rounds",
+ * "max rounds reached (12)", "deadline (2026-12-02 07:00) after 9 rounds",
+ * "every planned run ran"; "" for REPORT_STOP_NONE. */
+void report_stop_text(const struct report_data *rd, char *buf, size_t size);
 
 /*
  * Loads a campaign with every value the outputs need: runs, their metrics

@@ -263,8 +263,9 @@ static void duration_text(char *buf, size_t size, int64_t ms)
 }
 
 /* Title, identity line, dates, host, state and notes. */
-static void section_title(const struct db_campaign *c, FILE *out)
+static void section_title(const struct report_data *rd, FILE *out)
 {
+	const struct db_campaign *c = rd->campaign;
 	char t0[64], t1[64];
 	fputs("# ", out);
 	report_md_text(out, c->name);
@@ -278,7 +279,11 @@ static void section_title(const struct db_campaign *c, FILE *out)
 		fputs(" on ", out);
 		report_md_text(out, c->host);
 	}
-	fprintf(out, "; %s.\n", c->status == DB_CAMPAIGN_DONE      ? "every planned run finished"
+	char stop[160], why[180] = "every planned run finished";
+	report_stop_text(rd, stop, sizeof stop);
+	if (rd->stop != REPORT_STOP_NONE && rd->stop != REPORT_STOP_PLANNED)
+		snprintf(why, sizeof why, "finished: %s", stop);
+	fprintf(out, "; %s.\n", c->status == DB_CAMPAIGN_DONE      ? why
 	                        : c->status == DB_CAMPAIGN_STOPPED ? "stopped before every planned run finished"
 	                                                            : "still open");
 	if (c->notes && c->notes[0]) {
@@ -528,7 +533,7 @@ static int print_tested(struct db *db, const struct report_data *rd, const char 
 {
 	size_t n_void;
 	int err;
-	section_title(rd->campaign, out);
+	section_title(rd, out);
 	section_builds(rd, out);
 	if ((err = section_hardware(db, rd, out)))
 		return err;

@@ -52,6 +52,16 @@ struct report_options {
 };
 
 /*
+ * Whether every primary comparison of a campaign (each arm against the
+ * baseline, its letter or 0 for the first arm, on each primary metric) is decided: faster, slower or same at
+ * the level of the campaign's current look (docs/metrics.md, 6.5).  The
+ * run loop asks it after each round (run_options.decided).  0 and
+ * *decided; a negative errno with the reason in errmsg.
+ */
+int report_campaign_decided(struct db *db, int64_t campaign_id, char baseline, bool *decided,
+                            char *errmsg, size_t errmsg_size);
+
+/*
  * Resolves a campaign named on a command line: a name, else a number that
  * is an id; NULL or "" means the newest campaign.  Returns 0 and *id_out;
  * -ENOENT with a message ("no campaign 'x' in 'results.db'", "no campaign

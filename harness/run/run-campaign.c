@@ -5,7 +5,8 @@
  * folder (runs/<campaign>/plan.ini) so a resume runs exactly what the start
  * planned; creating the campaign's rows in one transaction; the loop over
  * the runs not finished (folder, env, argv, run_game(), run_collect(), one
- * store per run), added rounds while a deadline allows, the campaign-wide
+ * store per run), added rounds while the planned maximum and the deadline
+ * allow and until the primary comparisons are decided, the campaign-wide
  * void rules at the end, and the progress lines.  What a run does inside is
  * run-game.c's; what its files mean is run-collect.c's.
  */
@@ -368,6 +369,25 @@ static int freeze_until(struct plan *p, char *errmsg, size_t size)
 	free(p->until);
 	p->until = copy;
 	return 0;
+}
+
+/* A deadline without max_rounds: the planned maximum of rounds, which the
+ * sequential rule spends its alpha over, is the most rounds that could
+ * fit before the deadline (every run at least the route's length), fixed
+ * now so a resume decides at the same levels. */
+static void freeze_max_rounds(struct run_campaign *c)
+{
+	struct plan *p = c->plan;
+	int64_t until;
+	if (!p->until || p->max_rounds > 0 || plan_until_resolve(p->until, 0, &until) < 0)
+		return;
+	double round_s = route_s(c) * (double)strlen(plan_order(p));
+	double fit = round_s > 0 ? floor((double)(until - run_unix_ms()) / 1e3 / round_s) : 0;
+	if (!(fit >= 1))
+		fit = 1;
+	if (fit > PLAN_MAX_ROUNDS)
+		fit = PLAN_MAX_ROUNDS;
+	p->max_rounds = (int)fit;
 }
 
 /* Finds everything the plan names and writes the found form into p. */
@@ -802,6 +822,7 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 		goto fail;
 	if ((rc = load_route(c, errmsg, size)) < 0)
 		goto fail;
+	freeze_max_rounds(c);
 	size_t len;
 	struct collect_error ce;
 	if ((rc = collect_read_file("route", c->plan->route, &route_text, &len, &ce)) < 0) {
@@ -1029,7 +1050,7 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 	struct db_run *next;
 	if (db_run_next(db, c->id, &next) == 0) {
 		free(next);
-	} else if (!c->plan->until) {
+	} else if (!c->plan->until && plan_max_rounds(c->plan) <= 0) {
 		rc = run_errf(errmsg, size, -EALREADY, "campaign '%s' has no run left to play", c->name);
 		goto fail;
 	}
@@ -1220,24 +1241,62 @@ static int count_runs(struct run_campaign *c, int *max_position, int *max_round)
 	return 0;
 }
 
-/* With a deadline: one more round when it still fits before it. */
-static int maybe_add_round(struct run_campaign *c, bool *added)
+/* Whether one more round may be added: below the planned maximum of
+ * rounds, and with a deadline, ending before it at the measured length of
+ * a run.  *stop says why not. */
+static int may_add_round(struct run_campaign *c, int max_round, bool *may, enum run_stop *stop)
+{
+	*may = false;
+	*stop = RUN_STOP_PLANNED;
+	int most = plan_max_rounds(c->plan);
+	if (most > 0) {
+		*stop = RUN_STOP_MAX_ROUNDS;
+		if (max_round >= most)
+			return 0;
+	}
+	if (c->plan->until) {
+		int64_t until;
+		if (plan_until_resolve(c->plan->until, 0, &until) < 0)
+			return 0;
+		double round_s = mean_run_s(c) * (double)strlen(plan_order(c->plan));
+		if (run_unix_ms() + (int64_t)(round_s * 1000) > until) {
+			*stop = RUN_STOP_DEADLINE;
+			return 0;
+		}
+	} else if (most <= 0) {
+		return 0;
+	}
+	*may = true;
+	return 0;
+}
+
+/* Once the planned runs ran: the campaign stops when its primary
+ * comparisons are decided (a campaign with a maximum of rounds), else one
+ * more round is planned when it may be.  *added, or *stop with why not. */
+static int next_round(struct run_campaign *c, bool *added, enum run_stop *stop, char *errmsg,
+                      size_t size)
 {
 	*added = false;
-	if (!c->plan->until)
-		return 0;
-	int64_t until;
-	if (plan_until_resolve(c->plan->until, 0, &until) < 0)
-		return 0;
 	int max_pos, max_round;
 	int rc = count_runs(c, &max_pos, &max_round);
 	if (rc < 0)
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+	if (plan_max_rounds(c->plan) > 0 && c->opt.decided) {
+		bool decided = false;
+		if ((rc = c->opt.decided(c->opt.decided_ctx, c->db, c->id, &decided, errmsg, size)) < 0)
+			return rc;
+		if (decided) {
+			*stop = RUN_STOP_DECIDED;
+			progress_line(c, "every primary comparison is decided after %d round%s: the "
+			              "campaign stops", max_round, max_round == 1 ? "" : "s");
+			return 0;
+		}
+	}
+	bool may;
+	if ((rc = may_add_round(c, max_round, &may, stop)) < 0 || !may)
 		return rc;
-	double round_s = mean_run_s(c) * (double)strlen(plan_order(c->plan));
-	if (run_unix_ms() + (int64_t)(round_s * 1000) > until)
-		return 0;
 	if ((rc = plan_rounds_db(c, max_round + 1, max_round + 1, false, max_pos + 1)) < 0)
-		return rc;
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
 	struct db_campaign *dc;
 	if (db_campaign_get(c->db, c->id, &dc) == 0) {
 		dc->rounds = max_round + 1;
@@ -1601,13 +1660,12 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 		rc = db_run_next(c->db, c->id, &next);
 		if (rc == -ENOENT) {
 			bool added;
-			if ((rc = maybe_add_round(c, &added)) < 0) {
-				run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			if ((rc = next_round(c, &added, &o.stop, errmsg, size)) < 0)
 				goto out;
-			}
 			if (added)
 				continue;
 			o.complete = true;
+			o.rounds = max_round;
 			rc = 0;
 			break;
 		}

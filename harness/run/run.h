@@ -259,6 +259,14 @@ struct run_options {
 	/* resume: go on although the route or a build changed since the start
 	 * (the differences are added to the campaign's notes); false: refuse */
 	bool accept_changes;
+	/* A campaign with a planned maximum of rounds (max_rounds, or until)
+	 * asks this after every round once its planned rounds ran: *decided
+	 * true when every primary comparison is decided at the level of this
+	 * look (report_campaign_decided()), and the campaign stops.  NULL: it
+	 * never stops early.  0 or a negative errno (reason in errmsg). */
+	int (*decided)(void *ctx, struct db *db, int64_t campaign_id, bool *decided, char *errmsg,
+	               size_t errmsg_size);
+	void *decided_ctx;
 };
 
 /*
@@ -290,11 +298,22 @@ struct run_outcome {
 	size_t runs_void;          /* of the campaign, void at the end */
 	bool interrupted;          /* stopped by opt->stop; `rxdeck resume` goes on */
 	bool complete;             /* every run of the campaign is finished */
+	enum run_stop {
+		RUN_STOP_NONE = 0,     /* not complete */
+		RUN_STOP_PLANNED,      /* the planned rounds ran (no maximum, no deadline) */
+		RUN_STOP_DECIDED,      /* every primary comparison decided */
+		RUN_STOP_MAX_ROUNDS,   /* the planned maximum of rounds ran */
+		RUN_STOP_DEADLINE,     /* another round would end after until */
+	} stop;
+	int rounds;                /* rounds of the campaign at the end */
 };
 
 /*
- * Plays the campaign's runs from the first one not finished, adds rounds
- * while a deadline allows, applies the campaign-wide void rules, and marks
+ * Plays the campaign's runs from the first one not finished; once the
+ * planned ones ran, a campaign with a maximum of rounds (plan_max_rounds())
+ * stops when opt->decided says every primary comparison is decided, else
+ * adds a round while the maximum and the deadline (a whole round must end
+ * before it) allow.  Then it applies the campaign-wide void rules and marks
  * the campaign done.  Returns 0 with *out (also when interrupted: see
  * out->interrupted); a negative errno when the database, a run's folder,
  * or the setting up of a run (pad, FIFO, fork) failed (errmsg): the run it

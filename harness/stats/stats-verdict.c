@@ -527,7 +527,10 @@ double stats_sequential_alpha(double alpha, int look, int max_looks)
 	if (max_looks < 1)
 		max_looks = 1;
 	if (look > max_looks)
-		look = max_looks;
-	/* Bonferroni over the planned looks: alpha / K at each of them */
-	return alpha / (double)max_looks;
+		return 0; /* no alpha is left after the planned looks */
+	/* the power family alpha (k / K)^2 (Kim and DeMets, rho = 2): each
+	 * look spends its increment, and the union bound keeps the chance of
+	 * any false call over all looks at most the sum, alpha */
+	double k = look, K = max_looks;
+	return alpha * ((k / K) * (k / K) - ((k - 1) / K) * ((k - 1) / K));
 }

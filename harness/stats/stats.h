@@ -320,10 +320,12 @@ double stats_t_p_two_sided(double t, double df);
 double stats_t_quantile_two_sided(double a, double df);
 
 /*
- * The level each look of a sequential campaign is decided at, so that the
- * chance of any false faster/slower call over up to max_looks looks stays
- * at most alpha: alpha / max_looks at every look (Bonferroni over the
- * planned looks; docs/metrics.md, "Campaigns that stop when decided").
+ * The level look (1-based) of a sequential campaign with at most max_looks
+ * looks is decided at, so that the chance of any false faster/slower or
+ * same call over all its looks stays at most alpha: the increment of the
+ * spending function alpha (k / K)^2 at k = look (docs/metrics.md, 6.5,
+ * "Campaigns that stop when decided"); the increments sum to alpha.  0
+ * after the planned looks; NaN on bad arguments.
  */
 double stats_sequential_alpha(double alpha, int look, int max_looks);
 
