@@ -97,7 +97,14 @@ mutant signal-result-ignored $rc rxvk-rollback \
 mutant held-frame-not-written-in-stream $rp rxvk-hold \
 	'\t\tif ((rc = frame_writeback(rx, rec, snapshot, &f)) < 0)\n\t\t\treturn rc;\n' '\t\t(void)snapshot;\n'
 mutant mirror-copies-unmerged $rp rxvk-readback \
-	'\t\tif (out && p->wb_pages[out - 2] + p->wb_pages[out - 1] >= at) {' '\t\tif (0) {'
+	'\t\tif (out && v[out - 2] + v[out - 1] >= at) {' '\t\tif (0) {'
+mutant marker-mirror-writeback-left-out $rp rxvk-marker \
+	'\tif (rec->copies.n) {' '\tif (0) {'
+mutant marker-mirror-written-back-twice $rp rxvk-marker \
+	'\t/* what is left is written back at the part'"'"'s end */\n' '\treturn 0;\n'
+mutant marker-mirror-unwritten-page-marked $rb rxvk-marker \
+	'\t\t\tif (e->marker && e->marker[pg] && e->sub[pg] == rx->page_writer[pg] &&\n\t\t\t    e->part[pg] == rx->page_final[pg] && page_tracked_locked(rx, pg)) {' \
+	'\t\t\tif (e->marker) {'
 
 echo "$caught caught, $missed missed, $broken did not apply or build"
 [ $missed -eq 0 ] && [ $broken -eq 0 ]

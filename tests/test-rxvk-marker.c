@@ -1,8 +1,11 @@
 /* test-rxvk-marker: RX_VK_READBACK_EARLY=marker against the six rules of
  * DESIGN.md §3.2, each with RX_VK_PARALLEL=1 and 2, and a read released
  * while the rest of its writer's submission is still being recorded (with
- * `1` and with `marker`).  On a real device (lavapipe in CI) with the
- * validation layer and its synchronization validation on.  Each test fails
+ * `1` and with `marker`).  The whole group runs twice: guest memory in
+ * place, and mirrored (every block active in the mirror, so a marker
+ * releases a read only if the write-back of its pages is recorded before
+ * it).  On a real device (lavapipe in CI) with the validation layer and
+ * its synchronization validation on.  Each test fails
  * on the wrong behaviour: a read released at the wrong marker sees a word a
  * later writer has not written yet; one released at the part's fallback is
  * told apart by `what` and the counters. */
@@ -21,18 +24,29 @@
 
 static struct rxvk_op ops[512];
 static char log_path[] = "/tmp/rxvk-marker-log-XXXXXX";
+static bool mirrored;        /* the group's memory mode */
+
+static void submit(struct rxvk *rx, const struct rxvk_op *o, size_t n);
 
 static struct rxvk *marker_rx(unsigned parallel, struct rxvk_config cfg)
 {
 	cfg.readback_early = cfg.readback_early ? cfg.readback_early : RXVK_EARLY_MARKER;
 	cfg.parallel = parallel;
 	cfg.part_ops = cfg.part_ops ? cfg.part_ops : 4096;
-	cfg.mirror = RXVK_SWITCH_OFF;
+	cfg.mirror = mirrored ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF;
 	struct rxvk *rx = rxt_create(cfg);
 	if (cfg.readback_early == RXVK_EARLY_MARKER && !rx->sync2) {
 		rxt_destroy(rx);
 		printf("skip: the device has no synchronization2 for markers\n");
 		exit(77);
+	}
+	if (mirrored) {
+		/* every block written once in place, so the next capture makes
+		 * them all active: from then on every write goes to the mirror */
+		assert_true(rx->mirrored);
+		struct rxvk_op all = rxt_fill(0, rx->guest_size_B, 0);
+		submit(rx, &all, 1);
+		assert_int_equal(rxvk_finish(rx), 0);
 	}
 	return rx;
 }
@@ -103,13 +117,23 @@ static void test_marker__released_at_writer_with_no_part_ended(void **state)
 		assert_int_equal(c1.reads_marker - c0.reads_marker, 1);
 		assert_int_equal(c1.reads_early - c0.reads_early, 1);
 		assert_int_equal(c1.markers - c0.markers, 1);
+		if (mirrored) {
+			/* A's page written back once, before the marker; the part's
+			 * end writes back only the scratch ranges (two runs) */
+			assert_int_equal(rxvk_finish(rx), 0);
+			c1 = counters(rx);
+			assert_int_equal(c1.mirror_writebacks_marker - c0.mirror_writebacks_marker, 1);
+			assert_int_equal(c1.mirror_writebacks - c0.mirror_writebacks, 1 + 2);
+			assert_int_equal(c1.in_place_writes, c0.in_place_writes);
+		}
 		rxt_destroy(rx);
 	}
 	(void)state;
 }
 
 /* Rule 1: a read reaching a pending in-place page never tracked waits for
- * the whole submission. */
+ * the whole submission.  Mirrored, the untracked page is written back at
+ * its part's end (no marker before it): the read waits for that part. */
 static void test_marker__read_into_untracked_page_falls_back(void **state)
 {
 	for (unsigned parallel = 1; parallel <= 2; parallel++) {
@@ -121,9 +145,15 @@ static void test_marker__read_into_untracked_page_falls_back(void **state)
 		n += long_work(ops + n, 20);
 		submit(rx, ops, n);
 		struct rxvk_wait w;
+		uint64_t writer_part = counters(rx).timeline_value - 1; /* ops 20, 21 of 42, parts of 16 */
 		assert_int_equal(rxvk_invalidate(rx, A, 3 * PAGE + 8, &w), 0);
-		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
-		assert_int_equal(w.value, counters(rx).timeline_value);
+		if (mirrored) {
+			assert_int_equal(w.what, RXVK_WAIT_PART);
+			assert_int_equal(w.value, writer_part);
+		} else {
+			assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+			assert_int_equal(w.value, counters(rx).timeline_value);
+		}
 		assert_int_equal(word(rx, A + 3 * PAGE), 13);
 		rxt_destroy(rx);
 	}
@@ -188,7 +218,8 @@ static void test_marker__mixed_sizes_wait_for_the_large_writer_marker(void **sta
 }
 
 /* Rule 4: a range widened over a page the same submission wrote earlier,
- * unseen, falls back to the whole submission; once seen, the later marker. */
+ * unseen, falls back to the whole submission (mirrored: to the part whose
+ * end writes it back); once seen, the later marker. */
 static void test_marker__widened_range_over_unseen_page_falls_back_then_later_marker(void **state)
 {
 	for (unsigned parallel = 1; parallel <= 2; parallel++) {
@@ -202,7 +233,7 @@ static void test_marker__widened_range_over_unseen_page_falls_back_then_later_ma
 		submit(rx, ops, n);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
-		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+		assert_int_equal(w.what, mirrored ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION);
 		assert_int_equal(w.value, counters(rx).timeline_value);
 		assert_int_equal(word(rx, B), 3);
 		/* the widened range is now tracked: B written later is seen */
@@ -382,7 +413,8 @@ static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 
 static void test_early__read_released_while_the_rest_still_records(void **state)
 {
-	released_while_recording(RXVK_EARLY_PART, 1);
+	if (!mirrored) /* `1` stays idle with only mirrored pages (test-rxvk-readback) */
+		released_while_recording(RXVK_EARLY_PART, 1);
 	released_while_recording(RXVK_EARLY_MARKER, 1);
 	released_while_recording(RXVK_EARLY_MARKER, 2);
 	(void)state;
@@ -398,7 +430,7 @@ int main(void)
 	if (fd < 0)
 		return 1;
 	close(fd);
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_marker__released_at_writer_with_no_part_ended),
 		cmocka_unit_test(test_marker__read_into_untracked_page_falls_back),
 		cmocka_unit_test(test_marker__two_ranges_in_one_page_cannot_hide_a_later_marker),
@@ -409,7 +441,10 @@ int main(void)
 		cmocka_unit_test(test_marker__parallel_not_left_off),
 		cmocka_unit_test(test_early__read_released_while_the_rest_still_records),
 	};
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	mirrored = false;
+	int rc = cmocka_run_group_tests_name("in place", tests, NULL, NULL);
+	mirrored = true;
+	rc |= cmocka_run_group_tests_name("mirrored", tests, NULL, NULL);
 	unlink(log_path);
 	return rc;
 }

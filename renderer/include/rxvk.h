@@ -290,7 +290,8 @@ struct rxvk_counters {
 	uint64_t captures_late;       /* captures that waited for late pages */
 	uint64_t capture_wait_ns;
 	uint64_t memsync_ns;          /* time in captures, waits included */
-	uint64_t mirror_writebacks;   /* mirror -> guest copies at part ends */
+	uint64_t mirror_writebacks;   /* mirror -> guest copies (at part ends, or before markers) */
+	uint64_t mirror_writebacks_marker; /* write-backs recorded inside a part before a marker */
 	uint64_t mirror_blocks;       /* mirror blocks active */
 	uint64_t in_place_writes;     /* op writes that went to guest memory directly */
 	uint64_t target_writebacks;   /* frames written from a target to guest memory */

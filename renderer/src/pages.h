@@ -53,6 +53,16 @@ bool rxvk_early_writes_tracked_bytes(struct rxvk *rx, const struct rxvk_range *w
  * writer (rxvk_early_writes_tracked_bytes), and no part ends for it. */
 bool rxvk_early_marks(struct rxvk *rx);
 
+/* Ranges the early policy tracks at most. */
+#define RXVK_EARLY_RANGES 64u
+
+/* With `marker` in mirrored memory: the pages of [addr, addr + size_B) a
+ * tracked range reaches, as page-aligned spans (at most one a tracked
+ * range, unsorted, possibly overlapping), whose write-back goes before the
+ * writer's marker.  Returns how many; render thread. */
+size_t rxvk_early_tracked_pages(struct rxvk *rx, uint64_t addr, uint64_t size_B,
+                                struct rxvk_range out[RXVK_EARLY_RANGES]);
+
 /* The timeline value that must be done before the next marker's event can
  * be reused (0 if it is free).  Render thread. */
 uint64_t rxvk_marker_busy_value(struct rxvk *rx);

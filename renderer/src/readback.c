@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#define EARLY_RANGES 64u               /* ranges the early policy tracks at most */
+#define EARLY_RANGES RXVK_EARLY_RANGES /* ranges the early policy tracks at most */
 
 /* RX_VK_READBACK_EARLY's state, under rx->lock but for `active`, which the
  * render thread loads once per writing op. */
@@ -206,6 +206,31 @@ bool rxvk_early_marks(struct rxvk *rx)
 	return rx->rb->early.on && rx->rb->early.marks;
 }
 
+size_t rxvk_early_tracked_pages(struct rxvk *rx, uint64_t addr, uint64_t size_B,
+                                struct rxvk_range out[RXVK_EARLY_RANGES])
+{
+	const struct early *e = &rx->rb->early;
+	size_t n = 0;
+	if (!size_B)
+		return 0;
+	uint64_t wlo = addr / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+	uint64_t whi = (addr + size_B + RXVK_PAGE_SIZE_B - 1) / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+	pthread_mutex_lock(&rx->lock);
+	for (unsigned i = 0; i < e->n_ranges; i++) {
+		const struct early_range *r = &e->ranges[i];
+		uint64_t lo = r->addr / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+		uint64_t hi = (r->addr + r->size_B + RXVK_PAGE_SIZE_B - 1) / RXVK_PAGE_SIZE_B * RXVK_PAGE_SIZE_B;
+		if (lo < wlo)
+			lo = wlo;
+		if (hi > whi)
+			hi = whi;
+		if (lo < hi)
+			out[n++] = (struct rxvk_range){ lo, hi - lo };
+	}
+	pthread_mutex_unlock(&rx->lock);
+	return n;
+}
+
 /* ---- RX_VK_READBACK_EARLY=marker: the markers ---- */
 
 uint64_t rxvk_marker_busy_value(struct rxvk *rx)
@@ -337,7 +362,9 @@ void rxvk_publish(struct rxvk *rx, struct part_job *job)
 			else
 				rx->page_in_place[pg / 64] &= ~(1ull << (pg % 64));
 		}
-		if (early && w->in_place)
+		/* with `marker` a mirrored write is noted too: its marker, if it
+		 * has one, follows its write-back (replay.c) */
+		if (early && (w->in_place || rx->rb->early.marks))
 			early_note_locked(rx, w, job->sub, value);
 		if (rx->rb->diag.on) {
 			struct page_writer_info info = { job->sub, value, w->program, w->kind, w->op_index };
@@ -368,6 +395,7 @@ struct decision {
 	bool early;            /* the writer's part is known */
 	bool early_fallback;   /* early on, but the writer is not known */
 	bool in_place;         /* a pending page was written in place */
+	bool mirrored;         /* a pending page was written in the mirror */
 	uint64_t value;        /* timeline value to wait for */
 	uint64_t marker;       /* with `marker`: the newest writer's marker, 0 if not every one is known */
 	uint64_t sub_first, sub_last; /* newest's span */
@@ -409,10 +437,19 @@ static void decide_locked(struct rxvk *rx, uint64_t first, uint64_t last, uint64
 		bool in_place = rx->page_in_place[pg / 64] >> (pg % 64) & 1;
 		d->in_place |= in_place;
 		if (!in_place) {
-			/* the mirror's write-back part */
+			/* the mirror's write-back part, or with `marker` the marker
+			 * recorded right after the write-back of the page's newest
+			 * write (a mirrored page is never "not known") */
 			if (rx->page_final[pg] > part)
 				part = rx->page_final[pg];
-			marked = false;
+			d->mirrored = true;
+			if (e->marker && e->marker[pg] && e->sub[pg] == rx->page_writer[pg] &&
+			    e->part[pg] == rx->page_final[pg] && page_tracked_locked(rx, pg)) {
+				if (e->marker[pg] > marker)
+					marker = e->marker[pg];
+			} else {
+				marked = false;
+			}
 		} else if (e->on && e->sub && e->sub[pg] == rx->page_writer[pg] && page_tracked_locked(rx, pg)) {
 			if (e->part[pg] > part)
 				part = e->part[pg];
@@ -526,9 +563,11 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 		}
 		__atomic_fetch_add(&rx->frame_rb_wait_ns, w.wait_ns, __ATOMIC_RELAXED);
 	}
-	/* a read of pages with a pending write in place had to wait: from now
-	 * on its range is tracked (the early policy is idle until this happens) */
-	if (rx->rb->early.on && d.in_place && d.newest && !d.late) {
+	/* a read of pages with a pending write in place (with `marker`, or in
+	 * the mirror, whose write-back its marker then brings forward) had to
+	 * wait: from now on its range is tracked (the early policy is idle
+	 * until this happens; `1` stays idle with only mirrored pages) */
+	if (rx->rb->early.on && (d.in_place || (d.mirrored && rx->rb->early.marks)) && d.newest && !d.late) {
 		pthread_mutex_lock(&rx->lock);
 		learn_range_locked(rx, addr, size_B);
 		pthread_mutex_unlock(&rx->lock);

@@ -26,9 +26,17 @@ struct part {
 	uint64_t value;        /* timeline value it signals */
 	uint32_t ops;
 	bool rendering;        /* inside a rendering instance */
-	/* mirror pages this part wrote: written back at its end */
+	/* mirror pages this part wrote: written back at its end (pairs of
+	 * address, size), or with `marker` before a tracked writer's marker */
 	uint64_t *wb_pages;
 	size_t n_wb, cap_wb;
+};
+
+/* Pairs of (address, size), the scratch lists of the write-back before a
+ * marker; kept across parts, render thread only. */
+struct pairs {
+	uint64_t *v;
+	size_t n, cap;         /* in uint64_t, two a pair */
 };
 
 struct target {
@@ -68,6 +76,7 @@ struct where {
 struct recording {
 	uint64_t sub;
 	struct part part;          /* its job holds the commands, writes and reads */
+	struct pairs spans, copies, keep; /* the write-back before a marker */
 	uint64_t first_value;
 	uint32_t op_index;
 	uint32_t ops_done;         /* ops recorded so far, the span's total work */
@@ -100,13 +109,8 @@ static int range_push(struct range_list *l, uint64_t addr, uint64_t size_B)
 	return 0;
 }
 
-/* Notes a GPU write of the op being recorded (kind 0: a target write-back). */
-static int write_push(struct recording *rec, uint64_t addr, uint64_t size_B, bool in_place,
-                      const struct rxvk_op *op)
+static int note_push(struct write_list *l, struct write_note note)
 {
-	struct write_list *l = &rec->part.job->writes;
-	if (size_B == 0)
-		return 0;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
 		struct write_note *v = realloc(l->v, cap * sizeof *v);
@@ -115,12 +119,38 @@ static int write_push(struct recording *rec, uint64_t addr, uint64_t size_B, boo
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n++] = (struct write_note){ .addr = addr,
-	                                    .size_B = size_B,
-	                                    .in_place = in_place,
-	                                    .kind = op ? op->kind : 0,
-	                                    .op_index = rec->op_index,
-	                                    .program = op ? op->program : 0 };
+	l->v[l->n++] = note;
+	return 0;
+}
+
+/* Notes a GPU write of the op being recorded (kind 0: a target write-back). */
+static int write_push(struct recording *rec, uint64_t addr, uint64_t size_B, bool in_place,
+                      const struct rxvk_op *op)
+{
+	if (size_B == 0)
+		return 0;
+	return note_push(&rec->part.job->writes, (struct write_note){ .addr = addr,
+	                                                              .size_B = size_B,
+	                                                              .in_place = in_place,
+	                                                              .kind = op ? op->kind : 0,
+	                                                              .op_index = rec->op_index,
+	                                                              .program = op ? op->program : 0 });
+}
+
+static int pair_push(struct pairs *l, uint64_t addr, uint64_t size_B)
+{
+	if (size_B == 0)
+		return 0;
+	if (l->n + 2 > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		uint64_t *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = addr;
+	l->v[l->n++] = size_B;
 	return 0;
 }
 
@@ -294,36 +324,146 @@ static int cmp_range(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Copies this part's mirror writes back to guest memory: ranges sorted and
- * merged first, so no two copies of the part write the same bytes (two
- * unordered copies of one range are a write-after-write hazard, even of
- * equal bytes). */
+/* Sorts n_pairs (address, size) pairs and merges those that overlap or
+ * touch; returns the pairs left. */
+static size_t pairs_merge(uint64_t *v, size_t n_pairs)
+{
+	qsort(v, n_pairs, 2 * sizeof *v, cmp_range);
+	size_t out = 0;
+	for (size_t i = 0; i < 2 * n_pairs; i += 2) {
+		uint64_t at = v[i], size = v[i + 1];
+		if (out && v[out - 2] + v[out - 1] >= at) {
+			uint64_t end = at + size > v[out - 2] + v[out - 1] ? at + size : v[out - 2] + v[out - 1];
+			v[out - 1] = end - v[out - 2];
+			continue;
+		}
+		v[out++] = at;
+		v[out++] = size;
+	}
+	return out / 2;
+}
+
+/* Copies mirror ranges (pairs, n_pairs) back to guest memory: sorted and
+ * merged first, so no two copies write the same bytes (two unordered copies
+ * of one range are a write-after-write hazard, even of equal bytes). */
+static void copy_back(struct rxvk *rx, struct cmdlist *cl, uint64_t *v, size_t n_pairs)
+{
+	n_pairs = pairs_merge(v, n_pairs);
+	for (size_t i = 0; i < 2 * n_pairs; i += 2)
+		cl_copy_buffer(cl, rx->mirror_buffer, rx->guest_buffer, v[i], v[i], v[i + 1]);
+	CNT_ADD(rx, mirror_writebacks, n_pairs);
+	cl_barrier(cl);
+}
+
+/* Copies this part's mirror writes back to guest memory. */
 static void mirror_writeback(struct rxvk *rx, struct recording *rec)
 {
 	struct part *p = &rec->part;
 	if (!p->n_wb)
 		return;
-	qsort(p->wb_pages, p->n_wb / 2, 2 * sizeof *p->wb_pages, cmp_range);
-	size_t out = 0;
-	for (size_t i = 0; i < p->n_wb; i += 2) {
-		uint64_t at = p->wb_pages[i], size = p->wb_pages[i + 1];
-		if (out && p->wb_pages[out - 2] + p->wb_pages[out - 1] >= at) {
-			uint64_t end = at + size > p->wb_pages[out - 2] + p->wb_pages[out - 1]
-			                       ? at + size
-			                       : p->wb_pages[out - 2] + p->wb_pages[out - 1];
-			p->wb_pages[out - 1] = end - p->wb_pages[out - 2];
+	copy_back(rx, &p->job->cl, p->wb_pages, p->n_wb / 2);
+	p->n_wb = 0;
+}
+
+/* Splits [at, at + size_B) by `spans` (sorted, merged pairs): the pieces
+ * inside go to `in`, those outside to `out` (either may be NULL). */
+static int split_by_spans(const struct pairs *spans, uint64_t at, uint64_t size_B, struct pairs *in,
+                          struct pairs *out)
+{
+	uint64_t end = at + size_B;
+	int rc = 0;
+	for (size_t j = 0; j < spans->n && at < end && rc == 0; j += 2) {
+		uint64_t lo = spans->v[j], hi = lo + spans->v[j + 1];
+		if (hi <= at)
+			continue;
+		if (lo >= end)
+			break;
+		if (lo > at && out)
+			rc = pair_push(out, at, lo - at);
+		uint64_t from = lo > at ? lo : at, to = hi < end ? hi : end;
+		if (rc == 0 && in)
+			rc = pair_push(in, from, to - from);
+		at = to;
+	}
+	if (rc == 0 && at < end && out)
+		rc = pair_push(out, at, end - at);
+	return rc;
+}
+
+/* Step of a marker in mirrored memory: the pages of the op's mirror writes
+ * (notes from notes_before on) that a tracked range reaches are the pages a
+ * waiting read needs.  Every write of this part still to be written back
+ * there (the op's, and earlier ones) is copied to guest memory now, before
+ * the marker, and taken off the part's end; rec->spans keeps the pages. */
+static int writeback_before_marker(struct rxvk *rx, struct recording *rec, size_t notes_before)
+{
+	struct part *p = &rec->part;
+	const struct write_list *l = &p->job->writes;
+	struct rxvk_range tracked[RXVK_EARLY_RANGES];
+	int rc = 0;
+	rec->spans.n = rec->copies.n = rec->keep.n = 0;
+	for (size_t k = notes_before; k < l->n && rc == 0; k++) {
+		if (l->v[k].in_place)
+			continue;
+		size_t n = rxvk_early_tracked_pages(rx, l->v[k].addr, l->v[k].size_B, tracked);
+		for (size_t j = 0; j < n && rc == 0; j++)
+			rc = pair_push(&rec->spans, tracked[j].addr, tracked[j].size_B);
+	}
+	if (rc < 0 || !rec->spans.n)
+		return rc;
+	rec->spans.n = 2 * pairs_merge(rec->spans.v, rec->spans.n / 2);
+	for (size_t i = 0; i < p->n_wb && rc == 0; i += 2)
+		rc = split_by_spans(&rec->spans, p->wb_pages[i], p->wb_pages[i + 1], &rec->copies, &rec->keep);
+	if (rc < 0)
+		return rc;
+	if (rec->copies.n) {
+		cl_barrier(CL(rec)); /* the writer's writes before the copies read them */
+		copy_back(rx, CL(rec), rec->copies.v, rec->copies.n / 2);
+		CNT_ADD(rx, mirror_writebacks_marker, 1);
+	}
+	/* what is left is written back at the part's end */
+	uint64_t *v = p->wb_pages;
+	size_t cap = p->cap_wb;
+	p->wb_pages = rec->keep.v;
+	p->n_wb = rec->keep.n;
+	p->cap_wb = rec->keep.cap;
+	rec->keep.v = v;
+	rec->keep.cap = cap;
+	rec->keep.n = 0;
+	return 0;
+}
+
+/* Step of a marker: the writes noted from notes_before on carry marker
+ * `seq`: in place, every one (the marker follows them); in the mirror, the
+ * pieces written back before it (rec->spans), the rest none (their pages
+ * are released at the part's end, which writes them back). */
+static int notes_carry_marker(struct rxvk *rx, struct recording *rec, size_t notes_before, uint64_t seq)
+{
+	struct write_list *l = &rec->part.job->writes;
+	size_t n = l->n;
+	int rc = 0;
+	for (size_t k = notes_before; k < n && rc == 0; k++) {
+		if (l->v[k].in_place || !rx->mirrored) {
+			l->v[k].marker = seq;
 			continue;
 		}
-		p->wb_pages[out++] = at;
-		p->wb_pages[out++] = size;
+		struct pairs *in = &rec->copies, *out = &rec->keep;
+		in->n = out->n = 0;
+		if ((rc = split_by_spans(&rec->spans, l->v[k].addr, l->v[k].size_B, in, out)) < 0)
+			break;
+		struct write_note note = l->v[k];
+		for (size_t i = 0; i < in->n + out->n && rc == 0; i += 2) {
+			bool inside = i < in->n;
+			note.addr = inside ? in->v[i] : out->v[i - in->n];
+			note.size_B = inside ? in->v[i + 1] : out->v[i - in->n + 1];
+			note.marker = inside ? seq : 0;
+			if (i == 0)
+				l->v[k] = note;
+			else
+				rc = note_push(l, note);
+		}
 	}
-	p->n_wb = out;
-	for (size_t i = 0; i < p->n_wb; i += 2)
-		cl_copy_buffer(&p->job->cl, rx->mirror_buffer, rx->guest_buffer, p->wb_pages[i], p->wb_pages[i],
-		               p->wb_pages[i + 1]);
-	CNT_ADD(rx, mirror_writebacks, p->n_wb / 2);
-	p->n_wb = 0;
-	cl_barrier(&p->job->cl);
+	return rc;
 }
 
 static int wb_push(struct part *p, uint64_t addr, uint64_t size)
@@ -384,11 +524,10 @@ static int place_marker(struct rxvk *rx, struct recording *rec, size_t notes_bef
 	uint64_t seq;
 	if ((rc = rxvk_marker_take(rx, rec->part.value, &event, &seq)) < 0)
 		return rc;
+	if (rx->mirrored && (rc = writeback_before_marker(rx, rec, notes_before)) < 0)
+		return rc;
 	cl_marker(CL(rec), event);
-	struct write_list *l = &rec->part.job->writes;
-	for (size_t k = notes_before; k < l->n; k++)
-		l->v[k].marker = seq;
-	return 0;
+	return notes_carry_marker(rx, rec, notes_before, seq);
 }
 
 static int maybe_split(struct rxvk *rx, struct recording *rec)
@@ -1229,6 +1368,9 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 		rc = part_end(rx, rec);
 	rc = finish_recording(rx, rec, n_ops, rc);
 	free(rec->part.wb_pages);
+	free(rec->spans.v);
+	free(rec->copies.v);
+	free(rec->keep.v);
 	free(rec);
 	CNT_ADD(rx, replay_ns, rxvk_now_ns() - t_start);
 	if (rc < 0)
