@@ -11,6 +11,7 @@
  * 4. the field shape: a writer at op 750 of 1500, a reader thread waiting
  *    on it: release time after submit and after the value was visible,
  *    parts and replay CPU per frame; no switch, early 1, early marker, late;
+ *    guest memory in place, then mirrored (every block active first);
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
  *    time of a 1500-op frame with the switch on against off.
  * Medians over repeated rounds; output is a Markdown table. */
@@ -199,33 +200,46 @@ int main(int argc, char **argv)
 	wake_rounds(rx, one, 1, 0, 200, &wake_us, &release_ms, &what);
 	rxvk_destroy(rx);
 
-	/* 4: the field shape, writer halfway through the frame */
-	enum { ARMS = 4, FIELD_ROUNDS = 30 };
+	/* 4: the field shape, writer halfway through the frame, in both
+	 * memory modes */
+	enum { ARMS = 4, MODES = 2, FIELD_ROUNDS = 30 };
 	const char *arms[ARMS] = { "default", "RX_VK_READBACK_EARLY=1", "RX_VK_READBACK_EARLY=marker",
 		                   "RX_VK_READBACK_LATE=newest" };
+	static const char *modes[MODES] = { "in place", "mirrored" };
 	static const enum rxvk_early arm_early[ARMS] = { RXVK_EARLY_OFF, RXVK_EARLY_PART, RXVK_EARLY_MARKER,
 		                                         RXVK_EARLY_OFF };
-	double arm_wake[ARMS], arm_release[ARMS], arm_parts[ARMS], arm_cpu_ms[ARMS];
-	const char *arm_what[ARMS];
-	for (int a = 0; a < ARMS; a++) {
-		rx = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF,
-		                                .readback_early = arm_early[a],
-		                                .readback_late = a == 3 ? RXVK_LATE_NEWEST : RXVK_LATE_OFF });
-		n = frame_ops(ops, rx);
-		for (size_t i = 1; i < n; i += 10)
-			ops[i] = spin(SCRATCH + 8 * (i % 64), iters / 20, (uint32_t)i);
-		size_t writer = n / 2;
-		ops[writer] = spin(SLOT, iters, 0);
-		/* one round first so the early policy learns the range */
-		wake_rounds(rx, ops, n, writer, 1, &arm_wake[a], &arm_release[a], &arm_what[a]);
-		struct rxvk_counters f0, f1;
-		rxvk_counters_get(rx, &f0);
-		wake_rounds(rx, ops, n, writer, FIELD_ROUNDS, &arm_wake[a], &arm_release[a], &arm_what[a]);
-		rxvk_counters_get(rx, &f1);
-		arm_parts[a] = (double)(f1.parts - f0.parts) / FIELD_ROUNDS;
-		arm_cpu_ms[a] = (double)(f1.replay_ns - f0.replay_ns) / 1e6 / FIELD_ROUNDS;
-		rxvk_destroy(rx);
-	}
+	double arm_wake[MODES][ARMS], arm_release[MODES][ARMS], arm_parts[MODES][ARMS], arm_cpu_ms[MODES][ARMS];
+	double arm_wb_marker[MODES][ARMS];
+	const char *arm_what[MODES][ARMS];
+	for (int m = 0; m < MODES; m++)
+		for (int a = 0; a < ARMS; a++) {
+			rx = make((struct rxvk_config){ .mirror = m ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF,
+			                                .readback_early = arm_early[a],
+			                                .readback_late = a == 3 ? RXVK_LATE_NEWEST : RXVK_LATE_OFF });
+			n = frame_ops(ops, rx);
+			for (size_t i = 1; i < n; i += 10)
+				ops[i] = spin(SCRATCH + 8 * (i % 64), iters / 20, (uint32_t)i);
+			size_t writer = n / 2;
+			ops[writer] = spin(SLOT, iters, 0);
+			/* rounds first so the early policy learns the range (and,
+			 * mirrored, the blocks first written in place go active) */
+			wake_rounds(rx, ops, n, writer, m ? 3 : 1, &arm_wake[m][a], &arm_release[m][a],
+			            &arm_what[m][a]);
+			struct rxvk_counters f0, f1;
+			rxvk_counters_get(rx, &f0);
+			wake_rounds(rx, ops, n, writer, FIELD_ROUNDS, &arm_wake[m][a], &arm_release[m][a],
+			            &arm_what[m][a]);
+			rxvk_counters_get(rx, &f1);
+			arm_parts[m][a] = (double)(f1.parts - f0.parts) / FIELD_ROUNDS;
+			arm_cpu_ms[m][a] = (double)(f1.replay_ns - f0.replay_ns) / 1e6 / FIELD_ROUNDS;
+			arm_wb_marker[m][a] =
+				(double)(f1.mirror_writebacks_marker - f0.mirror_writebacks_marker) / FIELD_ROUNDS;
+			if (m && f1.in_place_writes != f0.in_place_writes) {
+				fprintf(stderr, "mirrored field shape wrote in place: blocks not active\n");
+				return 1;
+			}
+			rxvk_destroy(rx);
+		}
 
 	/* 5: the early switch where it has nothing to do: two renderers, frames
 	 * interleaved off/on so drift on a shared machine hits both alike */
@@ -269,15 +283,19 @@ int main(int argc, char **argv)
 	printf("| a part's CPU (1500 parts): recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
 	       rec_us, sub_us, pub_us);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
-	printf("\n| field shape (writer at op %d of %d, spin %u) | released after submit | released after "
-	       "the value was visible | parts a frame | replay CPU a frame | waited for |\n"
-	       "|---|---|---|---|---|---|\n",
-	       NOPS / 2, NOPS, iters);
-	for (int a = 0; a < ARMS; a++)
-		printf("| %s | %.3f ms | %.1f µs | %.2f | %.3f ms | %s |\n", arms[a], arm_release[a], arm_wake[a],
-		       arm_parts[a], arm_cpu_ms[a], arm_what[a]);
-	printf("\nearly against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
-	       arm_release[0] / arm_release[1], arm_release[0] / arm_release[2]);
+	for (int m = 0; m < MODES; m++) {
+		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "
+		       "released after the value was visible | parts a frame | replay CPU a frame | "
+		       "write-backs before a marker a frame | waited for |\n"
+		       "|---|---|---|---|---|---|---|\n",
+		       modes[m], NOPS / 2, NOPS, iters);
+		for (int a = 0; a < ARMS; a++)
+			printf("| %s | %.3f ms | %.1f µs | %.2f | %.3f ms | %.2f | %s |\n", arms[a],
+			       arm_release[m][a], arm_wake[m][a], arm_parts[m][a], arm_cpu_ms[m][a],
+			       arm_wb_marker[m][a], arm_what[m][a]);
+		printf("\n%s: early against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
+		       modes[m], arm_release[m][0] / arm_release[m][1], arm_release[m][0] / arm_release[m][2]);
+	}
 	printf("early switch idle (mirrored, nothing in place), median of %d interleaved frames: "
 	       "%.3f ms a frame off, %.3f ms on: %+.2f%%\n",
 	       IDLE_ROUNDS, off_ms, on_ms, (on_ms / off_ms - 1) * 100);
