@@ -91,6 +91,26 @@ static inline struct rxvk_op rxt_flip(void)
 	return (struct rxvk_op){ .kind = RXVK_OP_FLIP };
 }
 
+/* The renderer log a test points cfg.log_path at: read whole (its first
+ * 64 KiB, in a buffer the next call reuses), or emptied between cases. */
+static inline const char *rxt_read_log(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static inline void rxt_fresh_log(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+}
+
 /* A small job the tests use as "long work": n spins of `iterations`. */
 static inline size_t rxt_work(struct rxvk_op *ops, size_t n, uint64_t scratch, uint32_t iterations)
 {

@@ -253,17 +253,6 @@ static void test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw(void 
 
 static char log_path[] = "/tmp/rxvk-hold-log-XXXXXX";
 
-static const char *read_log(void)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen(log_path, "r");
-	assert_non_null(f);
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* A frame switched from, held or not, read back right: holding on with the
  * guest memory imported and allocated. */
 static void hold_round_trip(struct rxvk *rx)
@@ -310,7 +299,7 @@ static void test_import__self_test_keeps_the_import_or_allocates(void **state)
 		rxvk_device_info_get(rx, &info);
 		hold_round_trip(rx);
 		rxt_destroy(rx);
-		const char *log = read_log();
+		const char *log = rxt_read_log(log_path);
 		if (fail) {
 			assert_false(info.host_import);
 			if (!strstr(log, "the import self-test for holding failed (its fill did not reach the "

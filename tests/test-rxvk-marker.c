@@ -252,23 +252,10 @@ static void test_marker__widened_range_over_unseen_page_falls_back_then_later_ma
 	(void)state;
 }
 
-static const char *read_log(void)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen(log_path, "r");
-	assert_non_null(f);
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static int fresh_log(void **state)
 {
 	(void)state;
-	FILE *f = fopen(log_path, "w");
-	if (f)
-		fclose(f);
+	rxt_fresh_log(log_path);
 	return 0;
 }
 
@@ -337,12 +324,12 @@ static void test_marker__diagnostics_list_every_waiting_read_with_its_span(void 
 		char want[160];
 		snprintf(want, sizeof want, "op 43 of 45 in submission %llu), first dispatch",
 		         (unsigned long long)last_sub);
-		if (!strstr(read_log(), want))
-			fail_msg("log lacks '%s':\n%s", want, read_log());
+		if (!strstr(rxt_read_log(log_path), want))
+			fail_msg("log lacks '%s':\n%s", want, rxt_read_log(log_path));
 		snprintf(want, sizeof want, "the submission's parts %llu..%llu;",
 		         (unsigned long long)before + 2, (unsigned long long)end);
-		if (!strstr(read_log(), want))
-			fail_msg("log lacks '%s':\n%s", want, read_log());
+		if (!strstr(rxt_read_log(log_path), want))
+			fail_msg("log lacks '%s':\n%s", want, rxt_read_log(log_path));
 	}
 	(void)state;
 }
@@ -355,7 +342,7 @@ static void test_marker__parallel_not_left_off(void **state)
 	learn(rx, A, 8);
 	assert_int_equal(counters(rx).early_ranges, 1);
 	rxt_destroy(rx);
-	assert_null(strstr(read_log(), "left off"));
+	assert_null(strstr(rxt_read_log(log_path), "left off"));
 	(void)state;
 }
 

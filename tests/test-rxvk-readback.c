@@ -301,17 +301,6 @@ static void test_early__oldest_of_64_ranges_evicted_then_relearnt(void **state)
 	(void)state;
 }
 
-static const char *read_log(void)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen(log_path, "r");
-	assert_non_null(f);
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Rule 5: the late rule is decided before any diagnostic wait. */
 static void test_late__newest_read_at_once_even_with_writers_diagnostics(void **state)
 {
@@ -361,7 +350,7 @@ static void test_late__read_at_once_with_its_writer_in_an_earlier_part(void **st
 	assert_int_equal(w.what, RXVK_WAIT_LATE);
 	assert_false(w.waited);
 	assert_true(rxvk_timeline_done(rx) < last);
-	assert_null(strstr(read_log(), "readback writers 0x"));
+	assert_null(strstr(rxt_read_log(log_path), "readback writers 0x"));
 	rxt_destroy(rx);
 	(void)state;
 }
@@ -390,7 +379,7 @@ static void test_diag__waits_for_last_writer_part_first_and_logs_it(void **state
 	         (unsigned long long)RXVK_PROGRAM_SPIN, (unsigned long long)before + 1,
 	         (unsigned long long)RXVK_PROGRAM_SPIN, (unsigned long long)before + 1,
 	         (unsigned long long)before + 1, (unsigned long long)before + 4);
-	const char *log = read_log();
+	const char *log = rxt_read_log(log_path);
 	if (!strstr(log, want))
 		fail_msg("log lacks\n%s\nlog:\n%s", want, log);
 	(void)state;
@@ -424,11 +413,11 @@ static void test_diag__span_closes_at_burst_end_with_last_part_and_total_work(vo
 	rxt_destroy(rx);
 	char want[128];
 	snprintf(want, sizeof want, "op 0 of 12 in submission 3), first dispatch");
-	if (!strstr(read_log(), want))
+	if (!strstr(rxt_read_log(log_path), want))
 		fail_msg("log lacks '%s'", want);
 	snprintf(want, sizeof want, "the submission's parts %llu..%llu;", (unsigned long long)before + 3,
 	         (unsigned long long)end);
-	if (!strstr(read_log(), want))
+	if (!strstr(rxt_read_log(log_path), want))
 		fail_msg("log lacks '%s'", want);
 	/* a bad op anywhere in a burst submits nothing of it */
 	rx = rxt_create((struct rxvk_config){ 0 });
@@ -479,9 +468,9 @@ static void test_log__readbacks_summary_every_3000_reads(void **state)
 	assert_int_equal(rxvk_submit(rx, &op, 1, NULL), 0);
 	for (int i = 0; i < 2999; i++)
 		assert_int_equal(rxvk_invalidate(rx, SCRATCH + 3 * MB, 8, NULL), 0);
-	assert_null(strstr(read_log(), "vk: readbacks:"));
+	assert_null(strstr(rxt_read_log(log_path), "vk: readbacks:"));
 	assert_int_equal(rxvk_invalidate(rx, SCRATCH + 3 * MB, 8, NULL), 0);
-	const char *log = read_log();
+	const char *log = rxt_read_log(log_path);
 	if (!strstr(log, "vk: readbacks: 3000 reads, 0 waited 0.00 ms each; early: 0 at the writer's "
 	                 "part 0.00 ms each, 0 for their whole submission (writer not known), 0 parts "
 	                 "ended after a writer; late: 0"))
@@ -561,7 +550,7 @@ static void test_parallel__same_bytes_and_writers_as_serial_and_early_off(void *
 	for (size_t i = 0; i < sizeof bytes1; i++)
 		any |= bytes1[i] != 0;
 	assert_true(any);
-	const char *log = read_log();
+	const char *log = rxt_read_log(log_path);
 	if (!strstr(log, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=3"))
 		fail_msg("no line saying why early is off:\n%s", log);
 	assert_non_null(strstr(log, "recording parts on 3 threads"));
@@ -594,9 +583,7 @@ static void test_parallel__same_parts_as_serial_without_early(void **state)
 static int fresh_log(void **state)
 {
 	(void)state;
-	FILE *f = fopen(log_path, "w");
-	if (f)
-		fclose(f);
+	rxt_fresh_log(log_path);
 	return 0;
 }
 

@@ -163,48 +163,49 @@ static void busy(uint64_t until_cpu_ns, volatile uint32_t *sink)
 	*sink = x;
 }
 
-static int run_frame(struct job *job, uint64_t k)
+/* Step of a job's frame: the per-instance results of two frames back, long
+ * done in every arm, read and checked.  NULL on failure (logged). */
+static const uint32_t *read_ring(struct job *job, uint64_t k, struct job_stats *st, int *rc)
 {
 	struct forest *f = job->f;
-	struct job_stats st = { 0 };
-	uint32_t regions[FOREST_REGIONS];
-	bool late = false;
-	uint64_t used = poll_block(job, k, regions, &late, &st);
-	if (used == UINT64_MAX)
-		return 1;
-	if (!late) {
-		uint32_t head[8];
-		memcpy(head, f->guest + f->lay.camera_page, sizeof head);
-		check_header(f, head, k, FOREST_REGIONS, "camera block");
-	}
-
-	/* the per-instance results of two frames back: long done in every arm */
 	uint64_t rf = k >= 2 ? k - 2 : 0;
 	uint64_t slot = f->lay.ring + (rf % RING_SLOTS) * f->lay.ring_slot_B;
 	struct rxvk_wait w;
-	int rc = rxvk_invalidate(f->rx, slot, f->lay.ring_result_B, &w);
-	if (rc < 0) {
+	*rc = rxvk_invalidate(f->rx, slot, f->lay.ring_result_B, &w);
+	if (*rc < 0) {
 		forest_log(f->log, "job %u: cannot read the culling ring: %s", job->index, rxvk_last_error());
-		return rc;
+		return NULL;
 	}
-	account(&st, &w);
+	account(st, &w);
 	const uint32_t *ring = (const uint32_t *)(f->guest + slot);
 	check_header(f, ring, rf, f->world->n_instances, "ring slot");
+	return ring;
+}
 
-	struct forest_camera cam;
+/* Step of a job's frame: the camera of frame k + 1, once the main thread
+ * has it.  false when the game stops meanwhile. */
+static bool wait_camera(struct forest *f, uint64_t k, struct forest_camera *cam)
+{
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop && f->cam_ready < k + 1)
 		pthread_cond_wait(&f->cond, &f->lock);
 	bool stop = f->stop;
-	cam = f->cams[(k + 1) % CAMS];
+	*cam = f->cams[(k + 1) % CAMS];
 	pthread_mutex_unlock(&f->lock);
-	if (stop)
-		return 1;
+	return !stop;
+}
 
+/* Step of a job's frame: the visible instances of its regions projected
+ * and sorted, then CPU burnt up to the job's cost.  0 or a negative errno. */
+static int project_regions(struct job *job, uint64_t k, uint64_t used, const uint32_t *regions,
+                           const uint32_t *ring, const struct forest_camera *cam, struct job_stats *st)
+{
+	struct forest *f = job->f;
 	uint64_t cpu0 = thread_cpu_ns();
 	struct job_out *out = &job->out;
 	const struct forest_world *wd = f->world;
 	uint32_t need = 0;
+	int rc;
 	for (uint32_t r = job->index; r < FOREST_REGIONS; r += f->opt.jobs)
 		need += wd->region_first[r + 1] - wd->region_first[r];
 	if ((rc = forest_keyed_reserve(&out->main, need)) < 0 || (rc = forest_keyed_reserve(&out->refl, need)) < 0)
@@ -221,17 +222,24 @@ static int run_frame(struct job *job, uint64_t k)
 			if (!(ring[8 + i] & 1))
 				continue;
 			const float *s = &wd->spheres[i * 4];
-			forest_project_main(f, &cam, s, wd->colour[i], wd->kind[i], i, cam.frame, &out->main);
-			forest_project_refl(f, &cam, s, wd->colour[i], wd->kind[i], i, &out->refl);
+			forest_project_main(f, cam, s, wd->colour[i], wd->kind[i], i, cam->frame, &out->main);
+			forest_project_refl(f, cam, s, wd->colour[i], wd->kind[i], i, &out->refl);
 		}
 	}
 	forest_keyed_sort(out->main.v, out->main.n);
 	forest_keyed_sort(out->refl.v, out->refl.n);
 	volatile uint32_t sink = (uint32_t)k;
 	busy(cpu0 + (uint64_t)(f->opt.job_ms * 1e6), &sink);
-	st.cpu_ns = thread_cpu_ns() - cpu0;
+	st->cpu_ns = thread_cpu_ns() - cpu0;
+	return 0;
+}
 
-	/* this job's result, next to the camera block: the HUD shows it */
+/* Step of a job's frame: its result, next to the camera block, where the
+ * HUD shows it.  0 or a negative errno. */
+static int write_result(struct job *job, uint64_t k)
+{
+	struct forest *f = job->f;
+	const struct job_out *out = &job->out;
 	struct quad q[4];
 	float x0 = -0.97f + 0.1f * (float)job->index;
 	unsigned vis = out->regions_visible, nm = out->main.n, nr = out->refl.n;
@@ -243,26 +251,59 @@ static int run_frame(struct job *job, uint64_t k)
 	q[3].colour = rgba(255, 255, 128 + (unsigned)(job->index * 8));
 	uint64_t at = f->lay.camera_page + JOB_SLOT_OFF_B + (k % 2) * 1024 + job->index * JOB_RESULT_B;
 	memcpy(f->guest + at, q, sizeof q);
-	if ((rc = rxvk_cpu_wrote(f->rx, at, sizeof q)) < 0) {
+	int rc = rxvk_cpu_wrote(f->rx, at, sizeof q);
+	if (rc < 0)
 		forest_log(f->log, "job %u: %s", job->index, rxvk_last_error());
-		return rc;
-	}
+	return rc;
+}
 
+/* Step of a job's frame: frame k done, its figures added to the job's. */
+static void frame_done(struct job *job, uint64_t k, const struct job_stats *st)
+{
+	struct forest *f = job->f;
 	pthread_mutex_lock(&f->lock);
 	job->done = k + 1;
 	struct job_stats *t = &job->stats;
 	t->frames++;
-	t->reads += st.reads;
-	t->polls += st.polls;
-	t->late += st.late;
-	t->part += st.part;
-	t->whole += st.whole;
-	t->none += st.none;
-	t->wait_ns += st.wait_ns;
-	t->slept_ns += st.slept_ns;
-	t->cpu_ns += st.cpu_ns;
+	t->reads += st->reads;
+	t->polls += st->polls;
+	t->late += st->late;
+	t->part += st->part;
+	t->whole += st->whole;
+	t->none += st->none;
+	t->wait_ns += st->wait_ns;
+	t->slept_ns += st->slept_ns;
+	t->cpu_ns += st->cpu_ns;
 	pthread_cond_broadcast(&f->cond);
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* A job's frame k: the camera block, the ring, the projection, the result.
+ * 0 done, 1 the game stops, or a negative errno. */
+static int run_frame(struct job *job, uint64_t k)
+{
+	struct forest *f = job->f;
+	struct job_stats st = { 0 };
+	uint32_t regions[FOREST_REGIONS];
+	bool late = false;
+	uint64_t used = poll_block(job, k, regions, &late, &st);
+	if (used == UINT64_MAX)
+		return 1;
+	if (!late) {
+		uint32_t head[8];
+		memcpy(head, f->guest + f->lay.camera_page, sizeof head);
+		check_header(f, head, k, FOREST_REGIONS, "camera block");
+	}
+	int rc;
+	const uint32_t *ring = read_ring(job, k, &st, &rc);
+	if (!ring)
+		return rc;
+	struct forest_camera cam;
+	if (!wait_camera(f, k, &cam))
+		return 1;
+	if ((rc = project_regions(job, k, used, regions, ring, &cam, &st)) < 0 || (rc = write_result(job, k)) < 0)
+		return rc;
+	frame_done(job, k, &st);
 	return 0;
 }
 

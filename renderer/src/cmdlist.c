@@ -271,6 +271,134 @@ static void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags dst_stage, 
 	vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
+/* Step of cl_play: barriers, layout moves and markers. */
+static void play_sync(const struct cl_cmd *c, VkCommandBuffer cmd)
+{
+	switch (c->kind) {
+	case CL_BARRIER:
+		memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+		               VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+		break;
+	case CL_HOST_BARRIER:
+		memory_barrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
+		break;
+	case CL_IMAGE_INIT: {
+		VkImageMemoryBarrier ib = {
+			.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+			.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+			.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+			.newLayout = VK_IMAGE_LAYOUT_GENERAL,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.image = c->image.image,
+			.subresourceRange = { c->image.aspect, 0, 1, 0, 1 },
+		};
+		vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+		                     0, 0, NULL, 0, NULL, 1, &ib);
+		break;
+	}
+	case CL_MARKER: {
+		/* every write recorded before it made available, and visible
+		 * in the host domain, before the event is signalled (see
+		 * docs/renderer.md, "Why the marker's bytes are visible") */
+		VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+		                        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+		                        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+		                        .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+		                        .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT };
+		VkDependencyInfo di = { .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+		                        .memoryBarrierCount = 1,
+		                        .pMemoryBarriers = &mb };
+		vkCmdSetEvent2(cmd, c->event, &di);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Step of cl_play: rendering instances, state, draws and dispatches. */
+static void play_render(struct rxvk *rx, const struct cl_cmd *c, VkCommandBuffer cmd)
+{
+	switch (c->kind) {
+	case CL_BEGIN_RENDERING: {
+		VkRenderingAttachmentInfo att = { .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+		                                   .imageView = c->image.view,
+		                                   .imageLayout = VK_IMAGE_LAYOUT_GENERAL,
+		                                   .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
+		                                   .storeOp = VK_ATTACHMENT_STORE_OP_STORE };
+		bool depth = c->image.depth;
+		VkRenderingInfo ri = { .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+		                       .renderArea = { { 0, 0 }, { c->image.width, c->image.height } },
+		                       .layerCount = 1,
+		                       .colorAttachmentCount = depth ? 0 : 1,
+		                       .pColorAttachments = depth ? NULL : &att,
+		                       .pDepthAttachment = depth ? &att : NULL };
+		rx->begin_rendering(cmd, &ri);
+		break;
+	}
+	case CL_END_RENDERING:
+		rx->end_rendering(cmd);
+		break;
+	case CL_VIEWPORT:
+		vkCmdSetViewport(cmd, 0, 1, &c->viewport.viewport);
+		vkCmdSetScissor(cmd, 0, 1, &c->viewport.scissor);
+		break;
+	case CL_BIND:
+		vkCmdBindPipeline(cmd, c->bind.point, c->bind.pipeline);
+		break;
+	case CL_PUSH:
+		vkCmdPushConstants(cmd, rx->layout, VK_SHADER_STAGE_ALL, 0, sizeof c->push, &c->push);
+		break;
+	case CL_DRAW:
+		vkCmdDraw(cmd, c->draw.vertices, c->draw.instances, 0, 0);
+		break;
+	case CL_DISPATCH:
+		vkCmdDispatch(cmd, c->groups, 1, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Step of cl_play: copies, fills and clears. */
+static void play_transfer(const struct cl_cmd *c, VkCommandBuffer cmd)
+{
+	switch (c->kind) {
+	case CL_COPY_BUFFER:
+		vkCmdCopyBuffer(cmd, c->copy.src, c->copy.dst, 1, &c->copy.region);
+		break;
+	case CL_FILL:
+		vkCmdFillBuffer(cmd, c->fill.buffer, c->fill.offset, c->fill.size_B, c->fill.value);
+		break;
+	case CL_IMAGE_TO_BUFFER:
+		vkCmdCopyImageToBuffer(cmd, c->transfer.image, VK_IMAGE_LAYOUT_GENERAL, c->transfer.buffer, 1,
+		                       &c->transfer.region);
+		break;
+	case CL_BUFFER_TO_IMAGE:
+		vkCmdCopyBufferToImage(cmd, c->transfer.buffer, c->transfer.image, VK_IMAGE_LAYOUT_GENERAL, 1,
+		                       &c->transfer.region);
+		break;
+	case CL_CLEAR_COLOUR: {
+		VkImageSubresourceRange r = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+		vkCmdClearColorImage(cmd, c->clear.image, VK_IMAGE_LAYOUT_GENERAL, &c->clear.colour, 1, &r);
+		break;
+	}
+	case CL_CLEAR_DEPTH: {
+		VkClearDepthStencilValue d = { 1.0f, 0 };
+		VkImageSubresourceRange r = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 };
+		vkCmdClearDepthStencilImage(cmd, c->clear.image, VK_IMAGE_LAYOUT_GENERAL, &d, 1, &r);
+		break;
+	}
+	case CL_COPY_IMAGE:
+		vkCmdCopyImage(cmd, c->image_copy.src, VK_IMAGE_LAYOUT_GENERAL, c->image_copy.dst,
+		               VK_IMAGE_LAYOUT_GENERAL, 1, &c->image_copy.region);
+		break;
+	default:
+		break;
+	}
+}
+
 int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd)
 {
 	if (cl->failed) {
@@ -281,106 +409,23 @@ int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd)
 		const struct cl_cmd *c = &cl->v[i];
 		switch (c->kind) {
 		case CL_BARRIER:
-			memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-			               VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-			break;
 		case CL_HOST_BARRIER:
-			memory_barrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
+		case CL_IMAGE_INIT:
+		case CL_MARKER:
+			play_sync(c, cmd);
 			break;
-		case CL_IMAGE_INIT: {
-			VkImageMemoryBarrier ib = {
-				.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-				.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-				.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-				.newLayout = VK_IMAGE_LAYOUT_GENERAL,
-				.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-				.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-				.image = c->image.image,
-				.subresourceRange = { c->image.aspect, 0, 1, 0, 1 },
-			};
-			vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-			                     0, 0, NULL, 0, NULL, 1, &ib);
-			break;
-		}
-		case CL_BEGIN_RENDERING: {
-			VkRenderingAttachmentInfo att = { .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-			                                   .imageView = c->image.view,
-			                                   .imageLayout = VK_IMAGE_LAYOUT_GENERAL,
-			                                   .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
-			                                   .storeOp = VK_ATTACHMENT_STORE_OP_STORE };
-			bool depth = c->image.depth;
-			VkRenderingInfo ri = { .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
-			                       .renderArea = { { 0, 0 }, { c->image.width, c->image.height } },
-			                       .layerCount = 1,
-			                       .colorAttachmentCount = depth ? 0 : 1,
-			                       .pColorAttachments = depth ? NULL : &att,
-			                       .pDepthAttachment = depth ? &att : NULL };
-			rx->begin_rendering(cmd, &ri);
-			break;
-		}
+		case CL_BEGIN_RENDERING:
 		case CL_END_RENDERING:
-			rx->end_rendering(cmd);
-			break;
 		case CL_VIEWPORT:
-			vkCmdSetViewport(cmd, 0, 1, &c->viewport.viewport);
-			vkCmdSetScissor(cmd, 0, 1, &c->viewport.scissor);
-			break;
 		case CL_BIND:
-			vkCmdBindPipeline(cmd, c->bind.point, c->bind.pipeline);
-			break;
 		case CL_PUSH:
-			vkCmdPushConstants(cmd, rx->layout, VK_SHADER_STAGE_ALL, 0, sizeof c->push, &c->push);
-			break;
 		case CL_DRAW:
-			vkCmdDraw(cmd, c->draw.vertices, c->draw.instances, 0, 0);
-			break;
 		case CL_DISPATCH:
-			vkCmdDispatch(cmd, c->groups, 1, 1);
+			play_render(rx, c, cmd);
 			break;
-		case CL_COPY_BUFFER:
-			vkCmdCopyBuffer(cmd, c->copy.src, c->copy.dst, 1, &c->copy.region);
+		default:
+			play_transfer(c, cmd);
 			break;
-		case CL_FILL:
-			vkCmdFillBuffer(cmd, c->fill.buffer, c->fill.offset, c->fill.size_B, c->fill.value);
-			break;
-		case CL_IMAGE_TO_BUFFER:
-			vkCmdCopyImageToBuffer(cmd, c->transfer.image, VK_IMAGE_LAYOUT_GENERAL, c->transfer.buffer, 1,
-			                       &c->transfer.region);
-			break;
-		case CL_BUFFER_TO_IMAGE:
-			vkCmdCopyBufferToImage(cmd, c->transfer.buffer, c->transfer.image, VK_IMAGE_LAYOUT_GENERAL, 1,
-			                       &c->transfer.region);
-			break;
-		case CL_CLEAR_COLOUR: {
-			VkImageSubresourceRange r = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
-			vkCmdClearColorImage(cmd, c->clear.image, VK_IMAGE_LAYOUT_GENERAL, &c->clear.colour, 1, &r);
-			break;
-		}
-		case CL_CLEAR_DEPTH: {
-			VkClearDepthStencilValue d = { 1.0f, 0 };
-			VkImageSubresourceRange r = { VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1 };
-			vkCmdClearDepthStencilImage(cmd, c->clear.image, VK_IMAGE_LAYOUT_GENERAL, &d, 1, &r);
-			break;
-		}
-		case CL_COPY_IMAGE:
-			vkCmdCopyImage(cmd, c->image_copy.src, VK_IMAGE_LAYOUT_GENERAL, c->image_copy.dst,
-			               VK_IMAGE_LAYOUT_GENERAL, 1, &c->image_copy.region);
-			break;
-		case CL_MARKER: {
-			/* every write recorded before it made available, and visible
-			 * in the host domain, before the event is signalled (see
-			 * docs/renderer.md, "Why the marker's bytes are visible") */
-			VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-			                        .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-			                        .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
-			                        .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-			                        .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT };
-			VkDependencyInfo di = { .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
-			                        .memoryBarrierCount = 1,
-			                        .pMemoryBarriers = &mb };
-			vkCmdSetEvent2(cmd, c->event, &di);
-			break;
-		}
 		}
 	}
 	return 0;

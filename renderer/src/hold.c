@@ -928,13 +928,17 @@ static struct slot *pick_locked(struct hold *h, const struct hold_frame *f)
 	return empty ? empty : any;
 }
 
-int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
-                     const struct hold_frame *f, VkImage image, bool part_busy)
+/* What a let-go's first step decided (let_go_over_held). */
+enum { OVER_HELD_NONE = 0, OVER_HELD_SUPERSEDED = 1, OVER_HELD_AT_ONCE = 2 };
+
+/* Step of a let-go: the target's frame still held (or being carried out)
+ * is superseded by the newer one, written at once with it, or carried out
+ * first (waiting for the carry-out).  OVER_HELD_NONE once no slot holds
+ * the target, or a negative errno. */
+static int let_go_over_held(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
+                            const struct hold_frame *f, VkImage image)
 {
 	struct hold *h = rx->hold;
-	if (!h->on)
-		return at_once(h, 0, NULL);
-	uint64_t first = first_page(f), end = end_page(f);
 	for (;;) {
 		pthread_mutex_lock(&h->lock);
 		struct slot *e = NULL;
@@ -944,8 +948,10 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 			    h->slots[i].f.addr == f->addr)
 				e = &h->slots[i];
 		}
-		if (!e)
-			break;
+		if (!e) {
+			pthread_mutex_unlock(&h->lock);
+			return OVER_HELD_NONE;
+		}
 		uint32_t st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
 		if (st == SLOT_HELD && !e->opened && same_frame(&e->f, f)) {
 			/* the target's held frame is superseded unread: the
@@ -957,7 +963,7 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 			pthread_mutex_unlock(&h->lock);
 			CNT_ADD(rx, frames_superseded, 1);
 			CNT_ADD(rx, frames_held, 1);
-			return 1;
+			return OVER_HELD_SUPERSEDED;
 		}
 		if (e->snap_value == part_value) {
 			/* let go of in this very part and already asked for (or
@@ -971,7 +977,7 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 			}
 			pthread_mutex_unlock(&h->lock);
 			CNT_ADD(rx, frames_superseded, 1);
-			return at_once(h, 0, NULL);
+			return OVER_HELD_AT_ONCE;
 		}
 		/* held from an earlier part and being carried out, or of another
 		 * geometry: carried out before the newer frame goes anywhere */
@@ -982,7 +988,18 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 			return rc;
 		carry_wait(h, idx, gen);
 	}
-	/* h->lock held */
+}
+
+/* Step of a let-go: whether the frame may be held.  0 it may, 1 it is
+ * written at once (*bit and *why say why, *why NULL for no log line), or a
+ * negative errno.  On a CPU device it waits until no submitted part
+ * touches the pages first. */
+static int hold_refusal(struct rxvk *rx, uint64_t part_value, const struct hold_frame *f,
+                        bool part_busy, unsigned *bit, const char **why)
+{
+	struct hold *h = rx->hold;
+	uint64_t first = first_page(f), end = end_page(f);
+	pthread_mutex_lock(&h->lock);
 	const struct remembered *r = remembered_locked(h, f->addr);
 	bool carried = r && r->carried;
 	bool other = false;
@@ -993,40 +1010,55 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 			other = true;
 	}
 	pthread_mutex_unlock(&h->lock);
+	*bit = 0;
+	*why = NULL;
 	if (carried)
-		return at_once(h, 0, NULL);
+		return 1;
+	static const char *const whys[] = {
+		[1] = "frames are written back at once: guest pages cannot be guarded",
+		[2] = "frames of targets not page-aligned are written back at once",
+		[3] = "a frame over pages another held frame guards is written back at once",
+		[4] = "on a CPU device, a frame over pages its own part reads or writes is written "
+		      "back at once",
+		[5] = "on a CPU device, a frame in mirror blocks not yet active is written back at once",
+		[9] = "on a CPU device, mirrored, a frame let go of in the part that holds its "
+		      "submission's capture is written back at once",
+	};
 	if (!h->guards)
-		return at_once(h, 1,
-		               "frames are written back at once: guest pages cannot be guarded");
-	if (f->addr % PAGE)
-		return at_once(h, 2, "frames of targets not page-aligned are written back at once");
-	if (other)
-		return at_once(
-		        h, 3,
-		        "a frame over pages another held frame guards is written back at once");
+		*bit = 1;
+	else if (f->addr % PAGE)
+		*bit = 2;
+	else if (other)
+		*bit = 3;
+	else if (h->cpu && part_busy)
+		*bit = 4;
+	/* mirrored, a capture copies whole blocks as it activates them, and
+	 * the pages it copies are in no page table: on a CPU device a frame is
+	 * held only in active blocks, after the captures submitted so far */
+	else if (h->cpu && rx->mirrored && !blocks_active(rx, f))
+		*bit = 5;
+	else if (h->cpu && rx->mirrored && rx->subs[rx->sub_count % SUB_RING].first_value == part_value)
+		*bit = 9;
+	if (*bit) {
+		*why = whys[*bit];
+		return 1;
+	}
 	if (h->cpu) {
-		if (part_busy)
-			return at_once(h, 4,
-			               "on a CPU device, a frame over pages its own part reads or "
-			               "writes is "
-			               "written back at once");
-		/* mirrored, a capture copies whole blocks as it activates them,
-		 * and the pages it copies are in no page table: a frame is held
-		 * only in active blocks, after the captures submitted so far */
-		if (rx->mirrored && !blocks_active(rx, f))
-			return at_once(h, 5,
-			               "on a CPU device, a frame in mirror blocks not yet active "
-			               "is written "
-			               "back at once");
-		if (rx->mirrored && rx->subs[rx->sub_count % SUB_RING].first_value == part_value)
-			return at_once(h, 9,
-			               "on a CPU device, mirrored, a frame let go of in the part "
-			               "that holds "
-			               "its submission's capture is written back at once");
 		int rc = pages_quiet(rx, first, end, rx->mirrored);
 		if (rc < 0)
 			return rc;
 	}
+	return 0;
+}
+
+/* Step of a let-go: the frame goes into a free slot's snapshot and its
+ * pages are guarded.  1 held, 0 written at once (no slot, no snapshot
+ * memory, or the guard failed), or a negative errno. */
+static int guard_frame(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
+                       const struct hold_frame *f, VkImage image)
+{
+	struct hold *h = rx->hold;
+	uint64_t first = first_page(f), end = end_page(f);
 	pthread_mutex_lock(&h->lock);
 	struct slot *s = pick_locked(h, f);
 	pthread_mutex_unlock(&h->lock);
@@ -1068,6 +1100,24 @@ int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
 	pthread_mutex_unlock(&h->lock);
 	CNT_ADD(rx, frames_held, 1);
 	return 1;
+}
+
+int rxvk_hold_let_go(struct rxvk *rx, struct cmdlist *cl, uint64_t part_value,
+                     const struct hold_frame *f, VkImage image, bool part_busy)
+{
+	struct hold *h = rx->hold;
+	if (!h->on)
+		return at_once(h, 0, NULL);
+	int rc = let_go_over_held(rx, cl, part_value, f, image);
+	if (rc < 0 || rc == OVER_HELD_SUPERSEDED)
+		return rc;
+	if (rc == OVER_HELD_AT_ONCE)
+		return at_once(h, 0, NULL);
+	unsigned bit;
+	const char *why;
+	if ((rc = hold_refusal(rx, part_value, f, part_busy, &bit, &why)) != 0)
+		return rc < 0 ? rc : at_once(h, bit, why);
+	return guard_frame(rx, cl, part_value, f, image);
 }
 
 size_t rxvk_hold_part_failed(struct rxvk *rx, uint64_t part_value, uint64_t *out_addrs, size_t max)
