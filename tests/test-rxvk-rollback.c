@@ -120,7 +120,10 @@ static void test_rollback__span_closed_on_the_failure_path(void **state)
 	struct rxvk *rx = rxt_create((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF, .part_ops = 4 });
 	size_t n = 0;
 	ops[n++] = rxt_spin(A, 10, 5);
-	n += rxt_work(ops + n, 10, SCRATCH, 10);
+	/* part 1 still runs at the read on any device (a GPU runs spins of
+	 * 10 iterations before the read comes) */
+	n += rxt_work(ops + n, 3, SCRATCH, 10000000u);
+	n += rxt_work(ops + n, 7, SCRATCH + 128, 10);
 	rx->test.fail_op = 8; /* op 7: parts 1 (ops 0..3) and 2 (4..7) */
 	assert_true(rxvk_submit(rx, ops, n, NULL) < 0);
 	no_failures(rx);
