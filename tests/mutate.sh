@@ -98,6 +98,10 @@ mutant held-frame-not-written-in-stream $rp rxvk-hold \
 	'\t\tif ((rc = frame_writeback(rx, rec, snapshot, &f)) < 0)\n\t\t\treturn rc;\n' '\t\t(void)snapshot;\n'
 mutant mirror-copies-unmerged $rp rxvk-readback \
 	'\t\tif (out && v[out - 2] + v[out - 1] >= at) {' '\t\tif (0) {'
+mutant evicted-notes-kept $rb rxvk-readback \
+	'\t\tif (!page_tracked_locked(rx, pg)) {\n\t\t\trx->rb->early.sub[pg] = 0;' '\t\tif (0) {\n\t\t\trx->rb->early.sub[pg] = 0;'
+mutant guard-while-device-touches renderer/src/hold.c rxvk-hold \
+	'\t\tint rc = pages_quiet(rx, first, end, rx->mirrored);' '\t\tint rc = 0;'
 mutant marker-mirror-writeback-left-out $rp rxvk-marker \
 	'\tif (rec->copies.n) {' '\tif (0) {'
 mutant marker-mirror-written-back-twice $rp rxvk-marker \

@@ -344,6 +344,47 @@ static void test_rollback__held_frame_let_go_again_after_a_failed_part(void **st
 	(void)state;
 }
 
+/* Guarding waits for the submitted parts that still touch the pages: a
+ * submission copies A after long spins, the next one lets go of A.  On a
+ * CPU device the device itself would fault on the guard, stall (5 s) and
+ * log `hold: error`; the let-go must wait for the copy instead.  Fails on
+ * that line or on a stall over 1 s. */
+static void test_hold__guard_waits_for_a_submitted_part_still_touching_the_pages(void **state)
+{
+	rxt_fresh_log(log_path);
+	struct rxvk *rx = warm((struct rxvk_config){ .log_path = log_path }, RXVK_FORMAT_RGBA8);
+	if (!cpu_device(rx)) {
+		rxt_destroy(rx);
+		skip(); /* a GPU does not fault on the host's page tables */
+	}
+	texel(rx, 7, 0xff3060a0u);
+	struct rxvk_op busy[12];
+	size_t n = rxt_work(busy, 10, SCRATCH, 10000000u);
+	busy[n++] = rxt_copy(A_ADDR, C_ADDR, FRAME_B); /* reads A late in its part */
+	submit(rx, busy, n);
+	struct rxvk_counters c0 = counters(rx);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct rxvk_op ops[] = { target(A_ADDR, RXVK_FORMAT_RGBA8), paint(7), target(B_ADDR, RXVK_FORMAT_DEPTH) };
+	submit(rx, ops, 3);
+	assert_int_equal(rxvk_finish(rx), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	assert_int_equal(counters(rx).frames_held - c0.frames_held, 1);
+	assert_true(guarded(rx, A_ADDR));
+	const char *log = rxt_read_log(log_path);
+	if (strstr(log, "hold: error"))
+		fail_msg("the guard stalled the device:\n%s", log);
+	if (s > 1.0)
+		fail_msg("the let-go and its submission took %.2f s (a stall)", s);
+	/* the copy read A before the guard: the warm-up's fill (zeros) */
+	assert_int_equal(rxvk_invalidate(rx, C_ADDR, FRAME_B, NULL), 0);
+	expect_frame(rx, C_ADDR, RXVK_FORMAT_RGBA8, 0);
+	expect_frame(rx, A_ADDR, RXVK_FORMAT_RGBA8, 0xff3060a0u);
+	rxt_destroy(rx);
+	(void)state;
+}
+
 /* A frame let go of and read in the same part: the copy reading it is
  * preceded, in the part's own stream, by the write of the held frame from
  * its snapshot (no carry-out thread, no wait). */
@@ -755,6 +796,7 @@ int main(int argc, char **argv)
 	        cmocka_unit_test(test_cpu_wrote__row_painted_by_the_cpu_survives_a_partial_draw),
 	        cmocka_unit_test(test_hold__both_import_modes),
 	        cmocka_unit_test(test_rollback__held_frame_let_go_again_after_a_failed_part),
+	        cmocka_unit_test(test_hold__guard_waits_for_a_submitted_part_still_touching_the_pages),
 	        cmocka_unit_test(test_hold__read_in_the_same_part_is_carried_out_in_stream),
 	        cmocka_unit_test(test_import__self_test_keeps_the_import_or_allocates),
 	        cmocka_unit_test(test_hold__later_draw_supersedes_the_held_copy_unread),
