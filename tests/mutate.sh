@@ -85,7 +85,8 @@ mutant late-rule-after-diagnostics $rb rxvk-readback \
 	'\tif (rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {' \
 	'\tif (!rx->rb->diag.on && rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {'
 mutant large-write-not-noted $rb rxvk-readback \
-	'\t\tif (early && w->in_place)' '\t\tif (early && w->in_place && w->size_B <= MIRROR_BLOCK_B)'
+	'\t\tif (early && (w->in_place || rx->rb->early.marks))' \
+	'\t\tif (early && (w->in_place || rx->rb->early.marks) && w->size_B <= MIRROR_BLOCK_B)'
 mutant span-open-on-failure $rp rxvk-rollback \
 	'\tsub_slot(rx, rec->sub)->last_value = rx->next_value;' '\tif (rc == 0)\n\t\tsub_slot(rx, rec->sub)->last_value = rx->next_value;'
 mutant capture-not-undone $rp rxvk-rollback \
