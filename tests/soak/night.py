@@ -52,6 +52,8 @@ import tempfile
 import threading
 import time
 
+ROUTE_S = 4.0      # the route's duration
+WATCHDOG_S = 2.0   # the plan's watchdog
 ROUTE = """route soak
 duration 4s
 window 0.5s 4s
@@ -175,9 +177,11 @@ class Receiver:
                 if not name.startswith("rxdeck-pad-"):
                     continue
                 try:
-                    key = (path, os.stat(path).st_ino)
+                    st = os.stat(path)
                 except OSError:
                     continue
+                # a new pad can reuse the last one's name and inode
+                key = (path, st.st_ino, st.st_mtime_ns)
                 if key in self.seen:
                     continue
                 self.seen.add(key)
@@ -343,6 +347,7 @@ class Night:
         self.second_tries = 0
         self.kills = 0
         self.pad_shut = {}
+        self.landed = {}      # position -> when its fault landed (CLOCK_MONOTONIC ns)
         self.receiver = None
         self.forge = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forge)
         threading.Thread(target=self.forge.serve_forever, daemon=True).start()
@@ -404,12 +409,14 @@ class Night:
             return None
         frames = os.path.join(run_dir, "frames.csv")
         try:
-            if os.path.getsize(frames) < 400:
-                return None   # the game is not far enough into the route yet
+            with open(frames, "rb") as f:
+                if f.read(4096).count(b"\n") < 3:
+                    return None   # no two frames flushed yet: the route has barely begun
         except OSError:
             return None
         games = games_in(run_dir)
         self.done_faults.add(key)
+        self.landed[pos] = time.monotonic_ns()   # CLOCK_MONOTONIC, as route_t0_ns
         self.events.append("run %d: %s" % (pos, fault))
         if fault == "crash":
             for g in games:
@@ -428,14 +435,18 @@ class Night:
             with open(shots, "w") as f:
                 f.write("not a folder")
         elif fault == "disk":
+            # allocated at once (a tmpfs takes fallocate), then topped up
             fd = os.open(os.path.join(self.data, "filler"), os.O_WRONLY | os.O_CREAT, 0o600)
-            block = b"\1" * (1 << 20)
-            try:
-                while os.write(fd, block) > 0:
-                    pass
-            except OSError:
-                pass
+            off = 0
+            for chunk in (1 << 30, 1 << 24, 1 << 20, 1 << 16, 1 << 12):
+                while True:
+                    try:
+                        os.posix_fallocate(fd, off, chunk)
+                        off += chunk
+                    except OSError:
+                        break
             os.close(fd)
+            self.landed[pos] = time.monotonic_ns()
         return fault
 
     def play(self, args):
@@ -535,16 +546,34 @@ class Night:
         say(not bad, "%d finished runs re-measured from their frames.csv match the database%s" %
             (len(done), (": " + str(bad)) if bad else ""))
         want = {"crash": "crashed: ", "hang": "hung: ", "disk": "disk full: "}
-        wrong = []
+        # A fault gives its reason only when it lands in the route with room
+        # for it: a crash before the route's end, a hang a watchdog (and the
+        # once-a-second flush of the frame log) before it.  On a loaded
+        # machine the game can be so slow that the fault lands later; the
+        # route has then (nearly) ended, and the run is done, or void for
+        # what its log shows (cut short by the fault) -- never anything else.
+        room_s = {"crash": ROUTE_S, "hang": ROUTE_S - WATCHDOG_S - 0.5, "disk": float("inf")}
+        wrong, late = [], []
         for rid, pos, st, why, *_ in runs:
             f = self.faults.get(pos)
+            why = why or ""
             if f in want and (pos, f) in self.done_faults:
-                if st != "void" or not (why or "").startswith(want[f]):
-                    wrong.append((pos, f, st, why))
+                t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?",
+                                   rid)).get("route_t0_ns")
+                at = (self.landed[pos] - t0) / 1e9 if t0 and pos in self.landed else None
+                if at is not None and at >= room_s[f]:
+                    late.append((pos, f, round(at, 2), st, why[:40]))
+                    if st == "void" and not (why.startswith(want[f]) or
+                                             why.startswith("log covers ")):
+                        wrong.append((pos, f, st, why))
+                elif st != "void" or not why.startswith(want[f]):
+                    wrong.append((pos, f, st, why, at))
             elif st == "void" and f not in ("shot", "torn"):
                 wrong.append((pos, f, st, why))
         say(not wrong, "%d void runs, each with its fault's reason, none without a fault%s" %
             (len(void), (": " + str(wrong)) if wrong else ""))
+        print("     %d crashes or hangs landed too late in the route to give their reason "
+              "(position, fault, s into the route, outcome): %s" % (len(late), late), flush=True)
         # the pad receiver disappearing: the run goes on, the game says the
         # pad is gone (every button released) and connects again
         bad = []
