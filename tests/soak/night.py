@@ -568,7 +568,9 @@ class Night:
                         wrong.append((pos, f, st, why))
                 elif st != "void" or not why.startswith(want[f]):
                     wrong.append((pos, f, st, why, at))
-            elif st == "void" and f not in ("shot", "torn"):
+            elif st == "void":
+                # no fault, or one that must leave the run done (a torn
+                # row, a shot that cannot be written, the pad gone)
                 wrong.append((pos, f, st, why))
         say(not wrong, "%d void runs, each with its fault's reason, none without a fault%s" %
             (len(void), (": " + str(wrong)) if wrong else ""))
