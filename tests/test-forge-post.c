@@ -233,6 +233,19 @@ static void test_post__hang_times_out_and_stays(void **state)
 	free(p);
 }
 
+/* Posted once, as comment 1001, and recorded so in the outbox. */
+static void assert_sent_once(struct fx *f, const struct forge_outcome *out)
+{
+	assert_int_equal(f->s.n_comments, 1);
+	assert_int_equal(count_method(f, "POST"), 1);
+	assert_int_equal(out->comment_id, 1001);
+	size_t n;
+	struct db_post *p = posts(f, &n);
+	assert_int_equal(p[0].state, DB_POST_SENT);
+	assert_int_equal(p[0].remote_comment_id, 1001);
+	free(p);
+}
+
 static void test_post__lost_answer_not_posted_twice(void **state)
 {
 	struct fx *f = *state;
@@ -241,14 +254,7 @@ static void test_post__lost_answer_not_posted_twice(void **state)
 	struct forge_target t = target(f, false);
 	struct forge_outcome out;
 	assert_int_equal(forge_post_campaign(f->t.db, f->t.campaign, &t, &o, &out), 0);
-	assert_int_equal(f->s.n_comments, 1);
-	assert_int_equal(count_method(f, "POST"), 1);
-	assert_int_equal(out.comment_id, 1001);
-	size_t n;
-	struct db_post *p = posts(f, &n);
-	assert_int_equal(p[0].state, DB_POST_SENT);
-	assert_int_equal(p[0].remote_comment_id, 1001);
-	free(p);
+	assert_sent_once(f, &out);
 	/* and a later --retry has nothing to do */
 	assert_int_equal(forge_outbox_flush(f->t.db, true, &o, &out), 0);
 	assert_int_equal(out.sent, 0);
@@ -269,14 +275,7 @@ static void test_post__created_without_readable_answer_finds_its_comment(void **
 	    strstr(f->log, "as comment 0"))
 		fail_msg("log: %s", f->log);
 	/* the next try found it by its key: posted once, recorded with its id */
-	assert_int_equal(f->s.n_comments, 1);
-	assert_int_equal(count_method(f, "POST"), 1);
-	assert_int_equal(out.comment_id, 1001);
-	size_t n;
-	struct db_post *p = posts(f, &n);
-	assert_int_equal(p[0].state, DB_POST_SENT);
-	assert_int_equal(p[0].remote_comment_id, 1001);
-	free(p);
+	assert_sent_once(f, &out);
 }
 
 static void test_post__retry_with_a_post_claimed_elsewhere_is_partial(void **state)
