@@ -1182,7 +1182,7 @@ static int add_default_build(struct plan *p)
 	return 0;
 }
 
-static bool is_forest(const struct plan_build *b)
+bool plan_build_is_demo(const struct plan_build *b)
 {
 	if (b->argv.n == 0)
 		return false;
@@ -1203,7 +1203,7 @@ static void fill_defaults(struct ctx *c)
 	}
 	for (size_t i = 0; i < p->n_builds; i++) {
 		struct plan_build *b = &p->builds[i];
-		if (!b->pad_option && is_forest(b) && set_str(c, &b->pad_option, "--pad") < 0)
+		if (!b->pad_option && plan_build_is_demo(b) && set_str(c, &b->pad_option, "--pad") < 0)
 			return;
 		if (b->pad_option && strcmp(b->pad_option, "none") == 0) {
 			free(b->pad_option);

@@ -296,6 +296,9 @@ const struct plan_arm *plan_arm_find(const struct plan *plan, char letter);
 const struct plan_build *plan_build_find(const struct plan *plan, const char *name);
 /* The build an arm runs (its own, or the plan's first). */
 const struct plan_build *plan_arm_build(const struct plan *plan, const struct plan_arm *arm);
+/* The build is the demo game ("forest", or a program named rxdeck-forest),
+ * which takes the pad option and writes its own shots. */
+bool plan_build_is_demo(const struct plan_build *build);
 
 /*
  * The Unix time in ms of a deadline written "HH:MM" (the next time the

@@ -1402,6 +1402,7 @@ static int play_game(struct run_campaign *c, const struct db_run *run, const str
 		.pad_spec = pad_spec,
 		.pad_option = b->pad_option,
 		.mangohud = p->frames == PLAN_FRAMES_MANGOHUD,
+		.window_shots = !plan_build_is_demo(b),
 		.watchdog_s = p->watchdog_s,
 		.start_timeout_s = p->start_timeout_s,
 		.start_delay_s = p->start_delay_s,
@@ -1446,6 +1447,7 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 		.collect_profile = p->collect,
 		.shot_names = (const char *const *)gr->shot_names,
 		.n_shots = gr->shots_asked,
+		.shot_notes = gr->shot_notes,
 		.samples = gr->samples,
 		.n_samples = gr->n_samples,
 	};

@@ -623,7 +623,14 @@ static int shot(struct collection *k, const char *name)
 		}
 	}
 	if (!logged) {
-		warn(k->c, "shot '%s' was asked for but the game neither logged nor wrote it", name);
+		/* the window shot's failure says more than that */
+		char head[300];
+		snprintf(head, sizeof head, "shot '%s': ", name);
+		const char *note = k->s->shot_notes ? strstr(k->s->shot_notes, head) : NULL;
+		if (note)
+			warn(k->c, "%.*s", (int)strcspn(note, "\n"), note);
+		else
+			warn(k->c, "shot '%s' was asked for but the game neither logged nor wrote it", name);
 		free(png);
 		return 0;
 	}

@@ -290,6 +290,28 @@ static void add_sample(struct game *g)
 		r->n_samples++;
 }
 
+/* The DISPLAY the game was given, else the harness's. */
+static const char *game_display(const struct run_game_spec *s)
+{
+	for (const char *const *e = s->envp; e && *e; e++)
+		if (strncmp(*e, "DISPLAY=", 8) == 0)
+			return *e + 8;
+	return getenv("DISPLAY");
+}
+
+/* The game's window read into shots/NAME.png; why not, into shot_notes. */
+static void window_shot(struct game *g, const char *name)
+{
+	struct run_game_result *r = g->r;
+	char png[4096], why[300];
+	if (snprintf(png, sizeof png, "%s/%s.png", g->shots_dir, name) >= (int)sizeof png)
+		return;
+	if (run_window_shot(game_display(g->spec), g->pid, png, why, sizeof why) == 0)
+		return;
+	size_t used = strlen(r->shot_notes);
+	snprintf(r->shot_notes + used, sizeof r->shot_notes - used, "shot '%s': %s\n", name, why);
+}
+
 /* Asks the game for a shot.  Route files name every shot once (repeats
  * number theirs), so the name is the shot's name in the run. */
 static void ask_shot(struct game *g, const char *name)
@@ -308,6 +330,8 @@ static void ask_shot(struct game *g, const char *name)
 		/* the game does not read its control channel: the collector
 		 * reports the shot as missing */
 	}
+	if (g->spec->window_shots)
+		window_shot(g, name);
 }
 
 static void set_reason(struct run_game_result *r, enum run_end end, const char *fmt, ...)
@@ -599,7 +623,6 @@ static enum step step_first_frame(struct game *g, int64_t now)
 			           strerror(-rc));
 			return STEP_END;
 		}
-		snprintf(r->mangohud_version, sizeof r->mangohud_version, "%s", g->mh.version);
 		r->t0_log_ns = t0 - run_now_ns();
 	}
 	g->last_progress_ns = now;
@@ -808,6 +831,7 @@ static void teardown(struct game *g)
 	if (g->control_fd >= 0)
 		close(g->control_fd);
 	unlink(g->control_path);
+	snprintf(r->mangohud_version, sizeof r->mangohud_version, "%s", g->mh.version);
 	run_mangohud_finish(&g->mh);
 	free_paths(g);
 }

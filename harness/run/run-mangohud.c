@@ -87,12 +87,13 @@ static void take_text(struct run_mangohud *mh)
 	}
 	if (strstr(t, ":LoggingFinished"))
 		mh->log_finished = true;
-	/* keep the tail: a name may be cut between two reads */
-	size_t keep = 32;
-	if (mh->text_len > keep) {
-		memmove(mh->text, mh->text + mh->text_len - keep, keep);
-		mh->text_len = keep;
-	}
+	/* keep the last message, which may be cut between two reads */
+	const char *last = strrchr(t, ':');
+	size_t keep = last ? mh->text_len - (size_t)(last - t) : 0;
+	if (keep > sizeof mh->text / 2)
+		keep = 0; /* no message of ours is that long */
+	memmove(mh->text, mh->text + mh->text_len - keep, keep);
+	mh->text_len = keep;
 }
 
 int run_mangohud_poll(struct run_mangohud *mh)

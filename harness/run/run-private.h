@@ -166,6 +166,15 @@ int run_mangohud_logging(struct run_mangohud *mh, bool on);
 /* The connection, to wait on; -1 when there is none. */
 int run_mangohud_fd(const struct run_mangohud *mh);
 
+/* ---- window shots (run-shot.c) ---- */
+
+/* Writes the largest viewable window of the process group pgid on the X
+ * display into png_path (RGBA).  0; -ENOTSUP ("unsupported: ...": no X,
+ * an unreadable pixel format), -ENOENT (no such window) or -EIO, with why
+ * filled. */
+int run_window_shot(const char *display, pid_t pgid, const char *png_path, char *why,
+                    size_t why_size);
+
 /* The newest *.csv in dir (MangoHud's log; its *_summary.csv files left
  * out): its path (malloc'd) and size, or NULL (none, or no memory). */
 char *run_newest_csv(const char *dir, off_t *size);

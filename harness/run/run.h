@@ -113,6 +113,10 @@ struct run_game_spec {
 	const char *pad_spec;      /* "uinput" or "socket:PATH" (pad_create()) */
 	const char *pad_option;    /* "--pad": passed with the pad's place; NULL: not */
 	bool mangohud;             /* frames from a MangoHud CSV in run_dir/mangohud/ */
+	/* The game writes no shots itself: at each `shot NAME` the harness
+	 * reads the game's window through X into run_dir/shots/NAME.png
+	 * (run-shot.c), on the DISPLAY of envp. */
+	bool window_shots;
 	double watchdog_s;
 	double start_timeout_s;
 	double start_delay_s;
@@ -147,6 +151,7 @@ struct run_game_result {
 	int64_t late_p99_ns;       /* the route player's lateness */
 	int64_t late_max_ns;
 	char log_tail[1024];       /* the last lines of stderr for a crash */
+	char shot_notes[512];      /* why window shots failed: "shot 'x': ...\n" lines */
 };
 
 /*
@@ -177,6 +182,7 @@ struct run_collect_spec {
 	const char *mangohud_version; /* what MangoHud said it is, for the config; NULL */
 	const char *collect_profile; /* path of a collector profile, or NULL */
 	const char *const *shot_names; /* shots asked for */
+	const char *shot_notes;    /* why window shots failed (run_game_result); NULL */
 	size_t n_shots;
 	const struct deck_sample *samples;
 	size_t n_samples;

@@ -1,0 +1,138 @@
+/* test-xvfb: an X server of the test's own (Xvfb) for the tests that need
+ * windows, and running rxdeck (or any program) with its output caught.
+ * Header only. */
+#ifndef RXDECK_TEST_XVFB_H
+#define RXDECK_TEST_XVFB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TEST_XVFB "/usr/bin/Xvfb"
+
+/* A display number whose lock file and socket are both free. */
+static inline int test_xvfb_free_display(int from)
+{
+	for (int n = from; n < from + 200; n++) {
+		char p[64];
+		snprintf(p, sizeof p, "/tmp/.X%d-lock", n);
+		if (access(p, F_OK) == 0)
+			continue;
+		snprintf(p, sizeof p, "/tmp/.X11-unix/X%d", n);
+		if (access(p, F_OK) != 0)
+			return n;
+	}
+	return -1;
+}
+
+/* Starts Xvfb with one screen ("640x480x24") on a free display well away
+ * from the usual ones (a low number may be another session's): its pid,
+ * and ":N" in display; -1 when there is no Xvfb or it did not start. */
+static inline pid_t test_xvfb_start(const char *screen, char *display, size_t size)
+{
+	if (access(TEST_XVFB, X_OK) != 0)
+		return -1;
+	for (int attempt = 0, from = 500 + getpid() % 400; attempt < 5; attempt++, from += 3) {
+		int n = test_xvfb_free_display(from);
+		int fds[2];
+		if (n < 0 || pipe(fds) != 0)
+			return -1;
+		char disp[16];
+		snprintf(disp, sizeof disp, ":%d", n);
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(fds[0]);
+			int null = open("/dev/null", O_WRONLY);
+			dup2(null, 1);
+			dup2(null, 2);
+			char fd_s[16];
+			snprintf(fd_s, sizeof fd_s, "%d", fds[1]);
+			/* it writes its display on the pipe once it listens */
+			execl(TEST_XVFB, TEST_XVFB, disp, "-displayfd", fd_s, "-screen", "0", screen,
+			      "-nolisten", "tcp", (char *)NULL);
+			_exit(127);
+		}
+		close(fds[1]);
+		/* to its newline: Xvfb writes the number, then "\n", and dies
+		 * when the pipe is closed in between */
+		char buf[16] = "";
+		size_t got = 0;
+		while (pid > 0 && got < sizeof buf - 1 && !strchr(buf, '\n')) {
+			ssize_t r = read(fds[0], buf + got, sizeof buf - 1 - got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		close(fds[0]);
+		if (strchr(buf, '\n') && atoi(buf) == n) {
+			snprintf(display, size, "%s", disp);
+			return pid;
+		}
+		if (pid > 0) { /* it did not start there (taken meanwhile): the next */
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+	}
+	return -1;
+}
+
+static inline void test_xvfb_stop(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/* Runs argv with extra env entries (and without XDG_RUNTIME_DIR and
+ * WAYLAND_DISPLAY), its stdout and stderr into the file out.  Its exit
+ * code, 128 + N for signal N, -1 when it could not be waited for. */
+static inline int test_run_program(const char *const *argv, char *const *env_add, const char *out)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		for (char *const *e = env_add; e && *e; e++)
+			putenv(*e);
+		unsetenv("XDG_RUNTIME_DIR");
+		unsetenv("WAYLAND_DISPLAY");
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A whole file as a string (malloc'd); "" when it cannot be read. */
+static inline char *test_read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return strdup("");
+	char *s = NULL;
+	size_t n = 0;
+	if (getdelim(&s, &n, 0, f) < 0) {
+		free(s);
+		s = strdup("");
+	}
+	fclose(f);
+	return s;
+}
+
+#endif
