@@ -66,3 +66,22 @@ bool cmd_parse(struct cmd_context *ctx, const struct cli *cli, int argc, char **
 	}
 	return true;
 }
+
+int cmd_parse_run_ref(const char *command, const char *ref, char *campaign, size_t size,
+                      int *position)
+{
+	snprintf(campaign, size, "%s", ref);
+	*position = 0;
+	char *slash = strrchr(campaign, '/');
+	if (!slash)
+		return 0;
+	char *end;
+	long v = strtol(slash + 1, &end, 10);
+	if (end == slash + 1 || *end || v <= 0 || v > 1000000) {
+		cli_error(command, "bad run '%s': expected CAMPAIGN/N, N the run's position", ref);
+		return -EINVAL;
+	}
+	*position = (int)v;
+	*slash = 0;
+	return 0;
+}

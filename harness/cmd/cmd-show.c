@@ -291,19 +291,9 @@ int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_USAGE;
 	}
 	char name[512];
-	snprintf(name, sizeof name, "%s", argv[1]);
-	int position = 0;
-	char *slash = strrchr(name, '/');
-	if (slash) {
-		char *end;
-		long v = strtol(slash + 1, &end, 10);
-		if (end == slash + 1 || *end || v <= 0 || v > 1000000) {
-			cli_error(COMMAND, "bad run '%s': expected CAMPAIGN/N, N the run's position", argv[1]);
-			return RXDECK_EXIT_USAGE;
-		}
-		position = (int)v;
-		*slash = 0;
-	}
+	int position;
+	if (cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
+		return RXDECK_EXIT_USAGE;
 	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, name) < 0)
 		return RXDECK_EXIT_FAILURE;
 	int64_t id = ctx->campaign_id;

@@ -29,6 +29,7 @@ const struct rxdeck_command rxdeck_commands[] = {
 	{ "import", cmd_import, 0, "add runs made elsewhere (frame logs, a game log) to a campaign, making it when needed" },
 	{ "route", cmd_route, 0, "check, play (into a virtual pad) or record route files" },
 	{ "frames", cmd_frames, 0, "metrics of frame logs (renderer or MangoHud CSV), no campaign needed" },
+	{ "export-frames", cmd_export_frames, 0, "one run's frames as a MangoHud CSV log (for FlightlessSomething)" },
 	{ "report", cmd_report, CAMPAIGN, "a campaign's table and verdicts as Markdown, CSV or JSON" },
 	{ "tested", cmd_tested, CAMPAIGN, "write a campaign's run file for docs/tested/" },
 	{ "plot", cmd_plot, CAMPAIGN, "SVG plots of a campaign: frame time over the route, distribution, fps per run" },

@@ -119,6 +119,12 @@ int cmd_open_db(struct cmd_context *ctx, unsigned flags);
  * why. */
 int cmd_find_campaign(struct cmd_context *ctx, const char *campaign);
 
+/* A run named as CAMPAIGN/N: the campaign's name (or id) into campaign,
+ * N into *position (0 when ref has no "/N").  A bad N is a usage error:
+ * "COMMAND: bad run 'ref': ..." printed, -EINVAL. */
+int cmd_parse_run_ref(const char *command, const char *ref, char *campaign, size_t size,
+                      int *position);
+
 /* ---- what run, resume and ab share (cmd-campaign.c) ---- */
 
 /* Posting at a campaign's end: --post with --forge, --repo, --pr, --update. */
@@ -155,6 +161,7 @@ int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign 
 
 /* One declaration per command file. */
 int cmd_frames(int argc, char **argv, struct cmd_context *ctx);
+int cmd_export_frames(int argc, char **argv, struct cmd_context *ctx);
 int cmd_run(int argc, char **argv, struct cmd_context *ctx);
 int cmd_resume(int argc, char **argv, struct cmd_context *ctx);
 int cmd_ab(int argc, char **argv, struct cmd_context *ctx);
