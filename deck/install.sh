@@ -200,11 +200,20 @@ echo "installed $unitdir/rxdeck-overnight.service and .timer (nightly at $at, on
 if [ ! -e "$envfile" ]; then
 	cat > "$envfile" <<ENV
 # What the overnight service runs: the arguments given to rxdeck, split
-# at spaces (see 'rxdeck run --help' for naming a plan and a game).  To
-# finish a campaign a night cut short instead: RXDECK_OVERNIGHT_ARGS=resume
-RXDECK_OVERNIGHT_ARGS=run --until 07:00
+# at spaces (see 'rxdeck run --help' for naming a plan and a game).
+# --scheduled is the timer's time: --until counts from it, so a start that
+# comes late (a time missed in suspend fires on waking) is refused (exit 5)
+# instead of running until tomorrow's 07:00.  To finish a campaign a night
+# cut short instead: RXDECK_OVERNIGHT_ARGS=resume
+RXDECK_OVERNIGHT_ARGS=run --scheduled $at --until 07:00
 ENV
 	echo "wrote $envfile: set what the overnight service runs there"
+elif grep -q '^RXDECK_OVERNIGHT_ARGS=.*--scheduled [0-9][0-9]:[0-9][0-9]' "$envfile" &&
+	! grep -q "^RXDECK_OVERNIGHT_ARGS=.*--scheduled $at" "$envfile"; then
+	# the timer's time changed: the guard counts from the new one
+	sed "s|^\(RXDECK_OVERNIGHT_ARGS=.*--scheduled \)[0-9][0-9]:[0-9][0-9]|\1$at|" "$envfile" > "$envfile.new" &&
+		mv "$envfile.new" "$envfile"
+	echo "set --scheduled $at in $envfile, the timer's new time"
 fi
 
 user_systemctl daemon-reload || true

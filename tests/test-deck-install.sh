@@ -34,6 +34,13 @@ grep -q '^not enabled (--no-systemctl)' "$tmp/out" || fail "--no-systemctl did n
 grep -qx 'OnCalendar=\*-\*-\* 02:30:00' "$tmr" || fail "timer not at 02:30"
 env=$XDG_CONFIG_HOME/rxdeck/overnight.env
 grep -q '^RXDECK_OVERNIGHT_ARGS=' "$env" || fail "no overnight.env"
+# a late timer start meets its night's deadline: the guard refuses it
+grep -qx 'RXDECK_OVERNIGHT_ARGS=run --scheduled 02:30 --until 07:00' "$env" || fail "overnight.env does not pass the timer's time as --scheduled"
+grep -qx 'SuccessExitStatus=5' "$svc" || fail "the guard's refusal (exit 5) would mark the service failed"
+# a new --at moves --scheduled with the timer
+"$src/deck/install.sh" --build "$tmp/build" --prefix "$prefix" --at 01:15 --no-systemctl > "$tmp/out" 2>&1 ||
+	{ cat "$tmp/out"; fail "install --at 01:15 failed"; }
+grep -qx 'RXDECK_OVERNIGHT_ARGS=run --scheduled 01:15 --until 07:00' "$env" || fail "--at did not move --scheduled"
 if [ ! -e /etc/udev/rules.d/70-rxdeck-uinput.rules ]; then
 	grep -q 'with --udev' "$tmp/out" || fail "no word on the uinput rule"
 fi

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "plan/plan.h"
@@ -21,6 +22,7 @@ struct opts {
 	struct override ov[8];
 	int n_ov;
 	const char *name;
+	const char *scheduled;
 	bool print_plan;
 	bool quiet;
 	char baseline;
@@ -28,7 +30,7 @@ struct opts {
 };
 
 enum { OPT_ROUTE = 1, OPT_ROUNDS, OPT_UNTIL, OPT_NAME, OPT_PROFILE, OPT_NO_WARMUP, OPT_WATCHDOG,
-       OPT_PAD };
+       OPT_PAD, OPT_SCHEDULED };
 
 static int on_option(void *ctx, int id, char **args)
 {
@@ -49,6 +51,13 @@ static int on_option(void *ctx, int id, char **args)
 		if (o->n_ov < 8)
 			o->ov[o->n_ov++] = (struct override){ "--no-warmup", "warmup", "no" };
 		return 0;
+	case OPT_SCHEDULED:
+		if (strlen(args[0]) != 5 || plan_until_resolve(args[0], 0, &(int64_t){ 0 }) < 0) {
+			cli_error(COMMAND, "bad --scheduled '%s': expected a time of day HH:MM", args[0]);
+			return -EINVAL;
+		}
+		o->scheduled = args[0];
+		return 0;
 	case OPT_NAME:
 		if (!plan_name_valid(args[0], PLAN_MAX_NAME + 32)) {
 			cli_error(COMMAND, "bad campaign name '%s': use letters, digits, '.', '_' and '-'",
@@ -66,6 +75,40 @@ static void print_error(void *ctx, const struct util_diag *e)
 	(void)ctx;
 	fprintf(stderr, "%s: ", COMMAND);
 	plan_diag_print(e, stderr);
+}
+
+/* --scheduled: the deadline counts from the time the start was meant for. */
+static int anchor_deadline(const struct opts *o, struct plan *plan)
+{
+	if (!plan->until) {
+		cli_error(COMMAND, "--scheduled needs a deadline: --until or the plan's until");
+		return RXDECK_EXIT_USAGE;
+	}
+	char until[32];
+	struct util_diag pe;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t now_ms = (int64_t)now.tv_sec * 1000, until_ms;
+	if (run_deadline_anchor(plan->until, o->scheduled, now_ms, until, sizeof until) < 0 ||
+	    plan_until_resolve(until, now_ms, &until_ms) < 0) {
+		cli_error(COMMAND, "bad deadline '%s' for --scheduled %s", plan->until, o->scheduled);
+		return RXDECK_EXIT_USAGE;
+	}
+	if (until_ms <= now_ms) {
+		/* a late start (a timer fired on waking): said even with --quiet,
+		 * for the journal */
+		char ago[32];
+		run_format_duration((double)(now_ms - until_ms) / 1e3, ago, sizeof ago);
+		fprintf(stderr, "%s: not starting campaign '%s': the deadline %s passed %s ago "
+		        "(--scheduled %s: this start comes late)\n", COMMAND,
+		        plan->name ? plan->name : plan->path, until, ago, o->scheduled);
+		return RXDECK_EXIT_NOT_STARTED;
+	}
+	if (plan_set(plan, "--scheduled", "until", until, &pe) < 0) {
+		cli_error(COMMAND, "bad deadline '%s' for --scheduled %s", plan->until, o->scheduled);
+		return RXDECK_EXIT_USAGE;
+	}
+	return RXDECK_EXIT_OK;
 }
 
 /* The plan: the file given or the embedded default, with the command
@@ -93,6 +136,10 @@ static int load_plan(const struct opts *o, const char *path, struct plan **out)
 			plan_free(plan);
 			return RXDECK_EXIT_USAGE;
 		}
+	}
+	if (o->scheduled && (rc = anchor_deadline(o, plan)) != RXDECK_EXIT_OK) {
+		plan_free(plan);
+		return rc;
 	}
 	*out = plan;
 	return RXDECK_EXIT_OK;
@@ -123,6 +170,7 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		OPT_CALLBACK('r', "route", 1, "FILE", "play this route instead of the plan's", OPT_ROUTE),
 		OPT_CALLBACK('n', "rounds", 1, "N", "rounds of the order (instead of the plan's)", OPT_ROUNDS),
 		OPT_CALLBACK('u', "until", 1, "HH:MM", "keep adding rounds while one still ends before then (overnight)", OPT_UNTIL),
+		OPT_CALLBACK(0, "scheduled", 1, "HH:MM", "the time this start was meant for (a timer's): --until counts from it, so a late start is refused", OPT_SCHEDULED),
 		OPT_CALLBACK(0, "name", 1, "NAME", "the campaign's name (default: the plan's name and the date)", OPT_NAME),
 		OPT_CALLBACK('p', "profile", 1, "NAME", "env profile: deck, pc, lavapipe or a file (default: the plan's)", OPT_PROFILE),
 		OPT_CALLBACK(0, "watchdog", 1, "DURATION", "no new frame for this long = hung (default: the plan's, 10s)", OPT_WATCHDOG),
@@ -137,7 +185,7 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 	};
 	const struct cli cli = {
 		.command = COMMAND,
-		.synopsis = "[PLAN.ini] [--route FILE] [--rounds N | --until HH:MM] [--post ...]",
+		.synopsis = "[PLAN.ini] [--route FILE] [--rounds N | --until HH:MM [--scheduled HH:MM]] [--post ...]",
 		.summary =
 			"Runs a campaign: the plan's arms in its order (ABCDDCBA: each round the arms\n"
 			"forward then backward), one cold warm-up run first, every run the game in its\n"
@@ -147,7 +195,9 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 			"default: the demo game, routes/kokiri-moving.route, arms A (no switch),\n"
 			"B (RX_VK_READBACK_LATE=newest), C (RX_VK_READBACK_EARLY=1), D (both).\n"
 			"Ctrl-C stops after killing the game; 'rxdeck resume' goes on.  Exit 3: some\n"
-			"runs are void (the table marks them).  See docs/running.md.",
+			"runs are void (the table marks them).  Exit 5: not started, because the\n"
+			"deadline (--until) is less than one round away or passed; nothing is written.\n"
+			"See docs/running.md.",
 		.options = options,
 		.on_option = on_option,
 		.ctx = &o,
@@ -189,6 +239,11 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 	char msg[2048] = "";
 	rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
 	plan_free(plan);
+	if (rc == -ETIME) {
+		/* said even with --quiet: the journal of a timer's start shows why */
+		fprintf(stderr, "%s: %s\n", COMMAND, msg);
+		return RXDECK_EXIT_NOT_STARTED;
+	}
 	if (rc < 0) {
 		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
 			return RXDECK_EXIT_FAILURE;

@@ -33,6 +33,7 @@ enum rxdeck_exit {
 	RXDECK_EXIT_USAGE = 2,     /* the command line is wrong */
 	RXDECK_EXIT_PARTIAL = 3,   /* done, but some runs are void or some posts queued */
 	RXDECK_EXIT_INTERRUPTED = 4, /* stopped by a signal; `rxdeck resume` continues */
+	RXDECK_EXIT_NOT_STARTED = 5, /* not started: the deadline is less than one round away */
 };
 
 /* What a command's row asks cmd_parse() to set up. */

@@ -839,6 +839,9 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 	}
 	if ((rc = campaign_name(db, c->plan, opt, &c->name, errmsg, size)) < 0)
 		goto fail;
+	/* before anything is written: a deadline that not one round fits */
+	if ((rc = run_deadline_check(c->plan, c->name, route_s(c), run_unix_ms(), errmsg, size)) < 0)
+		goto fail;
 	if (!(ddir = data_dir(opt, &rc))) {
 		run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
 		goto fail;

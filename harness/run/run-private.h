@@ -25,8 +25,6 @@ int run_mkdirs(const char *path);
 /* CLOCK_MONOTONIC and CLOCK_REALTIME now. */
 int64_t run_now_ns(void);
 int64_t run_unix_ms(void);
-/* "1h02m", "4m12s", "9s" */
-void run_format_duration(double s, char *buf, size_t size);
 
 /* Chooses the pad for a plan on this host: "uinput" where /dev/uinput is
  * usable (unless the plan asks for the socket), else a socket path that

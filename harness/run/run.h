@@ -247,6 +247,40 @@ int run_sha256_file(const char *path, char hex_out[65]);
 int run_void_apply(struct db *db, int64_t campaign_id, const struct plan_void_rules *rules,
                    size_t *n_voided, char *errmsg, size_t errmsg_size);
 
+/* ---- deadlines (run-deadline.c) ---------------------------------------------- */
+
+/* A duration as progress lines write it: "1h02m", "4m12s", "9s". */
+void run_format_duration(double s, char *buf, size_t size);
+
+/*
+ * The deadline of a start that was scheduled for a time of day (a timer's
+ * OnCalendar): scheduled is "HH:MM", and until, as a time of day, counts
+ * from the latest moment at or before now_unix_ms that the clock showed
+ * scheduled (the first until after it), not from now.  A start that comes
+ * hours late (a timer missed in suspend fires on waking) so gets its
+ * night's deadline, close or passed.  until as a date ("2026-12-02 07:00")
+ * is kept.  Writes the deadline as "YYYY-MM-DD HH:MM" into out; 0, or
+ * -EINVAL for a malformed time.
+ */
+int run_deadline_anchor(const char *until, const char *scheduled, int64_t now_unix_ms, char *out,
+                        size_t size);
+
+/*
+ * A first round's length as guessed before any run is measured: the runs
+ * of the order plus the warm-up runs (*n_runs, may be NULL), each the
+ * route's route_s, the plan's start_delay and 5 s to start.
+ */
+double run_deadline_round_s(const struct plan *p, double route_s, size_t *n_runs);
+
+/*
+ * The guard: 0 when the plan has no deadline or one round fits before it;
+ * -ETIME when the deadline is less than one round away or passed, with
+ * errmsg naming campaign name, the deadline, how far it is and the
+ * round's estimate.  -EINVAL for a malformed deadline.
+ */
+int run_deadline_check(const struct plan *p, const char *name, double route_s,
+                       int64_t now_unix_ms, char *errmsg, size_t size);
+
 /* ---- campaigns ------------------------------------------------------------- */
 
 struct run_campaign;
@@ -282,7 +316,8 @@ struct run_options {
  * campaign, its builds, arms, route marks and planned runs in the database
  * (one transaction), and its folder with the frozen plan (plan.ini).
  * Returns 0 and *out; -EINVAL / -ENOENT / -EACCES with the reason in errmsg
- * (nothing is written then).
+ * (nothing is written then); -ETIME when the plan's deadline (until) is
+ * less than one round away (run_deadline_check()).
  */
 int run_campaign_create(struct db *db, const struct plan *plan, const struct run_options *opt,
                         struct run_campaign **out, char *errmsg, size_t errmsg_size);

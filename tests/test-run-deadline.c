@@ -1,0 +1,298 @@
+/* test-run-deadline: the guard that keeps a campaign from starting when
+ * its deadline is less than one round away, and --scheduled, which makes
+ * a late start (a timer missed in suspend, fired on waking) meet its own
+ * night's deadline.  The anchoring and the round's estimate as functions;
+ * the refusal through the real rxdeck binary: exit 5, the reason on
+ * stderr, nothing written that a later run trips over. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sys/wait.h>
+#include <time.h>
+
+#include "results-db/db.h"
+#include "run/run.h"
+#include "test-run-util.h"
+
+/* 2026-12-02 09:00:00 UTC */
+#define MORNING_MS 1796202000000LL
+
+static int utc(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return 0;
+}
+
+static void test_deadline_anchor__late_start_meets_its_nights_deadline(void **state)
+{
+	(void)state;
+	char out[32];
+	/* the 01:00 timer fired at 09:00 on waking: the night's 07:00 passed */
+	assert_int_equal(run_deadline_anchor("07:00", "01:00", MORNING_MS, out, sizeof out), 0);
+	assert_string_equal(out, "2026-12-02 07:00");
+	/* on time, 01:00:30: the same 07:00 */
+	assert_int_equal(run_deadline_anchor("07:00", "01:00", MORNING_MS - 8 * 3600000LL + 30000,
+	                                     out, sizeof out), 0);
+	assert_string_equal(out, "2026-12-02 07:00");
+	/* a timer before midnight with a deadline after it */
+	assert_int_equal(run_deadline_anchor("06:00", "23:30", MORNING_MS - 9 * 3600000LL + 60000,
+	                                     out, sizeof out), 0);
+	assert_string_equal(out, "2026-12-02 06:00");
+	/* that timer fired at 09:00 the next morning: the night's 06:00, passed */
+	assert_int_equal(run_deadline_anchor("06:00", "23:30", MORNING_MS, out, sizeof out), 0);
+	assert_string_equal(out, "2026-12-02 06:00");
+	/* a date is kept */
+	assert_int_equal(run_deadline_anchor("2026-12-03 05:00", "01:00", MORNING_MS, out, sizeof out), 0);
+	assert_string_equal(out, "2026-12-03 05:00");
+	assert_int_equal(run_deadline_anchor("07:00", "1:00", MORNING_MS, out, sizeof out), -EINVAL);
+	assert_int_equal(run_deadline_anchor("7h", "01:00", MORNING_MS, out, sizeof out), -EINVAL);
+	assert_int_equal(run_deadline_anchor("07:00", "24:00", MORNING_MS, out, sizeof out), -EINVAL);
+}
+
+static struct plan *plan_of(const char *text)
+{
+	struct plan *p;
+	struct util_diag pe;
+	if (plan_parse("night.ini", text, strlen(text), NULL, &p, &pe) != 0)
+		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
+	return p;
+}
+
+static void test_deadline_round__order_and_warm_ups_at_route_plus_start(void **state)
+{
+	(void)state;
+	struct plan *p = plan_of("[campaign]\nname = night\nroute = r.route\norder = ABBA\n"
+	                         "until = 07:00\nstart_delay = 10s\n[arm A]\n[arm B]\n");
+	size_t n;
+	/* ABBA and a warm-up run of each arm: 6 runs of 600 + 10 + 5 s */
+	assert_true(run_deadline_round_s(p, 600, &n) == 6 * 615.0);
+	assert_int_equal(n, 6);
+	char msg[512] = "";
+	/* 2026-12-02 07:00 is 1h00m away at 06:00: one round (61m30s) does not fit */
+	int64_t six = MORNING_MS - 3 * 3600000LL;
+	assert_int_equal(run_deadline_check(p, "night-x", 600, six, msg, sizeof msg), -ETIME);
+	assert_string_equal(msg, "not starting campaign 'night-x': the deadline 2026-12-02 07:00 is "
+	                         "1h00m away, less than one round, which should take 1h01m (6 runs "
+	                         "of about 10m15s: the route and 15s to start each; none measured yet)");
+	/* at 05:55 it fits */
+	assert_int_equal(run_deadline_check(p, "night-x", 600, six - 5 * 60000, msg, sizeof msg), 0);
+	plan_free(p);
+	p = plan_of("[campaign]\nname = night\nroute = r.route\norder = AB\nwarmup = first\n"
+	            "until = 2026-12-02 07:00\n[arm A]\n[arm B]\n");
+	assert_true(run_deadline_round_s(p, 60, &n) == 3 * 65.0);
+	assert_int_equal(run_deadline_check(p, "n", 60, MORNING_MS, msg, sizeof msg), -ETIME);
+	assert_string_equal(msg, "not starting campaign 'n': the deadline 2026-12-02 07:00 passed "
+	                         "2h00m ago; one round should take 3m15s (3 runs of about 1m05s: the "
+	                         "route and 5s to start each; none measured yet)");
+	plan_free(p);
+	/* no deadline: no guard */
+	p = plan_of("[campaign]\nname = night\nroute = r.route\nrounds = 2\n[arm A]\n");
+	assert_int_equal(run_deadline_check(p, "n", 6000, MORNING_MS, msg, sizeof msg), 0);
+	plan_free(p);
+}
+
+/* ---- the real binary ------------------------------------------------------------- */
+
+struct env {
+	struct tdir t;
+	char rxdeck[PATH_MAX];
+	char db[PATH_MAX];
+	char plan[PATH_MAX];
+	char out[PATH_MAX];
+	char xdg[PATH_MAX + 32];
+	char mark[PATH_MAX + 32];
+	char tmp[PATH_MAX + 32];
+};
+
+static struct env e;
+
+static int make_env(void **state)
+{
+	(void)state;
+	unsetenv("TZ");
+	tzset();
+	memset(&e, 0, sizeof e);
+	tdir_make(&e.t);
+	build_path("harness/rxdeck", e.rxdeck, sizeof e.rxdeck);
+	char game[PATH_MAX], p[PATH_MAX];
+	build_path("harness/run/game-double", game, sizeof game);
+	tdir_file(&e.t, "results.db", e.db, sizeof e.db);
+	tdir_file(&e.t, "plan.ini", e.plan, sizeof e.plan);
+	tdir_file(&e.t, "out.txt", e.out, sizeof e.out);
+	snprintf(e.xdg, sizeof e.xdg, "XDG_DATA_HOME=%s/data", e.t.path);
+	snprintf(e.mark, sizeof e.mark, "TEST_RUN_DIR=%s", e.t.path);
+	snprintf(e.tmp, sizeof e.tmp, "TMPDIR=%s", e.t.path);
+	/* a route of ten minutes: a round of AB with a warm-up each is 20 min */
+	write_text(tdir_file(&e.t, "long.route", p, sizeof p),
+	           "route long\nduration 600s\nwindow 1s 600s\n0s press A 100ms\n");
+	write_text(tdir_file(&e.t, "short.route", p, sizeof p),
+	           "route short\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n1s shot one\n");
+	char text[8192];
+	snprintf(text, sizeof text,
+	         "[campaign]\nname = night\nroute = long.route\nprofile = lavapipe\norder = AB\n"
+	         "watchdog = 2s\nstop_timeout = 2s\npad = socket\n"
+	         "[build double]\nbinary = %s\npad_option = --pad\n[arm A]\n[arm B]\n", game);
+	write_text(e.plan, text);
+	return 0;
+}
+
+static int remove_env(void **state)
+{
+	(void)state;
+	tdir_remove(&e.t);
+	return 0;
+}
+
+/* Runs rxdeck with args (NULL-ended, after the program) in the test's
+ * folder, output to e.out; its exit status. */
+static int rxdeck(const char *const *args)
+{
+	const char *argv[16] = { e.rxdeck };
+	for (int i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(e.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || chdir(e.t.path) != 0)
+			_exit(126);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		putenv(e.xdg);
+		putenv(e.mark);
+		putenv(e.tmp);
+		unsetenv("XDG_RUNTIME_DIR");
+		execv(e.rxdeck, (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static const char *output(void)
+{
+	static char buf[16384];
+	FILE *f = fopen(e.out, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* now + minutes, as "YYYY-MM-DD HH:MM" or "HH:MM" (local time) */
+static const char *at(int minutes, bool date, char *buf, size_t size)
+{
+	time_t t = time(NULL) + minutes * 60;
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(buf, size, date ? "%Y-%m-%d %H:%M" : "%H:%M", &tm);
+	return buf;
+}
+
+static size_t campaigns(void)
+{
+	struct db *db;
+	if (access(e.db, F_OK) != 0)
+		return 0;
+	assert_int_equal(db_open(e.db, &db), 0);
+	struct db_campaign *cs;
+	size_t n;
+	assert_int_equal(db_campaign_list(db, &cs, &n), 0);
+	free(cs);
+	db_close(db);
+	return n;
+}
+
+static void test_deadline__rxdeck_run_refuses_a_deadline_closer_than_a_round(void **state)
+{
+	(void)state;
+	char until[32], runs[PATH_MAX];
+	/* 3 minutes away; a round is 4 runs of 10 minutes */
+	const char *args[] = { "run", e.plan, "--db", e.db, "--until", at(3, true, until, sizeof until),
+	                       NULL };
+	int rc = rxdeck(args);
+	if (rc != 5)
+		fail_msg("exit %d, not 5:\n%s", rc, output());
+	const char *out = output();
+	char want[256];
+	snprintf(want, sizeof want, "rxdeck run: not starting campaign 'night-");
+	assert_non_null(strstr(out, want));
+	snprintf(want, sizeof want, "the deadline %s is ", until);
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, "less than one round, which should take 40m20s (4 runs of about "
+	                            "10m05s: the route and 5s to start each; none measured yet)"));
+	/* no run started, nothing written a later run trips over */
+	assert_null(strstr(out, "campaign night"));
+	assert_int_equal(campaigns(), 0);
+	struct stat st;
+	snprintf(runs, sizeof runs, "%s/data/rxdeck/runs", e.t.path);
+	if (stat(runs, &st) == 0) {
+		char cmd[PATH_MAX + 64];
+		snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", runs);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(processes_mentioning(e.t.path), 0);
+	/* --quiet does not hide why (a timer's journal shows it) */
+	const char *quiet[] = { "run", e.plan, "--db", e.db, "-q", "--until", until, NULL };
+	assert_int_equal(rxdeck(quiet), 5);
+	assert_non_null(strstr(output(), "not starting campaign"));
+
+	/* the same campaign name then runs as if nothing had happened */
+	const char *later[] = { "run", e.plan, "--db", e.db, "--route", "short.route", "--rounds", "1",
+	                        "--no-warmup", "-q", NULL };
+	rc = rxdeck(later);
+	if (rc != 0 && rc != 3)
+		fail_msg("the later run exited %d:\n%s", rc, output());
+	assert_int_equal(campaigns(), 1);
+}
+
+static void test_deadline__late_scheduled_start_is_refused(void **state)
+{
+	(void)state;
+	char sched[16], until[16], now[16];
+	/* the timer's 3 h ago, the deadline 1 h ago: a start on waking */
+	const char *args[] = { "run", e.plan, "--db", e.db, "--scheduled", at(-180, false, sched, 16),
+	                       "--until", at(-60, false, until, 16), NULL };
+	int rc = rxdeck(args);
+	if (rc != 5)
+		fail_msg("exit %d, not 5:\n%s", rc, output());
+	char want[128], date[32];
+	snprintf(want, sizeof want, "the deadline %s passed 1h00m ago", at(-60, true, date, sizeof date));
+	assert_non_null(strstr(output(), want));
+	assert_int_equal(campaigns(), 0);
+	/* on time, the deadline is the night's: what --print-plan shows */
+	const char *print[] = { "run", e.plan, "--print-plan", "--scheduled", at(-1, false, now, 16),
+	                        "--until", at(300, false, until, 16), NULL };
+	assert_int_equal(rxdeck(print), 0);
+	snprintf(want, sizeof want, "\nuntil = %s\n", at(300, true, date, sizeof date));
+	assert_non_null(strstr(output(), want));
+	/* --scheduled needs a deadline, and a time of day */
+	const char *none[] = { "run", e.plan, "--print-plan", "--scheduled", "01:00", NULL };
+	assert_int_equal(rxdeck(none), 2);
+	assert_non_null(strstr(output(), "--scheduled needs a deadline: --until or the plan's until"));
+	const char *bad[] = { "run", e.plan, "--print-plan", "--scheduled", "1am", "--until", "07:00",
+	                      NULL };
+	assert_int_equal(rxdeck(bad), 2);
+	assert_non_null(strstr(output(), "bad --scheduled '1am': expected a time of day HH:MM"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_deadline_anchor__late_start_meets_its_nights_deadline, utc),
+		cmocka_unit_test_setup(test_deadline_round__order_and_warm_ups_at_route_plus_start, utc),
+		cmocka_unit_test_setup_teardown(test_deadline__rxdeck_run_refuses_a_deadline_closer_than_a_round,
+		                                make_env, remove_env),
+		cmocka_unit_test_setup_teardown(test_deadline__late_scheduled_start_is_refused, make_env,
+		                                remove_env),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
