@@ -590,3 +590,67 @@ int db_route_marks_read(struct db *db, int64_t campaign_id, struct db_route_mark
 	db_pack_init(&p, sizeof(struct db_route_mark), mark_strs, N_OF(mark_strs));
 	return db_collect(db, st, &p, mark_row, "route marks", (void **)out, n);
 }
+
+/* ---- host facts ---------------------------------------------------------------- */
+
+int db_host_facts_add(struct db *db, int64_t campaign_id, const struct db_host_facts *f)
+{
+	if (!f->facts || !f->event || (strcmp(f->event, "start") != 0 && strcmp(f->event, "resume") != 0))
+		return db_fail(db, -EINVAL, "host facts need a JSON object and the event start or resume");
+	sqlite3_stmt *st;
+	int err = db_prepare(db, "SELECT 1 FROM campaign WHERE id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? db_fail(db, -ENOENT, "no campaign with id %lld",
+		                                   (long long)campaign_id)
+		                         : db_fail_sql(db, rc, "cannot find the campaign");
+	err = db_prepare(db, "INSERT INTO host_facts (campaign_id, at_unix_ms, event, facts, changes) "
+	                     "SELECT ?, ?, ?, ?, ? WHERE json_type(?4) = 'object'", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	sqlite3_bind_int64(st, 2, f->at_unix_ms ? f->at_unix_ms : db_now_unix_ms());
+	db_bind_text(st, 3, f->event);
+	db_bind_text(st, 4, f->facts);
+	db_bind_text(st, 5, f->changes);
+	rc = sqlite3_step(st);
+	int changed = sqlite3_changes(db->sql);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail_sql(db, rc, "cannot store the host facts");
+	if (changed != 1)
+		return db_fail(db, -EINVAL, "host facts are not a JSON object");
+	return 0;
+}
+
+static const size_t host_strs[] = {
+	offsetof(struct db_host_facts, event), offsetof(struct db_host_facts, facts),
+	offsetof(struct db_host_facts, changes),
+};
+
+static int host_row(struct db_pack *p, void *item, sqlite3_stmt *st)
+{
+	struct db_host_facts *h = item;
+	h->at_unix_ms = sqlite3_column_int64(st, 0);
+	if (db_pack_column_text(p, &h->event, st, 1) < 0 || db_pack_column_text(p, &h->facts, st, 2) < 0 ||
+	    db_pack_column_text(p, &h->changes, st, 3) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int db_host_facts_list(struct db *db, int64_t campaign_id, struct db_host_facts **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	int err = db_prepare(db, "SELECT at_unix_ms, event, facts, changes FROM host_facts "
+	                         "WHERE campaign_id = ? ORDER BY at_unix_ms, id", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	struct db_pack p;
+	db_pack_init(&p, sizeof(struct db_host_facts), host_strs, N_OF(host_strs));
+	return db_collect(db, st, &p, host_row, "host facts", (void **)out, n);
+}

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* The schema version this code writes; db_open() migrates up to it. */
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 
@@ -221,6 +221,23 @@ int db_route_marks_store(struct db *db, int64_t campaign_id, const struct db_rou
 /* In time order. */
 int db_route_marks_read(struct db *db, int64_t campaign_id, struct db_route_mark **out,
                         size_t *n);
+
+/* The host's facts as a campaign saw them (schema 3): at its start, and at
+ * each resume that found them changed. */
+struct db_host_facts {
+	int64_t at_unix_ms;
+	const char *event;   /* "start" or "resume" */
+	const char *facts;   /* a JSON object: `rxdeck deck info --json`'s "facts" */
+	const char *changes; /* resume: what changed since the previous row, one per
+	                        line ("kernel: 'a' -> 'b'"); NULL at the start */
+};
+
+/* Adds a row for campaign_id (at_unix_ms 0: now).  0, -ENOENT (no such
+ * campaign), -EINVAL (facts not a JSON object, event not start/resume). */
+int db_host_facts_add(struct db *db, int64_t campaign_id, const struct db_host_facts *f);
+
+/* The campaign's rows, oldest first, in one allocation (free(*out)). */
+int db_host_facts_list(struct db *db, int64_t campaign_id, struct db_host_facts **out, size_t *n);
 
 /* ---- runs ---------------------------------------------------------------- */
 

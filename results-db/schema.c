@@ -129,9 +129,23 @@ static const char migrate_v2[] =
 	"CREATE INDEX post_due ON post(state, next_attempt_unix_ms);\n"
 	"CREATE INDEX post_campaign ON post(campaign_id);\n";
 
+/* Version 3: the host's facts (`rxdeck deck info`'s) per campaign, taken
+ * at its start and again at a resume that found them changed. */
+static const char migrate_v3[] =
+	"CREATE TABLE host_facts (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  campaign_id INTEGER NOT NULL REFERENCES campaign(id) ON DELETE CASCADE,\n"
+	"  at_unix_ms INTEGER NOT NULL,\n"
+	"  event TEXT NOT NULL CHECK (event IN ('start', 'resume')),\n"
+	"  facts TEXT NOT NULL CHECK (json_valid(facts)),\n"
+	"  changes TEXT\n"
+	");\n"
+	"CREATE INDEX host_facts_campaign ON host_facts(campaign_id, at_unix_ms);\n";
+
 static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_v1,
 	migrate_v2,
+	migrate_v3,
 };
 
 int db_schema_version(struct db *db, int *out)

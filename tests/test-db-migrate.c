@@ -124,6 +124,35 @@ static void check_v2_features(struct tdb *t, int64_t campaign_id)
 	free(r);
 }
 
+/* What version 3 added works on a migrated file: host facts per campaign,
+ * only a JSON object, gone with their campaign. */
+static void check_v3_features(struct tdb *t, int64_t campaign_id)
+{
+	assert_int_equal(db_host_facts_add(t->db, campaign_id, &(struct db_host_facts){
+	                         .at_unix_ms = 5, .event = "start",
+	                         .facts = "{\"device_model\":\"Steam Deck LCD\"}" }), 0);
+	assert_int_equal(db_host_facts_add(t->db, campaign_id, &(struct db_host_facts){
+	                         .at_unix_ms = 9, .event = "resume", .facts = "{\"kernel\":\"6.5\"}",
+	                         .changes = "kernel: '6.1' -> '6.5'" }), 0);
+	assert_int_equal(db_host_facts_add(t->db, campaign_id, &(struct db_host_facts){
+	                         .event = "start", .facts = "[1]" }), -EINVAL);
+	assert_int_equal(db_host_facts_add(t->db, campaign_id, &(struct db_host_facts){
+	                         .event = "later", .facts = "{}" }), -EINVAL);
+	assert_int_equal(db_host_facts_add(t->db, 999, &(struct db_host_facts){
+	                         .event = "start", .facts = "{}" }), -ENOENT);
+	struct db_host_facts *h;
+	size_t n;
+	assert_int_equal(db_host_facts_list(t->db, campaign_id, &h, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(h[0].event, "start");
+	assert_null(h[0].changes);
+	assert_int_equal(h[1].at_unix_ms, 9);
+	assert_string_equal(h[1].changes, "kernel: '6.1' -> '6.5'");
+	free(h);
+	assert_int_equal(db_campaign_delete(t->db, campaign_id), 0);
+	assert_int_equal(raw_int(t->path, "SELECT count(*) FROM host_facts"), 0);
+}
+
 static void test_migrate__from_every_earlier_version(void **state)
 {
 	for (int v = 0; v < DB_SCHEMA_VERSION; v++) {
@@ -138,6 +167,7 @@ static void test_migrate__from_every_earlier_version(void **state)
 		if (v >= 1) {
 			check_v1_data_at_current(&t);
 			check_v2_features(&t, 1);
+			check_v3_features(&t, 1);
 		}
 		assert_int_equal(raw_int(t.path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
 		assert_int_equal(raw_int(t.path, "PRAGMA application_id"), 0x52584442);
@@ -154,8 +184,10 @@ static void test_migrate__opening_a_v1_file_upgrades_it(void **state)
 	assert_int_equal(db_open(t.path, &t.db), 0);
 	db_close(t.db);
 	t.db = NULL;
-	assert_int_equal(raw_int(t.path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(t.path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
 	assert_int_equal(raw_int(t.path, "SELECT count(*) FROM sqlite_schema WHERE name = 'post'"), 1);
+	assert_int_equal(raw_int(t.path, "SELECT count(*) FROM sqlite_schema "
+	                                 "WHERE name = 'host_facts'"), 1);
 	assert_int_equal(raw_int(t.path, "SELECT count(*) FROM pragma_table_info('run') "
 	                                 "WHERE name = 'config'"), 1);
 	assert_int_equal(raw_int(t.path, "SELECT count(*) FROM run"), 4);

@@ -305,6 +305,76 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 	run_campaign_destroy(r);
 }
 
+static void test_device__host_facts_stored_at_start_and_changes_at_resume(void **state)
+{
+	struct env *e = *state;
+	stop_flag = 0;
+	struct run_options o = options(e, &stop_flag);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
+	pthread_t th;
+	pthread_create(&th, NULL, stop_soon, NULL);
+	struct run_outcome out;
+	char msg[1024] = "";
+	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	pthread_join(th, NULL);
+	assert_true(out.interrupted);
+	int64_t cid = run_campaign_id(c);
+	run_campaign_destroy(c);
+	struct db_host_facts *h;
+	size_t n;
+	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].event, "start");
+	assert_null(h[0].changes);
+	const char *want[] = { "\"device_model\":\"Steam Deck LCD\"",
+	                       "\"kernel\":\"6.5.0-valve22-1-neptune-65\"", "\"gpu_metrics\":\"v2.2\"",
+	                       "\"apu\":true", "\"gpu_level\":\"auto\"", "\"tdp_w\":15.0",
+	                       "\"power_source\":\"AC\"", "\"swappiness\":" };
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		if (!strstr(h[0].facts, want[i]))
+			fail_msg("no %s in %s", want[i], h[0].facts);
+	free(h);
+
+	/* a resume on the same host adds nothing */
+	struct run_campaign *r;
+	stop_flag = 0;
+	if (run_campaign_open(e->db, id, &o, &r, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	pthread_create(&th, NULL, stop_soon, NULL);
+	if (run_campaign_play(r, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	pthread_join(th, NULL);
+	run_campaign_destroy(r);
+	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
+	assert_int_equal(n, 1);
+	free(h);
+
+	/* a SteamOS update overnight: another kernel and swappiness */
+	fake_write(&e->f, "proc/sys/kernel/osrelease", "6.5.0-valve24-1-neptune-65\n");
+	fake_write(&e->f, "proc/sys/vm/swappiness", "1\n");
+	stop_flag = 0;
+	if (run_campaign_open(e->db, id, &o, &r, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	if (run_campaign_play(r, &out, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	run_campaign_destroy(r);
+	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(h[1].event, "resume");
+	const char *changes = "kernel: \"6.5.0-valve22-1-neptune-65\" -> \"6.5.0-valve24-1-neptune-65\"\n"
+	                      "swappiness: ";
+	if (strncmp(h[1].changes, changes, strlen(changes)) != 0)
+		fail_msg("changes: %s", h[1].changes);
+	assert_non_null(strstr(h[1].changes, " -> 1"));
+	assert_non_null(strstr(h[1].facts, "\"kernel\":\"6.5.0-valve24-1-neptune-65\""));
+	free(h);
+	assert_non_null(strstr(progress(e), "the host changed since the campaign last played "
+	                                    "(recorded):\nkernel: \"6.5.0-valve22-1-neptune-65\" -> "));
+}
+
 struct flip {
 	struct env *e;
 	double after_s;
@@ -392,6 +462,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device__put_back_after_a_stop_request, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_device__sigkilled_harness_is_put_back_by_resume,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device__host_facts_stored_at_start_and_changes_at_resume,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device__unplugged_run_is_void_and_the_next_waits_for_ac,
 		                                setup, teardown),

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "deck/deck.h"
+#include "run/run.h"
 
 struct opts {
 	const char *root;
@@ -67,62 +68,18 @@ static const char *why(int err)
 	}
 }
 
-static json_t *jstr(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *jbytes(int64_t v)
-{
-	return v >= 0 ? json_integer((json_int_t)v) : json_null();
-}
-
 /* Everything `deck info` prints, as one JSON object. */
-static json_t *info_json(struct deck *d, const struct deck_facts *f, const char *level,
-                         const double tdp[3], bool has_tdp, const struct deck_sample *s)
+static json_t *info_json(struct deck *d, const struct deck_facts *f, const struct deck_sample *s)
 {
-	json_t *facts = json_object(), *readings = json_object(), *o = json_object();
-	json_object_set_new(facts, "device_model", jstr(f->device_model));
-	json_object_set_new(facts, "dmi_vendor", jstr(f->dmi_vendor));
-	json_object_set_new(facts, "dmi_product", jstr(f->dmi_product));
-	json_object_set_new(facts, "host", jstr(f->host));
-	json_object_set_new(facts, "os", jstr(f->os));
-	json_object_set_new(facts, "os_version", jstr(f->os_version));
-	json_object_set_new(facts, "os_build", jstr(f->os_build));
-	json_object_set_new(facts, "kernel", jstr(f->kernel));
-	json_object_set_new(facts, "cpu", jstr(f->cpu));
-	json_object_set_new(facts, "memory_B", jbytes(f->memory_B));
-	json_object_set_new(facts, "swap_total_B", jbytes(f->swap_total_B));
-	json_object_set_new(facts, "swappiness",
-	                    f->swappiness >= 0 ? json_integer(f->swappiness) : json_null());
-	json_object_set_new(facts, "zram_B", jbytes(f->zram_B));
-	json_object_set_new(facts, "zram_algorithm", jstr(f->zram_algorithm));
-	json_object_set_new(facts, "gpu_card", jstr(deck_card(d)));
-	json_object_set_new(facts, "gpu_driver", jstr(f->gpu_driver));
-	json_object_set_new(facts, "gpu_pci_id", jstr(f->gpu_pci_id));
-	json_object_set_new(facts, "apu", deck_card(d) ? json_boolean(f->apu) : json_null());
-	json_object_set_new(facts, "gpu_metrics", jstr(f->gpu_metrics));
-	json_object_set_new(facts, "vram_B", jbytes(f->vram_B));
-	json_object_set_new(facts, "gpu_level", jstr(level));
-	json_object_set_new(facts, "tdp_w", has_tdp ? json_real(tdp[0]) : json_null());
-	json_object_set_new(facts, "tdp_min_w", has_tdp ? json_real(tdp[1]) : json_null());
-	json_object_set_new(facts, "tdp_max_w", has_tdp ? json_real(tdp[2]) : json_null());
-	json_object_set_new(facts, "mesa", jstr(f->mesa));
-	json_object_set_new(facts, "mesa_source", jstr(f->mesa_source));
-	json_object_set_new(facts, "display", jstr(f->display));
-	json_object_set_new(facts, "display_width",
-	                    f->display_width ? json_integer(f->display_width) : json_null());
-	json_object_set_new(facts, "display_height",
-	                    f->display_height ? json_integer(f->display_height) : json_null());
-	json_object_set_new(facts, "display_refresh_hz",
-	                    f->display_refresh_hz > 0 ? json_real(f->display_refresh_hz) : json_null());
+	json_t *facts = run_host_facts_json(d, f), *readings = json_object(), *o = json_object();
 	for (int i = 0; i < DECK_N_READINGS; i++) {
 		json_t *r = json_object();
 		if (s->r[i].err == 0)
 			json_object_set_new(r, "value", json_real(s->r[i].value));
 		else
 			json_object_set_new(r, "absent", json_string(why(s->r[i].err)));
-		json_object_set_new(r, "source", jstr(deck_reading_source(d, i)));
+		const char *src = deck_reading_source(d, i);
+		json_object_set_new(r, "source", src ? json_string(src) : json_null());
 		json_object_set_new(readings, deck_reading_name(i), r);
 	}
 	json_object_set_new(o, "facts", facts);
@@ -243,7 +200,7 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 	deck_sample(d, &s);
 
 	if (o.json) {
-		json_t *j = info_json(d, &f, level, tdp, has_tdp, &s);
+		json_t *j = info_json(d, &f, &s);
 		int err = j ? json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
 		json_decref(j);
 		putchar('\n');

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "cmd.h"
 #include "report/report.h"
 #include "results-db/db.h"
@@ -45,6 +47,49 @@ static void run_label(const struct db_run *r, char *buf, size_t size)
 		snprintf(buf, size, "warm-up");
 	else
 		snprintf(buf, size, "%d", r->round);
+}
+
+/* The host's facts as the campaign recorded them: the start's in full
+ * (key value, a few to a line), then each resume's changes. */
+static void print_host_facts(struct db *db, int64_t id)
+{
+	struct db_host_facts *h = NULL;
+	size_t n = 0;
+	if (db_host_facts_list(db, id, &h, &n) < 0 || n == 0) {
+		free(h);
+		return;
+	}
+	char t[32];
+	when(h[0].at_unix_ms, t, sizeof t);
+	printf("\nhost facts at the start (%s):\n", t);
+	json_t *o = json_loads(h[0].facts, 0, NULL);
+	const char *key;
+	json_t *v;
+	int col = 0;
+	json_object_foreach(o, key, v) {
+		char *val = json_dumps(v, JSON_ENCODE_ANY);
+		int len = (int)(strlen(key) + (val ? strlen(val) : 1) + 3);
+		if (col && col + len > 96) {
+			putchar('\n');
+			col = 0;
+		}
+		col += printf("%s%s %s", col ? ", " : "  ", key, val ? val : "?");
+		free(val);
+	}
+	if (col)
+		putchar('\n');
+	json_decref(o);
+	for (size_t i = 1; i < n; i++) {
+		when(h[i].at_unix_ms, t, sizeof t);
+		printf("changed at the resume of %s:\n", t);
+		const char *line = h[i].changes ? h[i].changes : "";
+		while (line && *line) {
+			const char *nl = strchr(line, '\n');
+			printf("  %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	free(h);
 }
 
 static int show_campaign(struct db *db, int64_t id)
@@ -87,6 +132,7 @@ static int show_campaign(struct db *db, int64_t id)
 			       eta.playing ? "" : "; no run is playing now ('rxdeck resume' goes on)");
 		}
 	}
+	print_host_facts(db, id);
 	printf("\nbuilds:\n");
 	for (size_t i = 0; i < nb; i++)
 		printf("  %-12s %s\n  %-12s commit %s, sha256 %s\n", b[i].label, or_dash(b[i].path), "",

@@ -1646,6 +1646,19 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 		if (rc < 0)
 			goto out;
 	}
+	{
+		/* after the device is put back: the host as the runs will find it */
+		char changes[2048];
+		int hrc = run_host_record(c->db, c->id, deck, changes, sizeof changes);
+		if (hrc < 0) {
+			rc = run_errf(errmsg, size, hrc, "cannot record the host's facts: %s",
+			              db_errmsg(c->db));
+			goto out;
+		}
+		if (hrc > 0)
+			progress_line(c, "the host changed since the campaign last played (recorded):\n%s",
+			              changes);
+	}
 	if (db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_OPEN, 0) < 0) {
 		rc = run_errf(errmsg, size, -EIO, "%s", db_errmsg(c->db));
 		goto out;

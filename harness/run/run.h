@@ -247,6 +247,31 @@ int run_sha256_file(const char *path, char hex_out[65]);
 int run_void_apply(struct db *db, int64_t campaign_id, const struct plan_void_rules *rules,
                    size_t *n_voided, char *errmsg, size_t errmsg_size);
 
+/* ---- the host's facts (run-host.c) -------------------------------------------- */
+
+struct deck;
+struct deck_facts;
+struct json_t;
+
+/*
+ * The host's facts as one JSON object (`rxdeck deck info --json`'s
+ * "facts"): f's fields, then the card's GPU performance level and TDP
+ * (tdp_w, tdp_min_w, tdp_max_w) and the power source ("AC", "battery"),
+ * each null when this host does not say.  New reference; NULL: no memory.
+ */
+struct json_t *run_host_facts_json(struct deck *d, const struct deck_facts *f);
+
+/*
+ * Stores the host's facts for the campaign: at its first call (event
+ * "start"), and later (event "resume") only when they differ from the
+ * campaign's last row, with what changed ("key: OLD -> NEW", one a line,
+ * also written into changes).  0 stored as a start or nothing changed (or
+ * d NULL: no sysfs), 1 changed and stored, a negative errno (the
+ * database's message in db_errmsg()).
+ */
+int run_host_record(struct db *db, int64_t campaign_id, struct deck *d, char *changes,
+                    size_t size);
+
 /* ---- deadlines (run-deadline.c) ---------------------------------------------- */
 
 /* A duration as progress lines write it: "1h02m", "4m12s", "9s". */
