@@ -250,7 +250,8 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 	struct db_route_mark *m = NULL;
 	struct db_run *r = NULL;
 	struct db_post *p = NULL;
-	size_t nb, na, nm, nr, np;
+	struct db_host_facts *h = NULL;
+	size_t nb, na, nm, nr, np, nh;
 	int err = db_build_list(db, c->id, &b, &nb);
 	if (!err)
 		err = db_arm_list(db, c->id, &a, &na);
@@ -260,6 +261,8 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 		err = db_run_list(db, c->id, &r, &nr);
 	if (!err)
 		err = db_post_list(db, c->id, &p, &np);
+	if (!err)
+		err = db_host_facts_list(db, c->id, &h, &nh);
 	if (err)
 		goto out;
 
@@ -282,6 +285,11 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 	for (size_t i = 0; i < nm; i++)
 		add(marks, json_pack("{s:f, s:s, s:s}", "t_s", m[i].t_s, "name", m[i].name, "kind",
 		                     m[i].kind), &unencodable);
+	json_t *hosts = json_array();
+	for (size_t i = 0; i < nh; i++)
+		add(hosts, json_pack("{s:I, s:s, s:o, s:o}", "at_unix_ms", (json_int_t)h[i].at_unix_ms,
+		                     "event", h[i].event, "facts", json_loads(h[i].facts, 0, NULL),
+		                     "changes", jstr(h[i].changes)), &unencodable);
 	json_t *o = json_pack(
 		"{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:f, s:o,"
 		" s:i, s:b, s:s, s:I, s:o, s:o, s:o, s:o}",
@@ -296,6 +304,10 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 		"created_unix_ms", (json_int_t)c->created_unix_ms,
 		"finished_unix_ms", jint_or_null(c->finished_unix_ms),
 		"builds", builds, "arms", arms, "route_marks", marks);
+	if (o)
+		json_object_set_new(o, "host_facts", hosts);
+	else
+		json_decref(hosts);
 	if (!o || unencodable) {
 		json_decref(o);
 		err = db_fail(db, -EINVAL, "campaign '%s' has text that is not UTF-8", c->name);
@@ -320,6 +332,7 @@ out:
 	free(m);
 	free(r);
 	free(p);
+	free(h);
 	return err;
 }
 
@@ -977,7 +990,40 @@ static int import_marks(struct importer *im, json_t *marks, size_t nm, int64_t c
 	return err;
 }
 
-/* One campaign: its row, builds, arms, route marks, runs and posts. */
+/* The host's facts at the campaign's start and changed resumes (schema 3;
+ * an older export has none). */
+static int import_host_facts(struct importer *im, json_t *hosts, int64_t campaign_id)
+{
+	int err = 0;
+	for (size_t i = 0; !err && hosts && i < json_array_size(hosts); i++) {
+		json_t *ho = json_array_get(hosts, i);
+		size_t len = push(im, ".host_facts[%zu]", i);
+		struct db_host_facts h = { 0 };
+		char *facts = NULL;
+		if (!json_is_object(ho))
+			err = bad(im, NULL, "expected an object");
+		if (!err)
+			err = get_int(im, ho, "at_unix_ms", true, 0, INT64_MAX, &h.at_unix_ms);
+		if (!err)
+			err = get_str(im, ho, "event", true, &h.event);
+		if (!err)
+			err = get_str(im, ho, "changes", false, &h.changes);
+		if (!err && !json_is_object(json_object_get(ho, "facts")))
+			err = bad(im, "facts", "expected an object");
+		if (!err && !(facts = json_dumps(json_object_get(ho, "facts"),
+		                                 JSON_COMPACT | JSON_PRESERVE_ORDER)))
+			err = db_fail(im->db, -ENOMEM, "out of memory");
+		h.facts = facts;
+		if (!err && (err = db_host_facts_add(im->db, campaign_id, &h)) < 0)
+			err = bad(im, NULL, "%s", im->db->errmsg);
+		free(facts);
+		pop(im, len);
+	}
+	return err;
+}
+
+/* One campaign: its row, builds, arms, route marks, host facts, runs and
+ * posts. */
 static int import_campaign(struct importer *im, json_t *o)
 {
 	struct db *db = im->db;
@@ -988,10 +1034,10 @@ static int import_campaign(struct importer *im, json_t *o)
 	if (err)
 		return err;
 
-	json_t *builds = NULL, *arms = NULL, *marks = NULL, *runs = NULL, *posts = NULL;
+	json_t *builds = NULL, *arms = NULL, *marks = NULL, *runs = NULL, *posts = NULL, *hosts = NULL;
 	if ((err = get_array(im, o, "builds", &builds)) || (err = get_array(im, o, "arms", &arms)) ||
 	    (err = get_array(im, o, "route_marks", &marks)) || (err = get_array(im, o, "runs", &runs)) ||
-	    (err = get_array(im, o, "posts", &posts)))
+	    (err = get_array(im, o, "posts", &posts)) || (err = get_array(im, o, "host_facts", &hosts)))
 		return err;
 
 	size_t nb = builds ? json_array_size(builds) : 0;
@@ -1010,6 +1056,8 @@ static int import_campaign(struct importer *im, json_t *o)
 		err = import_arms(im, arms, na, campaign_id, build_labels, build_ids, nb, arm_refs);
 	if (!err)
 		err = import_marks(im, marks, nm, campaign_id, m);
+	if (!err)
+		err = import_host_facts(im, hosts, campaign_id);
 	for (size_t i = 0; !err && runs && i < json_array_size(runs); i++) {
 		size_t len = push(im, ".runs[%zu]", i);
 		err = import_run(im, json_array_get(runs, i), campaign_id, arm_refs, na);

@@ -43,6 +43,15 @@ static void fill(struct tdb *t)
 	                 &arm_c), 0);
 	struct db_route_mark mark = { .t_s = 30.25, .name = "entrance", .kind = "shot" };
 	assert_int_equal(db_route_marks_store(t->db, t->campaign, &mark, 1), 0);
+	assert_int_equal(db_host_facts_add(t->db, t->campaign, &(struct db_host_facts){
+	                 .at_unix_ms = 1700000000000, .event = "start",
+	                 .facts = "{\"device_model\":\"Steam Deck OLED\",\"swappiness\":100,"
+	                          "\"tdp_w\":15.0,\"zram_B\":null}" }), 0);
+	assert_int_equal(db_host_facts_add(t->db, t->campaign, &(struct db_host_facts){
+	                 .at_unix_ms = 1700000100000, .event = "resume",
+	                 .facts = "{\"device_model\":\"Steam Deck OLED\",\"swappiness\":1,"
+	                          "\"tdp_w\":15.0,\"zram_B\":null}",
+	                 .changes = "swappiness: 100 -> 1" }), 0);
 	int64_t ids[4];
 	tdb_plan_abba(t, ids);
 	struct db_frame f[] = {
@@ -97,6 +106,9 @@ static void test_export_import__round_trip_gives_the_same_document(void **state)
 	assert_int_equal(n, 1);
 	char *second = export_text(b.db, 0);
 	assert_string_equal(first, second);
+	assert_non_null(strstr(first, "\"host_facts\":[{\"at_unix_ms\":1700000000000,\"event\":"
+	                              "\"start\",\"facts\":{\"device_model\":\"Steam Deck OLED\""));
+	assert_non_null(strstr(first, "\"changes\":\"swappiness: 100 -> 1\"}]"));
 
 	/* Spot checks through the API of the imported copy. */
 	struct db_campaign *c;

@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 static bool name_char_ok(unsigned char c)
 {
@@ -323,6 +326,56 @@ static void section_builds(const struct report_data *rd, FILE *out)
 	}
 }
 
+/* The host's facts as the campaign recorded them at its start (`rxdeck deck
+ * info`'s: swap, zram, carve-out, panel refresh, gpu_metrics, SteamOS build,
+ * GPU level, TDP, power source), then what a resume found changed. */
+static void host_facts(struct db *db, int64_t campaign_id, FILE *out)
+{
+	struct db_host_facts *h = NULL;
+	size_t n = 0;
+	if (db_host_facts_list(db, campaign_id, &h, &n) < 0 || n == 0) {
+		free(h);
+		return;
+	}
+	json_t *o = json_loads(h[0].facts, 0, NULL);
+	const char *key;
+	json_t *v;
+	bool first = true;
+	fputs("- Host facts at the start (`rxdeck deck info`): ", out);
+	json_object_foreach(o, key, v) {
+		if (json_is_null(v))
+			continue;
+		char *val = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		fputs(first ? "" : ", ", out);
+		report_md_code(out, key);
+		fputc(' ', out);
+		report_md_text(out, val ? val : "?");
+		free(val);
+		first = false;
+	}
+	fputc('\n', out);
+	json_decref(o);
+	for (size_t i = 1; i < n; i++) {
+		char when[32];
+		time_t t = (time_t)(h[i].at_unix_ms / 1000);
+		struct tm tm;
+		if (!localtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm))
+			snprintf(when, sizeof when, "?");
+		fprintf(out, "- Changed at the resume of %s: ", when);
+		const char *line = h[i].changes ? h[i].changes : "";
+		while (line && *line) {
+			const char *nl = strchr(line, '\n');
+			char part[512];
+			snprintf(part, sizeof part, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
+			report_md_text(out, part);
+			line = nl ? nl + 1 : NULL;
+			fputs(line && *line ? "; " : "", out);
+		}
+		fputc('\n', out);
+	}
+	free(h);
+}
+
 static int section_hardware(struct db *db, const struct report_data *rd, FILE *out)
 {
 	const struct db_campaign *c = rd->campaign;
@@ -342,6 +395,7 @@ static int section_hardware(struct db *db, const struct report_data *rd, FILE *o
 	} else {
 		fact(out, "Memory", NULL);
 	}
+	host_facts(db, c->id, out);
 	fputs("- GPU shader clock in the measured runs: ", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		fputs(i ? "; " : "", out);
