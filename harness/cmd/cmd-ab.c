@@ -273,7 +273,8 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 	volatile sig_atomic_t *stop = cmd_stop_signals();
 	char baseline_a = 'A';
 	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop,
-		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline_a };
+		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline_a,
+		                  .deck_root = cmd_deck_root() };
 	struct run_campaign *c;
 	int rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
 	if (rc < 0) {

@@ -45,6 +45,12 @@ int cmd_campaign_decided(void *ctx, struct db *db, int64_t campaign_id, bool *de
 	                               errmsg_size);
 }
 
+const char *cmd_deck_root(void)
+{
+	const char *root = getenv("RXDECK_DECK_ROOT");
+	return root && root[0] ? root : NULL;
+}
+
 int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign *c,
                         const struct run_outcome *o, const struct cmd_post *post, char baseline,
                         bool quiet)

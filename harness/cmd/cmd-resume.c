@@ -48,7 +48,8 @@ int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 	struct db *db = ctx->db;
 	volatile sig_atomic_t *stop = cmd_stop_signals();
 	struct run_options ro = { .quiet = quiet, .stop = stop, .accept_changes = accept_changes,
-		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline };
+		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline,
+		                  .deck_root = cmd_deck_root() };
 	struct run_campaign *c;
 	char msg[2048] = "";
 	int rc = run_campaign_open(db, npos ? argv[1] : NULL, &ro, &c, msg, sizeof msg);

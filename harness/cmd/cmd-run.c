@@ -234,7 +234,8 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 	struct db *db = ctx->db;
 	volatile sig_atomic_t *stop = cmd_stop_signals();
 	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop,
-		                  .decided = cmd_campaign_decided, .decided_ctx = &o.baseline };
+		                  .decided = cmd_campaign_decided, .decided_ctx = &o.baseline,
+		                  .deck_root = cmd_deck_root() };
 	struct run_campaign *c;
 	char msg[2048] = "";
 	rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);

@@ -152,6 +152,11 @@ int cmd_campaign_decided(void *ctx, struct db *db, int64_t campaign_id, bool *de
 /* Installs the stop handlers (SIGINT, SIGTERM, SIGHUP; SIGPIPE ignored)
  * and returns the flag they set. */
 volatile sig_atomic_t *cmd_stop_signals(void);
+
+/* The system root a campaign's samplers and clock/TDP control read:
+ * $RXDECK_DECK_ROOT when set and not empty (a copied or fake sys/, proc/,
+ * etc/ tree, as `rxdeck deck info --root` takes), else NULL ("/"). */
+const char *cmd_deck_root(void);
 /* --post without its target, or a target without --post, is a usage error. */
 int cmd_post_check(const char *command, const struct cmd_post *post);
 /* The end of a campaign: the interrupted message, or the table and the
