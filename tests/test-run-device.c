@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 
+#include "report/report.h"
 #include "run/run.h"
 #include "test-run-util.h"
 #include "test-deck-bus-util.h"
@@ -373,6 +374,17 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	free(h);
 	assert_non_null(strstr(progress(e), "the host changed since the campaign last played "
 	                                    "(recorded):\nkernel: \"6.5.0-valve22-1-neptune-65\" -> "));
+	/* the report's header says so */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_int_equal(report_print(e->db, cid, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "The host changed at the resume of "));
+	if (!strstr(text, ": `kernel: \"6.5.0-valve22-1-neptune-65\" -> "
+	                  "\"6.5.0-valve24-1-neptune-65\"`; `swappiness: "))
+		fail_msg("no change line in:\n%s", text);
+	free(text);
 }
 
 struct flip {

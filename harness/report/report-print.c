@@ -832,7 +832,9 @@ int report_print(struct db *db, int64_t campaign_id, const struct report_options
 	case REPORT_FORMAT_MD:
 	default:
 		md_title(rd, out, "#");
-		err = report_md_body(rd, true, out);
+		err = report_host_changes(db, campaign_id, out);
+		if (!err)
+			err = report_md_body(rd, true, out);
 		break;
 	}
 	report_data_destroy(rd);
@@ -851,7 +853,9 @@ int report_summary_print(struct db *db, int64_t campaign_id, const struct report
 	if (err)
 		return err;
 	md_title(rd, out, "###");
-	err = report_md_body(rd, true, out);
+	err = report_host_changes(db, campaign_id, out);
+	if (!err)
+		err = report_md_body(rd, true, out);
 	if (!err && run_file && run_file[0]) {
 		fputs("\nRun file: ", out);
 		md_link_or_path(out, run_file);

@@ -133,6 +133,12 @@ void report_md_text(FILE *out, const char *s);
 /* Text as a Markdown code span (| escaped). */
 void report_md_code(FILE *out, const char *s);
 
+/* For a campaign whose host changed at a resume (results-db host_facts),
+ * one Markdown line per such resume, "The host changed at the resume of
+ * DATE: kernel: OLD -> NEW; ...", then a blank line; nothing otherwise.
+ * 0 or the database's negative errno. */
+int report_host_changes(struct db *db, int64_t campaign_id, FILE *out);
+
 /* A run's frames placed on the route: x seconds after the route's start
  * (t0), the frame time in ms of each real frame (interval to the previous
  * real frame).  Without t0, x counts from the run's first frame and

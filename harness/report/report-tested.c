@@ -326,6 +326,27 @@ static void section_builds(const struct report_data *rd, FILE *out)
 	}
 }
 
+/* "<lead> DATE: key: OLD -> NEW; ...", a resume's changes on one line. */
+static void change_line(const struct db_host_facts *h, const char *lead, FILE *out)
+{
+	char when[32];
+	time_t t = (time_t)(h->at_unix_ms / 1000);
+	struct tm tm;
+	if (!localtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm))
+		snprintf(when, sizeof when, "?");
+	fprintf(out, "%s %s: ", lead, when);
+	const char *line = h->changes ? h->changes : "";
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		char part[512];
+		snprintf(part, sizeof part, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
+		report_md_code(out, part);
+		line = nl ? nl + 1 : NULL;
+		fputs(line && *line ? "; " : "", out);
+	}
+	fputc('\n', out);
+}
+
 /* The host's facts as the campaign recorded them at its start (`rxdeck deck
  * info`'s: swap, zram, carve-out, panel refresh, gpu_metrics, SteamOS build,
  * GPU level, TDP, power source), then what a resume found changed. */
@@ -355,25 +376,22 @@ static void host_facts(struct db *db, int64_t campaign_id, FILE *out)
 	}
 	fputc('\n', out);
 	json_decref(o);
-	for (size_t i = 1; i < n; i++) {
-		char when[32];
-		time_t t = (time_t)(h[i].at_unix_ms / 1000);
-		struct tm tm;
-		if (!localtime_r(&t, &tm) || !strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm))
-			snprintf(when, sizeof when, "?");
-		fprintf(out, "- Changed at the resume of %s: ", when);
-		const char *line = h[i].changes ? h[i].changes : "";
-		while (line && *line) {
-			const char *nl = strchr(line, '\n');
-			char part[512];
-			snprintf(part, sizeof part, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
-			report_md_text(out, part);
-			line = nl ? nl + 1 : NULL;
-			fputs(line && *line ? "; " : "", out);
-		}
-		fputc('\n', out);
-	}
+	for (size_t i = 1; i < n; i++)
+		change_line(&h[i], "- Changed at the resume of", out);
 	free(h);
+}
+
+int report_host_changes(struct db *db, int64_t campaign_id, FILE *out)
+{
+	struct db_host_facts *h = NULL;
+	size_t n = 0;
+	int err = db_host_facts_list(db, campaign_id, &h, &n);
+	for (size_t i = 1; !err && i < n; i++)
+		change_line(&h[i], "The host changed at the resume of", out);
+	if (!err && n > 1)
+		fputc('\n', out);
+	free(h);
+	return err;
 }
 
 static int section_hardware(struct db *db, const struct report_data *rd, FILE *out)
