@@ -512,8 +512,9 @@ int db_arm_list(struct db *db, int64_t campaign_id, struct db_arm **out, size_t 
 
 /* ---- route marks ---- */
 
-int db_route_marks_store_tx(struct db *db, int64_t campaign_id, const struct db_route_mark *m,
-                            size_t n)
+/* 0 when the campaign exists; -ENOENT (said in db_errmsg()) or the
+ * database's error. */
+static int campaign_exists(struct db *db, int64_t campaign_id)
 {
 	sqlite3_stmt *st;
 	int err = db_prepare(db, "SELECT 1 FROM campaign WHERE id = ?", &st);
@@ -526,6 +527,16 @@ int db_route_marks_store_tx(struct db *db, int64_t campaign_id, const struct db_
 		return rc == SQLITE_DONE ? db_fail(db, -ENOENT, "no campaign with id %lld",
 		                                   (long long)campaign_id)
 		                         : db_fail_sql(db, rc, "cannot find the campaign");
+	return 0;
+}
+
+int db_route_marks_store_tx(struct db *db, int64_t campaign_id, const struct db_route_mark *m,
+                            size_t n)
+{
+	sqlite3_stmt *st;
+	int rc, err = campaign_exists(db, campaign_id);
+	if (err)
+		return err;
 	err = db_prepare(db, "DELETE FROM route_mark WHERE campaign_id = ?", &st);
 	if (err)
 		return err;
@@ -598,16 +609,9 @@ int db_host_facts_add(struct db *db, int64_t campaign_id, const struct db_host_f
 	if (!f->facts || !f->event || (strcmp(f->event, "start") != 0 && strcmp(f->event, "resume") != 0))
 		return db_fail(db, -EINVAL, "host facts need a JSON object and the event start or resume");
 	sqlite3_stmt *st;
-	int err = db_prepare(db, "SELECT 1 FROM campaign WHERE id = ?", &st);
+	int rc, err = campaign_exists(db, campaign_id);
 	if (err)
 		return err;
-	sqlite3_bind_int64(st, 1, campaign_id);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? db_fail(db, -ENOENT, "no campaign with id %lld",
-		                                   (long long)campaign_id)
-		                         : db_fail_sql(db, rc, "cannot find the campaign");
 	err = db_prepare(db, "INSERT INTO host_facts (campaign_id, at_unix_ms, event, facts, changes) "
 	                     "SELECT ?, ?, ?, ?, ? WHERE json_type(?4) = 'object'", &st);
 	if (err)
