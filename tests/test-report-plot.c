@@ -264,11 +264,113 @@ static void test_plot__three_wellformed_files(void **state)
 	free(svg);
 	snprintf(path, sizeof path, "%s/2026-11-13-night-1-distribution.svg", dir);
 	svg = slurp(path);
-	assert_non_null(strstr(svg, ">frames at or below (%)<"));
+	assert_non_null(strstr(svg, ">percentile of frames (%)<"));
+	assert_non_null(strstr(svg, ">99.9<"));
 	/* 960 + 1000 window frames in A, 1040 + 1120 in B */
-	assert_non_null(strstr(svg, "(1960 frames)"));
-	assert_non_null(strstr(svg, "(2160 frames)"));
+	assert_non_null(strstr(svg, "(2 runs, 1960 frames)"));
+	assert_non_null(strstr(svg, "(2 runs, 2160 frames)"));
 	free(svg);
+	trep_cleanup(&t);
+}
+
+/* The number after name="..." in the tag at p, or NaN. */
+static double attr(const char *p, const char *name)
+{
+	char key[32];
+	snprintf(key, sizeof key, " %s=\"", name);
+	const char *end = strchr(p, '>');
+	const char *a = strstr(p, key);
+	if (!a || (end && a > end))
+		return NAN;
+	return strtod(a + strlen(key), NULL);
+}
+
+/* Every legend box of svg lies inside its viewBox; returns the boxes. */
+static size_t legend_inside(const char *svg)
+{
+	const char *vb = strstr(svg, "viewBox=\"");
+	assert_non_null(vb);
+	double x0, y0, w, h;
+	assert_int_equal(sscanf(vb + 9, "%lf %lf %lf %lf", &x0, &y0, &w, &h), 4);
+	size_t n = 0;
+	for (const char *p = svg; (p = strstr(p, "<rect class=\"legend-box\"")); p++, n++) {
+		double x = attr(p, "x"), y = attr(p, "y"), bw = attr(p, "width"), bh = attr(p, "height");
+		if (!(x >= x0 && y >= y0 && x + bw <= x0 + w && y + bh <= y0 + h))
+			fail_msg("legend box %g,%g %gx%g outside the viewBox %g %g %g %g", x, y, bw, bh, x0,
+			         y0, w, h);
+	}
+	return n;
+}
+
+/* Each series group of arm letter: how many times cls occurs in it. */
+static size_t in_series(const char *svg, char letter, const char *cls)
+{
+	char key[64];
+	snprintf(key, sizeof key, "class=\"series\" data-arm=\"%c\"", letter);
+	const char *g = strstr(svg, key);
+	assert_non_null(g);
+	const char *end = strstr(g, "</g>");
+	size_t n = 0;
+	for (const char *p = g; (p = strstr(p, cls)) && p < end; p++)
+		n++;
+	return n;
+}
+
+/* The default plan's four arms and labels, two rounds of frames: every
+ * legend entry inside the canvas (the labels wrap or take more rows), and
+ * each arm's curves: a band, the median run and its moving average over
+ * the route; a thin curve per run and a bold median by percentile; rounds
+ * and the baseline's drift over the runs. */
+static void test_plot__default_labels_inside_and_curves_per_arm(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	static const char *const labels[] = { "no switch", "late reads of the newest submission",
+		                              "early readback", "early readback and late reads" };
+	trep_open(&t, "night-4", 4, labels, NULL);
+	static const char order[] = "ABCDDCBA";
+	int64_t t0 = INT64_C(1000000000000);
+	for (int round = 1; round <= 2; round++)
+		for (int k = 0; k < 8; k++) {
+			int arm = order[k] - 'A';
+			int64_t r = trep_run(&t, arm, round, NULL, NULL);
+			trep_frames_at(&t, r, t0, 12.0 + arm + 0.25 * round + 0.1 * k);
+			t0 += INT64_C(200000000000);
+		}
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	snprintf(dir, sizeof dir, "%s/plots", t.dir);
+	size_t n = 0;
+	assert_int_equal(report_plot_write(t.db, t.campaign, dir, NULL, &n), 0);
+	assert_int_equal(n, 3);
+	static const char *const kinds[] = { "frametime", "distribution", "fps" };
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof path, "%s/2026-11-13-night-4-%s.svg", dir, kinds[k]);
+		char *svg = slurp(path);
+		assert_non_null(svg);
+		assert_null(xml_check(svg));
+		/* four arms (and the drift line's entry on the fps plot) */
+		assert_int_equal(legend_inside(svg), k == 2 ? 5 : 4);
+		assert_non_null(strstr(svg, "late reads of the newest submission"));
+		for (char a = 'A'; a <= 'D'; a++) {
+			if (k == 0) {
+				assert_true(in_series(svg, a, "class=\"band\"") >= 1);
+				assert_int_equal(in_series(svg, a, "class=\"median-run\""), 1);
+				assert_int_equal(in_series(svg, a, "class=\"moving-average\""), 1);
+			} else if (k == 1) {
+				assert_int_equal(in_series(svg, a, "class=\"run-curve\""), 4);
+				assert_int_equal(in_series(svg, a, "class=\"median-curve\""), 1);
+			} else {
+				assert_int_equal(in_series(svg, a, "<circle "), 4);
+			}
+		}
+		if (k == 2) {
+			assert_int_equal(count(svg, "class=\"round\""), 2);
+			assert_non_null(strstr(svg, ">round 2<"));
+			assert_int_equal(count(svg, "class=\"drift\""), 1);
+			assert_non_null(strstr(svg, "baseline A drift: "));
+		}
+		free(svg);
+	}
 	trep_cleanup(&t);
 }
 
@@ -301,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_xml_check__catches_errors),
 		cmocka_unit_test(test_plot__three_wellformed_files),
 		cmocka_unit_test(test_plot__without_frames_only_fps),
+		cmocka_unit_test(test_plot__default_labels_inside_and_curves_per_arm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

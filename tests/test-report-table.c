@@ -613,6 +613,26 @@ static void test_report__sequential_stop_reasons(void **state)
 	trep_cleanup(&t);
 }
 
+/* Small values keep their minimum effect readable: memory sync of 0.003 ms
+ * a frame has a 5 % minimum of 0.00015 ms, never "±0.000". */
+static void test_report__small_minimum_effect_not_shown_as_zero(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	static const char *const labels[] = { "off", "on" };
+	trep_open(&t, "tiny", 2, labels, NULL);
+	static const double v[2][3] = { { 0.0030, 0.0031, 0.0029 }, { 0.0032, 0.0030, 0.0031 } };
+	for (int k = 0; k < 3; k++)
+		for (int a = 0; a < 2; a++)
+			trep_run(&t, a, k + 1, NULL, "real_fps", 50.0 + a + 0.1 * k, "memsync_ms", v[a][k],
+			         NULL);
+	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "±0.00015 minimum");
+	assert_lacks(md, "±0.000 minimum");
+	free(md);
+	trep_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_report__csv_json_same_numbers),
 		cmocka_unit_test(test_report__newest_campaign),
 		cmocka_unit_test(test_report__sequential_stop_reasons),
+		cmocka_unit_test(test_report__small_minimum_effect_not_shown_as_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

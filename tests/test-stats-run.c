@@ -129,6 +129,40 @@ static void test_run__percentiles_by_hand(void **state)
 	collect_frames_destroy(f);
 }
 
+static void test_run__lows_are_mean_fps_of_the_slowest_frames(void **state)
+{
+	(void)state;
+	/* 1500 frame times, shuffled: 10 ms but 20 of 40 ms and 2 of 100 ms.
+	 * 1 %: the slowest ceil(15) = 15: 2 x 10 fps and 13 x 25 fps, mean
+	 * (20 + 325) / 15 = 23; 0.1 %: the slowest ceil(1.5) = 2: 10 fps */
+	static double ms[1500];
+	for (int i = 0; i < 1500; i++)
+		ms[i] = 10;
+	for (int i = 0; i < 20; i++)
+		ms[(i * 577 + 31) % 1500] = 40;
+	ms[1003] = 100;
+	ms[211] = 100;
+	struct collect_frames *f = intervals_log(ms, 1500);
+	struct stats_run_metrics m;
+	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_float_equal(m.low_1pct_fps, 23, 1e-9);
+	assert_float_equal(m.low_01pct_fps, 10, 1e-9);
+	/* the percentiles are untouched by the lows' selection */
+	assert_float_equal(m.p50_ms, 10, 1e-9);
+	assert_float_equal(m.p99_ms, 40, 1e-9);
+	stats_run_metrics_finish(&m);
+	collect_frames_destroy(f);
+
+	/* 7 frame times: ceil(0.07) = 1 frame each, the slowest: 1000 / 70 */
+	const double few[7] = { 40, 10, 70, 20, 60, 30, 50 };
+	f = intervals_log(few, 7);
+	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_float_equal(m.low_1pct_fps, 1000.0 / 70, 1e-9);
+	assert_float_equal(m.low_01pct_fps, 1000.0 / 70, 1e-9);
+	stats_run_metrics_finish(&m);
+	collect_frames_destroy(f);
+}
+
 static void test_run__percentile_function(void **state)
 {
 	(void)state;
@@ -334,6 +368,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run__exact_12_fps),
 		cmocka_unit_test(test_run__percentiles_by_hand),
+		cmocka_unit_test(test_run__lows_are_mean_fps_of_the_slowest_frames),
 		cmocka_unit_test(test_run__percentile_function),
 		cmocka_unit_test(test_run__window_edges),
 		cmocka_unit_test(test_run__real_and_shown_frames),

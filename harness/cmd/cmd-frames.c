@@ -109,6 +109,8 @@ static json_t *result_json(const struct result *r)
 	json_object_set_new(o, "p50_ms", num(m->p50_ms));
 	json_object_set_new(o, "p95_ms", num(m->p95_ms));
 	json_object_set_new(o, "p99_ms", num(m->p99_ms));
+	json_object_set_new(o, "low_1pct_fps", num(m->low_1pct_fps));
+	json_object_set_new(o, "low_01pct_fps", num(m->low_01pct_fps));
 	json_object_set_new(o, "over_100ms", json_integer((json_int_t)m->over_100ms));
 	json_object_set_new(o, "rb_wait_ms", num(m->rb_wait_ms));
 	json_object_set_new(o, "memsync_ms", num(m->memsync_ms));

@@ -107,15 +107,6 @@ static bool plan_text_says_no_pad(const char *text)
 	return none;
 }
 
-static int order_count(const char *order, char letter)
-{
-	int n = 0;
-	for (const char *p = order ? order : ""; *p; p++)
-		if (*p == letter)
-			n++;
-	return n;
-}
-
 static int value_of(const struct db_metric *m, size_t n, const char *name, double *out)
 {
 	for (size_t i = 0; i < n; i++)
@@ -186,6 +177,7 @@ static int derive_frame_metrics(struct db *db, const struct db_campaign *c, stru
 		{ "real_fps", m.real_fps },     { "shown_fps", m.shown_fps },
 		{ "p50_ms", m.p50_ms },         { "p95_ms", m.p95_ms },
 		{ "p99_ms", m.p99_ms },         { "over_100ms", m.frame_times ? (double)m.over_100ms : NAN },
+		{ "low_1pct_fps", m.low_1pct_fps }, { "low_01pct_fps", m.low_01pct_fps },
 		{ "rb_wait_ms", m.rb_wait_ms }, { "memsync_ms", m.memsync_ms },
 		{ "draws", m.draws },
 	};
@@ -269,8 +261,9 @@ static int load_run_values(struct db *db, const struct report_data *rd, struct r
 	free(m);
 
 	static const char *const frame_keys[] = { "real_fps", "shown_fps", "p50_ms", "p95_ms",
-		                                  "p99_ms", "over_100ms", "rb_wait_ms",
-		                                  "memsync_ms", "draws" };
+		                                  "p99_ms", "low_1pct_fps", "low_01pct_fps",
+		                                  "over_100ms", "rb_wait_ms", "memsync_ms",
+		                                  "draws" };
 	bool missing = false;
 	for (size_t i = 0; i < sizeof frame_keys / sizeof frame_keys[0]; i++) {
 		int idx = report_metric_index(frame_keys[i]);
@@ -354,8 +347,7 @@ static int compare_arms(struct report_data *rd, const struct report_options *opt
 				err = rc;
 			if (i == rd->base || err)
 				continue;
-			struct stats_options so = { .runs_per_round = a->runs_per_round };
-			rc = stats_compare(&stats_metrics[m], vb, nb, va, na, &so, &a->cmp[m]);
+			rc = stats_compare(&stats_metrics[m], vb, nb, va, na, &a->cmp[m]);
 			if (rc == 0)
 				a->has_cmp[m] = true;
 			else if (rc != -ENODATA)
@@ -788,45 +780,38 @@ int report_campaign_decided(struct db *db, int64_t campaign_id, char baseline, b
 	return 0;
 }
 
-int report_data_load(struct db *db, int64_t campaign_id, const struct report_options *opts,
-                     struct report_data **out)
+/* The campaign's rows: the campaign, its arms, builds, runs and marks. */
+static int read_rows(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                     struct report_data *rd, size_t *n_arms)
 {
-	struct report_data *rd = calloc(1, sizeof *rd);
-	if (!rd)
-		return report_fail(opts, -ENOMEM, "out of memory");
 	int err = db_campaign_get(db, campaign_id, &rd->campaign);
-	if (err) {
-		err = report_fail(opts, err, err == -ENOENT ? "no campaign with id %lld in '%s'"
-		                                            : "cannot read campaign %lld from '%s': %s",
-		                  (long long)campaign_id, db_path(db), db_errmsg(db));
-		goto fail;
-	}
+	if (err)
+		return report_fail(opts, err, err == -ENOENT ? "no campaign with id %lld in '%s'"
+		                                             : "cannot read campaign %lld from '%s': %s",
+		                   (long long)campaign_id, db_path(db), db_errmsg(db));
 	const char *cname = rd->campaign->name;
-	size_t n_arms;
-	if ((err = db_arm_list(db, campaign_id, &rd->db_arms, &n_arms)) ||
+	if ((err = db_arm_list(db, campaign_id, &rd->db_arms, n_arms)) ||
 	    (err = db_build_list(db, campaign_id, &rd->builds, &rd->n_builds)) ||
 	    (err = db_run_list(db, campaign_id, &rd->db_runs, &rd->n_db_runs)) ||
-	    (err = db_route_marks_read(db, campaign_id, &rd->marks, &rd->n_marks))) {
-		err = report_fail(opts, err, "cannot read campaign '%s': %s", cname, db_errmsg(db));
-		goto fail;
-	}
+	    (err = db_route_marks_read(db, campaign_id, &rd->marks, &rd->n_marks)))
+		return report_fail(opts, err, "cannot read campaign '%s': %s", cname, db_errmsg(db));
 	rd->no_pad = plan_text_says_no_pad(rd->campaign->plan_text);
-	if (n_arms == 0) {
-		err = report_fail(opts, -ENODATA, "campaign '%s' has no arms", cname);
-		goto fail;
-	}
-	for (rd->n_metrics = 0; stats_metrics[rd->n_metrics].key; rd->n_metrics++)
-		;
+	if (*n_arms == 0)
+		return report_fail(opts, -ENODATA, "campaign '%s' has no arms", cname);
+	return 0;
+}
+
+/* The arms with their builds and per-metric arrays, and the baseline
+ * (opts->baseline, else the first arm). */
+static int setup_arms(struct report_data *rd, size_t n_arms, const struct report_options *opts)
+{
 	size_t nm = rd->n_metrics;
 	rd->arms = calloc(n_arms, sizeof *rd->arms);
 	rd->runs = calloc(rd->n_db_runs ? rd->n_db_runs : 1, sizeof *rd->runs);
 	rd->has_data = calloc(nm, sizeof *rd->has_data);
-	if (!rd->arms || !rd->runs || !rd->has_data) {
-		err = report_fail(opts, -ENOMEM, "out of memory");
-		goto fail;
-	}
+	if (!rd->arms || !rd->runs || !rd->has_data)
+		return report_fail(opts, -ENOMEM, "out of memory");
 	rd->n_arms = n_arms;
-
 	char want = opts && opts->baseline ? opts->baseline : rd->db_arms[0].letter;
 	bool found = false;
 	for (size_t i = 0; i < n_arms; i++) {
@@ -841,7 +826,6 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 				a->build = &rd->builds[b];
 		if (!a->build && rd->n_builds == 1)
 			a->build = &rd->builds[0];
-		a->runs_per_round = order_count(rd->campaign->order, a->arm->letter);
 		a->runs = calloc(rd->n_db_runs ? rd->n_db_runs : 1, sizeof *a->runs);
 		a->has_sum = calloc(nm, sizeof *a->has_sum);
 		a->sum = calloc(nm, sizeof *a->sum);
@@ -851,17 +835,20 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 		a->dec = calloc(nm, sizeof *a->dec);
 		a->more_rounds = calloc(nm, sizeof *a->more_rounds);
 		if (!a->runs || !a->has_sum || !a->sum || !a->has_cmp || !a->cmp || !a->has_dec ||
-		    !a->dec || !a->more_rounds) {
-			err = report_fail(opts, -ENOMEM, "out of memory");
-			goto fail;
-		}
+		    !a->dec || !a->more_rounds)
+			return report_fail(opts, -ENOMEM, "out of memory");
 	}
-	if (!found) {
-		err = report_fail(opts, -ENOENT, "campaign '%s' has no arm '%c' for a baseline", cname,
-		                  want);
-		goto fail;
-	}
+	if (!found)
+		return report_fail(opts, -ENOENT, "campaign '%s' has no arm '%c' for a baseline",
+		                   rd->campaign->name, want);
+	return 0;
+}
 
+/* Every finished run (done or void, not a warm-up) with its metric values,
+ * filed under its arm; warm-ups and runs still to come are counted. */
+static int load_runs(struct db *db, struct report_data *rd, const struct report_options *opts)
+{
+	size_t nm = rd->n_metrics;
 	for (size_t i = 0; i < rd->n_db_runs; i++) {
 		const struct db_run *dr = &rd->db_runs[i];
 		if (dr->is_warmup) {
@@ -873,28 +860,24 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 			continue;
 		}
 		size_t ai = 0;
-		for (; ai < n_arms; ai++)
+		for (; ai < rd->n_arms; ai++)
 			if (rd->db_arms[ai].id == dr->arm_id)
 				break;
-		if (ai == n_arms)
+		if (ai == rd->n_arms)
 			continue; /* foreign keys make this impossible */
 		struct report_run *r = &rd->runs[rd->n_runs];
 		r->run = dr;
 		r->arm = ai;
 		r->is_void = dr->status == DB_RUN_VOID;
 		r->v = malloc(nm * sizeof *r->v);
-		if (!r->v) {
-			err = report_fail(opts, -ENOMEM, "out of memory");
-			goto fail;
-		}
+		if (!r->v)
+			return report_fail(opts, -ENOMEM, "out of memory");
 		rd->n_runs++;
-		err = load_run_values(db, rd, r);
-		if (err) {
-			err = report_fail(opts, err, "cannot read the results of run %d of campaign '%s': %s",
-			                  dr->position, cname,
-			                  db_errmsg(db)[0] ? db_errmsg(db) : strerror(-err));
-			goto fail;
-		}
+		int err = load_run_values(db, rd, r);
+		if (err)
+			return report_fail(opts, err, "cannot read the results of run %d of campaign '%s': %s",
+			                   dr->position, rd->campaign->name,
+			                   db_errmsg(db)[0] ? db_errmsg(db) : strerror(-err));
 		struct report_arm *a = &rd->arms[ai];
 		a->runs[a->n_runs++] = rd->n_runs - 1;
 		if (r->is_void)
@@ -905,20 +888,37 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 			if (isfinite(r->v[m]))
 				rd->has_data[m] = true;
 	}
-	err = compare_arms(rd, opts);
+	return 0;
+}
+
+int report_data_load(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                     struct report_data **out)
+{
+	struct report_data *rd = calloc(1, sizeof *rd);
+	if (!rd)
+		return report_fail(opts, -ENOMEM, "out of memory");
+	for (rd->n_metrics = 0; stats_metrics[rd->n_metrics].key; rd->n_metrics++)
+		;
+	size_t n_arms = 0;
+	int err = read_rows(db, campaign_id, opts, rd, &n_arms);
+	if (!err)
+		err = setup_arms(rd, n_arms, opts);
+	if (!err)
+		err = load_runs(db, rd, opts);
+	if (!err)
+		err = compare_arms(rd, opts);
 	if (!err)
 		err = decide_arms(rd, opts);
 	if (!err)
 		stop_facts(rd);
 	if (!err && (err = drift_and_warnings(rd)))
 		err = report_fail(opts, err, "out of memory");
-	if (err)
-		goto fail;
+	if (err) {
+		report_data_destroy(rd);
+		return err;
+	}
 	*out = rd;
 	return 0;
-fail:
-	report_data_destroy(rd);
-	return err;
 }
 
 int report_run_frame_times(struct db *db, const struct report_run *r, double **x_s, double **ms,

@@ -1,14 +1,17 @@
 /* report-plot: a campaign's SVG plots, written by hand as XML text.
  *
  * Three plots (docs/reports.md, "Plots"):
- *   - frame time over the route: one line per arm, the arm's median run
- *     (by real fps), dashed marks at the route's marks and shots, the
- *     measured window shaded;
- *   - the frame-time distribution per arm: the share of frames at or below
- *     each frame time, over the arm's usable runs' window frames;
- *   - real fps of every run in campaign order, so drift over a night shows.
- * Each has axes with units and a legend, in a viewBox sized so the text
- * stays readable on a phone.  Every piece of text is XML-escaped; series are
+ *   - frame time over the route: per arm a band (the lowest and highest
+ *     per-column mean frame time over its usable runs), its median run (by
+ *     real fps) thin and that run's 1 s moving average bold, dashed marks
+ *     at the route's marks and shots, the measured window shaded;
+ *   - frame time by percentile (0 to 99.9 %, the tail on a log scale): every
+ *     usable run's curve thin and the arm's median curve bold;
+ *   - real fps of every run in campaign order, rounds marked, with the
+ *     baseline's least-squares drift, so drift over a night shows.
+ * Each has axes with units and a legend laid out before the document
+ * starts, so the canvas grows to hold it and long labels wrap; the viewBox
+ * is sized so the text stays readable on a phone.  Every piece of text is XML-escaped; series are
  * <g> elements with class "series" and a data-arm attribute, which the
  * tests read.  A line of many frames is thinned to the lowest and highest
  * frame time of each horizontal pixel, which keeps every hitch visible.
@@ -110,13 +113,142 @@ static void tick_label(char *buf, size_t size, double v, double step)
 	snprintf(buf, size, "%.*f", dec, fabs(v) < step / 1e6 ? 0.0 : v);
 }
 
-static void svg_begin(FILE *out, const char *title, const char *subtitle)
+/* ---- the legend ------------------------------------------------------- */
+
+#define LEGEND_MAX 32
+#define LEGEND_LINE 18.0   /* a wrapped label's line spacing */
+#define LEGEND_ROW 24.0    /* one row of entries */
+#define LEGEND_CHAR 8.0    /* the width of a character at 15 px, generously */
+#define LEGEND_SWATCH 28.0 /* the line sample and its gap */
+#define LEGEND_LINES 4     /* at most this many lines a label */
+
+/* Legend entries below the x axis label.  Entries are laid out before the
+ * document starts, so the canvas is made tall enough for every row: the
+ * legend never leaves the viewBox, and a label too long for the width
+ * wraps at spaces onto lines of its own. */
+struct legend_entry {
+	const char *colour;
+	bool dashed;
+	char text[240];
+	size_t cut[LEGEND_LINES]; /* where each line ends in text */
+	int lines;
+	double x, y, w, h;        /* the entry's box */
+};
+
+struct legend {
+	struct legend_entry e[LEGEND_MAX];
+	size_t n;
+	double bottom;            /* the canvas height the legend needs */
+};
+
+static void legend_add(struct legend *lg, const char *colour, const char *text, bool dashed)
 {
+	if (lg->n >= LEGEND_MAX)
+		return;
+	struct legend_entry *e = &lg->e[lg->n++];
+	*e = (struct legend_entry){ .colour = colour, .dashed = dashed };
+	snprintf(e->text, sizeof e->text, "%s", text);
+}
+
+/* Breaks e's text into lines of at most max_chars characters at spaces (a
+ * word longer than a line is cut), at most LEGEND_LINES of them. */
+static void legend_wrap(struct legend_entry *e, size_t max_chars)
+{
+	size_t len = strlen(e->text), start = 0;
+	e->lines = 0;
+	while (start < len && e->lines < LEGEND_LINES) {
+		size_t end = len;
+		if (len - start > max_chars && e->lines < LEGEND_LINES - 1) {
+			end = start + max_chars;
+			while (end > start && e->text[end] != ' ')
+				end--;
+			if (end == start)
+				end = start + max_chars;
+		}
+		e->cut[e->lines++] = end;
+		start = end;
+		while (start < len && e->text[start] == ' ')
+			start++;
+	}
+	if (e->lines == 0)
+		e->cut[e->lines++] = 0;
+}
+
+/* Places the entries in rows from y_top, wrapping rows at the canvas's
+ * width, and sets lg->bottom. */
+static void legend_layout(struct legend *lg, double y_top)
+{
+	size_t max_chars = (size_t)((W - 20 - LEGEND_SWATCH) / LEGEND_CHAR);
+	double x = 10, y = y_top, row_h = LEGEND_ROW;
+	for (size_t i = 0; i < lg->n; i++) {
+		struct legend_entry *e = &lg->e[i];
+		legend_wrap(e, max_chars);
+		size_t longest = 0, start = 0;
+		for (int l = 0; l < e->lines; l++) {
+			size_t n = e->cut[l] - start;
+			longest = n > longest ? n : longest;
+			start = e->cut[l];
+			while (e->text[start] == ' ')
+				start++;
+		}
+		e->w = LEGEND_SWATCH + LEGEND_CHAR * (double)longest;
+		e->h = LEGEND_ROW + LEGEND_LINE * (e->lines - 1);
+		if (x > 10 && x + e->w > W - 10) {
+			x = 10;
+			y += row_h;
+			row_h = LEGEND_ROW;
+		}
+		e->x = x;
+		e->y = y;
+		if (e->h > row_h)
+			row_h = e->h;
+		x += e->w + 14;
+	}
+	lg->bottom = lg->n ? y + row_h + 6 : y_top;
+}
+
+static void legend_draw(FILE *out, const struct legend *lg)
+{
+	fputs("<g class=\"legend\">\n", out);
+	for (size_t i = 0; i < lg->n; i++) {
+		const struct legend_entry *e = &lg->e[i];
+		/* the box the entry takes (the tests check it lies in the viewBox) */
+		fprintf(out, "<g class=\"legend-entry\">\n<rect class=\"legend-box\" x=\"%.1f\" "
+		             "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\"/>\n",
+		        e->x, e->y, e->w, e->h);
+		double base = e->y + 17;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+		             "stroke-width=\"3\"%s/>\n", e->x, base - 5, e->x + 22, base - 5, e->colour,
+		        e->dashed ? " stroke-dasharray=\"4 3\"" : "");
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", e->x + LEGEND_SWATCH, base);
+		size_t start = 0;
+		for (int l = 0; l < e->lines; l++) {
+			fprintf(out, "<tspan x=\"%.1f\" y=\"%.1f\">", e->x + LEGEND_SWATCH,
+			        base + LEGEND_LINE * l);
+			report_xml_text_n(out, e->text + start, e->cut[l] - start);
+			fputs("</tspan>", out);
+			start = e->cut[l];
+			while (e->text[start] == ' ')
+				start++;
+		}
+		fputs("</text>\n</g>\n", out);
+	}
+	fputs("</g>\n", out);
+}
+
+/* ---- the document ------------------------------------------------------ */
+
+/* The document's start, lg laid out below the axes: the canvas is as tall
+ * as the legend needs. */
+static void svg_begin(FILE *out, const char *title, const char *subtitle, struct legend *lg)
+{
+	legend_layout(lg, PB + 50);
+	double h = fmax(H, lg->bottom);
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
 	             "width=\"100%%\" font-family=\"sans-serif\" font-size=\"15\">\n"
 	             "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
-	        W, H, W, H);
+	        W, ceil(h), W, ceil(h));
 	fputs("<title>", out);
 	xml_text(out, title);
 	fputs("</title>\n<text x=\"10\" y=\"22\" font-size=\"17\" font-weight=\"bold\">", out);
@@ -129,8 +261,15 @@ static void svg_begin(FILE *out, const char *title, const char *subtitle)
 	}
 }
 
+/* The percentile axis: x is -log10(1 - p / 100), so 0, 90, 99 and 99.9 %
+ * are evenly spaced and the tail gets the room. */
+static double pct_u(double p)
+{
+	return -log10(1.0 - p / 100.0);
+}
+
 static void svg_axes(FILE *out, const struct axis *ax, const struct axis *ay, const char *xlabel,
-                     const char *ylabel)
+                     const char *ylabel, bool percentile_x)
 {
 	char b[64];
 	fputs("<g class=\"axes\" stroke=\"#cccccc\" stroke-width=\"1\">\n", out);
@@ -143,8 +282,16 @@ static void svg_axes(FILE *out, const struct axis *ax, const struct axis *ay, co
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PL - 6,
 		        sy(ay, v) + 5, b);
 	}
-	for (double v = ax->lo; v <= ax->hi + ax->step / 2; v += ax->step) {
-		tick_label(b, sizeof b, v, ax->step);
+	static const double pcts[] = { 0, 50, 90, 99, 99.9 };
+	size_t nx = percentile_x ? sizeof pcts / sizeof pcts[0] : 0;
+	for (double v = ax->lo; !percentile_x && v <= ax->hi + ax->step / 2; v += ax->step)
+		nx++;
+	for (size_t i = 0; i < nx; i++) {
+		double v = percentile_x ? pct_u(pcts[i]) : ax->lo + ax->step * (double)i;
+		if (percentile_x)
+			snprintf(b, sizeof b, "%g", pcts[i]);
+		else
+			tick_label(b, sizeof b, v, ax->step);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 		        sx(ax, v), PB + 18, b);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>\n",
@@ -159,28 +306,6 @@ static void svg_axes(FILE *out, const struct axis *ax, const struct axis *ay, co
 	             "text-anchor=\"middle\">", (PT + PB) / 2);
 	xml_text(out, ylabel);
 	fputs("</text>\n", out);
-}
-
-/* Legend entries below the x axis label, wrapping. */
-struct legend {
-	double x, y;
-};
-
-static void legend_item(FILE *out, struct legend *lg, const char *colour, const char *text,
-                        bool dashed)
-{
-	double width = 30 + 8.0 * (double)strlen(text);
-	if (lg->x + width > W - 10 && lg->x > 10) {
-		lg->x = 10;
-		lg->y += 22;
-	}
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-	             "stroke-width=\"3\"%s/>\n", lg->x, lg->y - 5, lg->x + 22, lg->y - 5, colour,
-	        dashed ? " stroke-dasharray=\"4 3\"" : "");
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", lg->x + 28, lg->y);
-	xml_text(out, text);
-	fputs("</text>\n", out);
-	lg->x += width + 14;
 }
 
 static void arm_name(char *buf, size_t size, const struct report_arm *a)
@@ -224,34 +349,26 @@ static double quantile_sorted(const double *v, size_t n, double p)
 	return v[k ? k - 1 : 0];
 }
 
-struct series {
-	double *x, *y;
-	size_t n;
-	bool on_route;
-	ptrdiff_t run;
-};
-
-static void series_free(struct series *s, size_t n)
+/* The median of v[0..n) (reorders v); NaN for n == 0. */
+static double median_of(double *v, size_t n)
 {
-	for (size_t i = 0; s && i < n; i++) {
-		free(s[i].x);
-		free(s[i].y);
-	}
-	free(s);
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Polyline of (x, y) thinned to the lowest and highest y per pixel column. */
 static void polyline_thinned(FILE *out, const struct axis *ax, const struct axis *ay,
-                             const double *x, const double *y, size_t n, const char *colour)
+                             const double *x, const double *y, size_t n, const char *attrs)
 {
-	fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-	             "stroke-linejoin=\"round\" points=\"", colour);
+	fprintf(out, "<polyline fill=\"none\" stroke-linejoin=\"round\" %s points=\"", attrs);
 	long col = LONG_MIN;
 	double lo = 0, hi = 0, lo_x = 0, hi_x = 0;
 	bool have = false;
 	for (size_t i = 0; i <= n; i++) {
 		long c = i < n ? lround(sx(ax, x[i])) : LONG_MAX;
-		if (i < n && (x[i] < ax->lo || x[i] > ax->hi))
+		if (i < n && (x[i] < ax->lo || x[i] > ax->hi || !isfinite(y[i])))
 			continue;
 		if (c != col && have) {
 			/* emit in time order */
@@ -284,59 +401,213 @@ static void polyline_thinned(FILE *out, const struct axis *ax, const struct axis
 	fputs("\"/>\n", out);
 }
 
+/* ---- frame time over the route ---------------------------------------- */
+
+#define BAND_BINS 275  /* columns of the band: two pixels each */
+
+/* One arm's runs on the route: the band's lowest and highest per-column
+ * mean frame time over the runs, the median run, and its moving average. */
+struct route_arm {
+	double lo[BAND_BINS], hi[BAND_BINS];
+	size_t n_runs;
+	ptrdiff_t med;          /* the median run (index into rd->runs); -1: none */
+	double *x, *y, *avg;    /* the median run's frames and 1 s moving average */
+	size_t n;
+	bool on_route;
+};
+
+/* Adds one run's per-column mean frame times to the band. */
+static void band_add(struct route_arm *ra, const double *x, const double *y, size_t n,
+                     double xmax)
+{
+	double sum[BAND_BINS] = { 0 };
+	size_t cnt[BAND_BINS] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		long b = lround(floor(x[i] / xmax * BAND_BINS));
+		if (b < 0 || b >= BAND_BINS)
+			continue;
+		sum[b] += y[i];
+		cnt[b]++;
+	}
+	for (size_t b = 0; b < BAND_BINS; b++) {
+		if (!cnt[b])
+			continue;
+		double v = sum[b] / (double)cnt[b];
+		ra->lo[b] = isnan(ra->lo[b]) ? v : fmin(ra->lo[b], v);
+		ra->hi[b] = isnan(ra->hi[b]) ? v : fmax(ra->hi[b], v);
+	}
+	ra->n_runs++;
+}
+
+/* avg[i]: the mean frame time of the frames in (x[i] - 1 s, x[i]]. */
+static void moving_average(const double *x, const double *y, size_t n, double *avg)
+{
+	double sum = 0;
+	size_t from = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += y[i];
+		while (x[from] <= x[i] - 1.0) {
+			sum -= y[from];
+			from++;
+		}
+		avg[i] = sum / (double)(i - from + 1);
+	}
+}
+
+/* The band as closed paths, one per stretch of columns with data. */
+static void band_draw(FILE *out, const struct route_arm *ra, const struct axis *ax,
+                      const struct axis *ay, double xmax, const char *colour)
+{
+	for (size_t b = 0; b < BAND_BINS;) {
+		if (isnan(ra->lo[b])) {
+			b++;
+			continue;
+		}
+		size_t e = b;
+		while (e < BAND_BINS && !isnan(ra->lo[e]))
+			e++;
+		fprintf(out, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.22\" stroke=\"none\" d=\"",
+		        colour);
+		for (size_t k = b; k < e; k++) {
+			double x0 = sx(ax, xmax * (double)k / BAND_BINS);
+			double x1 = sx(ax, xmax * (double)(k + 1) / BAND_BINS);
+			fprintf(out, "%s%.1f,%.1f L%.1f,%.1f ", k == b ? "M" : "L", x0, sy(ay, ra->hi[k]), x1,
+			        sy(ay, ra->hi[k]));
+		}
+		for (size_t k = e; k-- > b;) {
+			double x0 = sx(ax, xmax * (double)k / BAND_BINS);
+			double x1 = sx(ax, xmax * (double)(k + 1) / BAND_BINS);
+			fprintf(out, "L%.1f,%.1f L%.1f,%.1f ", x1, sy(ay, ra->lo[k]), x0, sy(ay, ra->lo[k]));
+		}
+		fputs("Z\"/>\n", out);
+		b = e;
+	}
+}
+
+static void route_arms_free(struct route_arm *ra, size_t n)
+{
+	for (size_t i = 0; ra && i < n; i++) {
+		free(ra[i].x);
+		free(ra[i].y);
+		free(ra[i].avg);
+	}
+	free(ra);
+}
+
+/* Loads every usable run's frames of every arm: the median run's kept,
+ * each run's columns added to its arm's band once xmax is known (so the
+ * runs are read twice: the first pass finds xmax and the y range). */
+static int route_arms_load(struct db *db, const struct report_data *rd, struct route_arm *ra,
+                           double *xmax, double *ytop, double *ymax_all, bool *on_route)
+{
+	*xmax = 0;
+	*ytop = 0;
+	*ymax_all = 0;
+	*on_route = true;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < rd->n_arms; i++) {
+			const struct report_arm *a = &rd->arms[i];
+			if (pass == 0) {
+				ra[i].med = median_run(rd, a);
+				for (size_t b = 0; b < BAND_BINS; b++)
+					ra[i].lo[b] = ra[i].hi[b] = NAN;
+			}
+			for (size_t k = 0; k < a->n_runs; k++) {
+				const struct report_run *r = &rd->runs[a->runs[k]];
+				if (r->is_void)
+					continue;
+				double *x, *y;
+				size_t n;
+				bool route;
+				int err = report_run_frame_times(db, r, &x, &y, &n, &route);
+				if (err)
+					return err;
+				if (pass == 1 && n) {
+					band_add(&ra[i], x, y, n, *xmax);
+				} else if (n) {
+					*on_route &= route;
+					*xmax = fmax(*xmax, x[n - 1]);
+				}
+				if (pass == 0 && (ptrdiff_t)a->runs[k] == ra[i].med && n) {
+					double *sorted = malloc(n * sizeof *sorted);
+					ra[i].avg = malloc(n * sizeof *ra[i].avg);
+					if (!sorted || !ra[i].avg) {
+						free(sorted);
+						free(x);
+						free(y);
+						return -ENOMEM;
+					}
+					memcpy(sorted, y, n * sizeof *sorted);
+					qsort(sorted, n, sizeof *sorted, cmp_double);
+					*ytop = fmax(*ytop, quantile_sorted(sorted, n, 99.5));
+					*ymax_all = fmax(*ymax_all, sorted[n - 1]);
+					free(sorted);
+					moving_average(x, y, n, ra[i].avg);
+					ra[i].x = x;
+					ra[i].y = y;
+					ra[i].n = n;
+					ra[i].on_route = route;
+					continue;
+				}
+				free(x);
+				free(y);
+			}
+		}
+	return 0;
+}
+
+/* The route's marks and shots as dashed lines with their names. */
+static void route_marks(FILE *out, const struct report_data *rd, const struct axis *ax)
+{
+	fputs("<g class=\"marks\" font-size=\"12\" fill=\"#555555\">\n", out);
+	for (size_t i = 0; i < rd->n_marks; i++) {
+		double x = sx(ax, rd->marks[i].t_s);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		             "stroke=\"#777777\" stroke-dasharray=\"3 3\"/>\n", x, PT, x, PB);
+		fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" "
+		             "text-anchor=\"end\">", x - 3, PT + 4);
+		xml_text(out, rd->marks[i].name);
+		fputs("</text>\n", out);
+	}
+	fputs("</g>\n", out);
+}
+
 static int plot_frametime(struct db *db, const struct report_data *rd, FILE *out, bool *wrote)
 {
 	const struct db_campaign *c = rd->campaign;
-	struct series *s = calloc(rd->n_arms, sizeof *s);
-	if (!s)
+	struct route_arm *ra = calloc(rd->n_arms, sizeof *ra);
+	if (!ra)
 		return -ENOMEM;
-	int err = 0;
-	double xmax = 0, ytop = 0, ymax_all = 0;
-	bool any = false, all_on_route = true;
-	for (size_t i = 0; i < rd->n_arms; i++) {
-		s[i].run = median_run(rd, &rd->arms[i]);
-		if (s[i].run < 0)
-			continue;
-		err = report_run_frame_times(db, &rd->runs[s[i].run], &s[i].x, &s[i].y, &s[i].n,
-		                             &s[i].on_route);
-		if (err)
-			goto out;
-		if (!s[i].n)
-			continue;
-		any = true;
-		all_on_route &= s[i].on_route;
-		double *sorted = malloc(s[i].n * sizeof *sorted);
-		if (!sorted) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memcpy(sorted, s[i].y, s[i].n * sizeof *sorted);
-		qsort(sorted, s[i].n, sizeof *sorted, cmp_double);
-		double p = quantile_sorted(sorted, s[i].n, 99.5);
-		if (p > ytop)
-			ytop = p;
-		if (sorted[s[i].n - 1] > ymax_all)
-			ymax_all = sorted[s[i].n - 1];
-		free(sorted);
-		if (s[i].x[s[i].n - 1] > xmax)
-			xmax = s[i].x[s[i].n - 1];
-	}
-	if (!any)
+	double xmax, ytop, ymax_all;
+	bool all_on_route;
+	int err = route_arms_load(db, rd, ra, &xmax, &ytop, &ymax_all, &all_on_route);
+	bool any = false;
+	for (size_t i = 0; i < rd->n_arms; i++)
+		any |= ra[i].n > 0;
+	if (err || !any || !(xmax > 0))
 		goto out;
 	if (all_on_route)
 		for (size_t i = 0; i < rd->n_marks; i++)
-			if (rd->marks[i].t_s > xmax)
-				xmax = rd->marks[i].t_s;
+			xmax = fmax(xmax, rd->marks[i].t_s);
 	double ylim = fmin(ymax_all, ytop * 1.5);
 	struct axis ax = axis_make(0, xmax, 8, true);
 	struct axis ay = axis_make(0, ylim, 6, true);
-	char sub[256];
-	snprintf(sub, sizeof sub, "%s%s; each arm's median run by real fps%s",
-	         c->route_name ? "route " : "", c->route_name ? c->route_name : "",
-	         ymax_all > ay.hi ? "; longer frames drawn at the top edge" : "");
+	char sub[160];
+	snprintf(sub, sizeof sub, "band: the runs' min–max; thin: the median run; bold: its 1 s "
+	         "average%s", ymax_all > ay.hi ? "; longer frames at the top" : "");
 	char title[160];
 	snprintf(title, sizeof title, "%s: frame time over the route", c->name);
-	svg_begin(out, title, sub);
+	struct legend lg = { .n = 0 };
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		if (!ra[i].n)
+			continue;
+		char name[160], item[240];
+		arm_name(name, sizeof name, &rd->arms[i]);
+		snprintf(item, sizeof item, "%s (run %d; band of %zu run%s)", name,
+		         rd->runs[ra[i].med].run->position, ra[i].n_runs, ra[i].n_runs == 1 ? "" : "s");
+		legend_add(&lg, colours[i % N_COLOURS], item, false);
+	}
+	svg_begin(out, title, sub, &lg);
 	if (all_on_route && c->window_start_s < c->window_end_s) {
 		double x0 = sx(&ax, c->window_start_s), x1 = sx(&ax, fmin(c->window_end_s, ax.hi));
 		fprintf(out, "<rect class=\"window\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -344,119 +615,265 @@ static int plot_frametime(struct db *db, const struct report_data *rd, FILE *out
 	}
 	svg_axes(out, &ax, &ay,
 	         all_on_route ? "time on the route (s)" : "time from the run's first frame (s)",
-	         "frame time (ms)");
-	if (all_on_route) {
-		fputs("<g class=\"marks\" font-size=\"12\" fill=\"#555555\">\n", out);
-		for (size_t i = 0; i < rd->n_marks; i++) {
-			double x = sx(&ax, rd->marks[i].t_s);
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			             "stroke=\"#777777\" stroke-dasharray=\"3 3\"/>\n", x, PT, x, PB);
-			fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" "
-			             "text-anchor=\"end\">", x - 3, PT + 4);
-			xml_text(out, rd->marks[i].name);
-			fputs("</text>\n", out);
-		}
-		fputs("</g>\n", out);
-	}
-	struct legend lg = { 10, PB + 66 };
+	         "frame time (ms)", false);
+	if (all_on_route)
+		route_marks(out, rd, &ax);
 	for (size_t i = 0; i < rd->n_arms; i++) {
-		if (!s[i].n)
+		if (!ra[i].n)
 			continue;
 		const char *col = colours[i % N_COLOURS];
+		char attrs[128];
 		fprintf(out, "<g class=\"series\" data-arm=\"%c\" data-run=\"%d\">\n",
-		        rd->arms[i].arm->letter, rd->runs[s[i].run].run->position);
-		polyline_thinned(out, &ax, &ay, s[i].x, s[i].y, s[i].n, col);
+		        rd->arms[i].arm->letter, rd->runs[ra[i].med].run->position);
+		band_draw(out, &ra[i], &ax, &ay, xmax, col);
+		snprintf(attrs, sizeof attrs, "class=\"median-run\" stroke=\"%s\" stroke-width=\"1\" "
+		         "stroke-opacity=\"0.6\"", col);
+		polyline_thinned(out, &ax, &ay, ra[i].x, ra[i].y, ra[i].n, attrs);
+		snprintf(attrs, sizeof attrs, "class=\"moving-average\" stroke=\"%s\" stroke-width=\"3\"",
+		         col);
+		polyline_thinned(out, &ax, &ay, ra[i].x, ra[i].avg, ra[i].n, attrs);
 		fputs("</g>\n", out);
-		char name[160], item[200];
-		arm_name(name, sizeof name, &rd->arms[i]);
-		snprintf(item, sizeof item, "%s (run %d)", name, rd->runs[s[i].run].run->position);
-		legend_item(out, &lg, col, item, false);
 	}
+	legend_draw(out, &lg);
 	fputs("</svg>\n", out);
 	*wrote = true;
 out:
-	series_free(s, rd->n_arms);
+	route_arms_free(ra, rd->n_arms);
 	return err;
+}
+
+/* ---- the percentile curve -------------------------------------------- */
+
+#define CURVE_POINTS 160  /* points of a curve, evenly spaced on the percentile axis */
+
+/* A run's window frame times, sorted; NULL with *n = 0 when it has none. */
+static int run_sorted_window(struct db *db, const struct report_data *rd,
+                             const struct report_run *r, double **out, size_t *n_out)
+{
+	const struct db_campaign *c = rd->campaign;
+	bool windowed = c->window_start_s < c->window_end_s;
+	double *x, *y;
+	size_t n, k = 0;
+	bool on_route;
+	int err = report_run_frame_times(db, r, &x, &y, &n, &on_route);
+	if (err)
+		return err;
+	for (size_t j = 0; j < n; j++)
+		if (!(windowed && on_route) || (x[j] > c->window_start_s && x[j] <= c->window_end_s))
+			y[k++] = y[j];
+	free(x);
+	qsort(y, k, sizeof *y, cmp_double);
+	*out = y;
+	*n_out = k;
+	return 0;
+}
+
+/* The percentile of curve point j: u = 3 j / (CURVE_POINTS - 1). */
+static double curve_pct(size_t j)
+{
+	return 100.0 * (1.0 - pow(10.0, -3.0 * (double)j / (CURVE_POINTS - 1)));
+}
+
+struct curve_arm {
+	double *runs;      /* n_runs curves of CURVE_POINTS frame times */
+	size_t n_runs;
+	double median[CURVE_POINTS];
+	size_t frames;
+};
+
+/* Every usable run's curve per arm, the arms' median curves, and the
+ * largest frame time the median curves reach. */
+static int curves_load(struct db *db, const struct report_data *rd, struct curve_arm *ca,
+                       double *ytop)
+{
+	*ytop = 0;
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		const struct report_arm *a = &rd->arms[i];
+		ca[i].runs = malloc((a->n_runs ? a->n_runs : 1) * CURVE_POINTS * sizeof *ca[i].runs);
+		if (!ca[i].runs)
+			return -ENOMEM;
+		for (size_t k = 0; k < a->n_runs; k++) {
+			const struct report_run *r = &rd->runs[a->runs[k]];
+			if (r->is_void)
+				continue;
+			double *v;
+			size_t n;
+			int err = run_sorted_window(db, rd, r, &v, &n);
+			if (err)
+				return err;
+			if (n) {
+				double *cv = ca[i].runs + ca[i].n_runs * CURVE_POINTS;
+				for (size_t j = 0; j < CURVE_POINTS; j++)
+					cv[j] = j == 0 ? v[0] : quantile_sorted(v, n, curve_pct(j));
+				ca[i].n_runs++;
+				ca[i].frames += n;
+			}
+			free(v);
+		}
+		double col[4096];
+		for (size_t j = 0; j < CURVE_POINTS && ca[i].n_runs; j++) {
+			size_t m = 0;
+			for (size_t k = 0; k < ca[i].n_runs && m < sizeof col / sizeof col[0]; k++)
+				col[m++] = ca[i].runs[k * CURVE_POINTS + j];
+			ca[i].median[j] = median_of(col, m);
+			*ytop = fmax(*ytop, ca[i].median[j]);
+		}
+	}
+	return 0;
+}
+
+static void curve_line(FILE *out, const struct axis *ax, const struct axis *ay, const double *v,
+                       const char *attrs)
+{
+	fprintf(out, "<polyline fill=\"none\" %s points=\"", attrs);
+	for (size_t j = 0; j < CURVE_POINTS; j++)
+		fprintf(out, "%.1f,%.1f ", sx(ax, 3.0 * (double)j / (CURVE_POINTS - 1)),
+		        sy(ay, fmin(v[j], ay->hi)));
+	fputs("\"/>\n", out);
 }
 
 static int plot_distribution(struct db *db, const struct report_data *rd, FILE *out, bool *wrote)
 {
 	const struct db_campaign *c = rd->campaign;
-	struct series *s = calloc(rd->n_arms, sizeof *s);
-	if (!s)
+	struct curve_arm *ca = calloc(rd->n_arms, sizeof *ca);
+	if (!ca)
 		return -ENOMEM;
-	int err = 0;
+	double ytop;
+	int err = curves_load(db, rd, ca, &ytop);
 	bool any = false;
-	double xtop = 0;
-	bool windowed = c->window_start_s < c->window_end_s;
-	for (size_t i = 0; i < rd->n_arms; i++) {
-		const struct report_arm *a = &rd->arms[i];
-		for (size_t k = 0; k < a->n_runs; k++) {
-			const struct report_run *r = &rd->runs[a->runs[k]];
-			if (r->is_void)
-				continue;
-			double *x, *y;
-			size_t n;
-			bool on_route;
-			err = report_run_frame_times(db, r, &x, &y, &n, &on_route);
-			if (err)
-				goto out;
-			double *g = realloc(s[i].y, (s[i].n + n + 1) * sizeof *g);
-			if (!g) {
-				free(x);
-				free(y);
-				err = -ENOMEM;
-				goto out;
-			}
-			s[i].y = g;
-			for (size_t j = 0; j < n; j++)
-				if (!(windowed && on_route) ||
-				    (x[j] > c->window_start_s && x[j] <= c->window_end_s))
-					s[i].y[s[i].n++] = y[j];
-			free(x);
-			free(y);
-		}
-		if (!s[i].n)
-			continue;
-		any = true;
-		qsort(s[i].y, s[i].n, sizeof *s[i].y, cmp_double);
-		double p = quantile_sorted(s[i].y, s[i].n, 99.5);
-		if (p > xtop)
-			xtop = p;
-	}
-	if (!any)
+	for (size_t i = 0; i < rd->n_arms; i++)
+		any |= ca[i].n_runs > 0;
+	if (err || !any)
 		goto out;
-	struct axis ax = axis_make(0, xtop * 1.1, 8, true);
-	struct axis ay = { 0, 100, 20 };
+	struct axis ax = { 0, 3, 1 };
+	struct axis ay = axis_make(0, ytop * 1.15, 6, true);
 	char title[160];
-	snprintf(title, sizeof title, "%s: frame-time distribution", c->name);
-	svg_begin(out, title, "share of frames at or below each frame time, usable runs, measured window");
-	svg_axes(out, &ax, &ay, "frame time (ms)", "frames at or below (%)");
-	struct legend lg = { 10, PB + 66 };
+	snprintf(title, sizeof title, "%s: frame time by percentile", c->name);
+	struct legend lg = { .n = 0 };
 	for (size_t i = 0; i < rd->n_arms; i++) {
-		if (!s[i].n)
+		if (!ca[i].n_runs)
+			continue;
+		char name[160], item[240];
+		arm_name(name, sizeof name, &rd->arms[i]);
+		snprintf(item, sizeof item, "%s (%zu run%s, %zu frames)", name, ca[i].n_runs,
+		         ca[i].n_runs == 1 ? "" : "s", ca[i].frames);
+		legend_add(&lg, colours[i % N_COLOURS], item, false);
+	}
+	svg_begin(out, title, "thin: each usable run's window; bold: the arm's median; log tail",
+	          &lg);
+	svg_axes(out, &ax, &ay, "percentile of frames (%)", "frame time (ms)", true);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		if (!ca[i].n_runs)
 			continue;
 		const char *col = colours[i % N_COLOURS];
-		fprintf(out, "<g class=\"series\" data-arm=\"%c\">\n<polyline fill=\"none\" "
-		             "stroke=\"%s\" stroke-width=\"2\" points=\"", rd->arms[i].arm->letter, col);
-		/* at most ~1000 points: every step of the sorted values' ranks */
-		size_t n = s[i].n, step = n > 1000 ? n / 1000 : 1;
-		for (size_t j = 0; j < n; j += step) {
-			double v = s[i].y[j] > ax.hi ? ax.hi : s[i].y[j];
-			fprintf(out, "%.1f,%.1f ", sx(&ax, v), sy(&ay, 100.0 * (double)(j + 1) / (double)n));
-		}
-		double last = s[i].y[n - 1] > ax.hi ? ax.hi : s[i].y[n - 1];
-		fprintf(out, "%.1f,%.1f\"/>\n</g>\n", sx(&ax, last), sy(&ay, 100.0));
-		char name[160], item[200];
-		arm_name(name, sizeof name, &rd->arms[i]);
-		snprintf(item, sizeof item, "%s (%zu frames)", name, n);
-		legend_item(out, &lg, col, item, false);
+		char attrs[128];
+		fprintf(out, "<g class=\"series\" data-arm=\"%c\">\n", rd->arms[i].arm->letter);
+		snprintf(attrs, sizeof attrs, "class=\"run-curve\" stroke=\"%s\" stroke-width=\"1\" "
+		         "stroke-opacity=\"0.4\"", col);
+		for (size_t k = 0; k < ca[i].n_runs; k++)
+			curve_line(out, &ax, &ay, ca[i].runs + k * CURVE_POINTS, attrs);
+		snprintf(attrs, sizeof attrs, "class=\"median-curve\" stroke=\"%s\" stroke-width=\"3\"",
+		         col);
+		curve_line(out, &ax, &ay, ca[i].median, attrs);
+		fputs("</g>\n", out);
 	}
+	legend_draw(out, &lg);
 	fputs("</svg>\n", out);
 	*wrote = true;
 out:
-	series_free(s, rd->n_arms);
+	for (size_t i = 0; i < rd->n_arms; i++)
+		free(ca[i].runs);
+	free(ca);
 	return err;
+}
+
+/* ---- real fps per run -------------------------------------------------- */
+
+/* Dashed lines between rounds, each round named at the top. */
+static void round_marks(FILE *out, const struct report_data *rd, const struct axis *ax)
+{
+	fputs("<g class=\"rounds\" font-size=\"12\" fill=\"#555555\">\n", out);
+	int last_round = 0;
+	double last_pos = 0;
+	for (size_t k = 0; k < rd->n_runs; k++) {
+		const struct db_run *r = rd->runs[k].run;
+		if (r->round != last_round) {
+			double x = last_round ? sx(ax, (last_pos + r->position) / 2.0) : sx(ax, r->position - 0.5);
+			fprintf(out, "<line class=\"round\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			             "stroke=\"#999999\" stroke-dasharray=\"2 4\"/>\n", x, PT, x, PB);
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">round %d</text>\n", x + 3, PT + 14,
+			        r->round);
+			last_round = r->round;
+		}
+		last_pos = r->position;
+	}
+	fputs("</g>\n", out);
+}
+
+/* The baseline's least-squares line over its usable runs' positions:
+ * slope and intercept; false with fewer than 2 runs at different places. */
+static bool baseline_line(const struct report_data *rd, int m, double *slope, double *icept,
+                          double *x0, double *x1)
+{
+	const struct report_arm *a = &rd->arms[rd->base];
+	double sx_ = 0, sy_ = 0, sxx = 0, sxy = 0;
+	size_t n = 0;
+	*x0 = INFINITY;
+	*x1 = -INFINITY;
+	for (size_t k = 0; k < a->n_runs; k++) {
+		const struct report_run *r = &rd->runs[a->runs[k]];
+		if (r->is_void || !isfinite(r->v[m]))
+			continue;
+		double x = r->run->position;
+		sx_ += x;
+		sy_ += r->v[m];
+		sxx += x * x;
+		sxy += x * r->v[m];
+		*x0 = fmin(*x0, x);
+		*x1 = fmax(*x1, x);
+		n++;
+	}
+	double den = (double)n * sxx - sx_ * sx_;
+	if (n < 2 || !(den > 1e-12))
+		return false;
+	*slope = ((double)n * sxy - sx_ * sy_) / den;
+	*icept = (sy_ - *slope * sx_) / (double)n;
+	return true;
+}
+
+/* Each arm's runs as marks joined in campaign order, void runs hollow. */
+static void fps_series(FILE *out, const struct report_data *rd, size_t i, int m,
+                       const struct axis *ax, const struct axis *ay)
+{
+	const struct report_arm *a = &rd->arms[i];
+	const char *col = colours[i % N_COLOURS];
+	fprintf(out, "<g class=\"series\" data-arm=\"%c\">\n", a->arm->letter);
+	fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+	             "stroke-opacity=\"0.6\" points=\"", col);
+	for (size_t k = 0; k < a->n_runs; k++) {
+		const struct report_run *r = &rd->runs[a->runs[k]];
+		if (!r->is_void && isfinite(r->v[m]))
+			fprintf(out, "%.1f,%.1f ", sx(ax, r->run->position), sy(ay, r->v[m]));
+	}
+	fputs("\"/>\n", out);
+	for (size_t k = 0; k < a->n_runs; k++) {
+		const struct report_run *r = &rd->runs[a->runs[k]];
+		double v = r->v[m];
+		double x = sx(ax, r->run->position);
+		if (!isfinite(v)) {
+			fprintf(out, "<text class=\"void\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
+			             "text-anchor=\"middle\" font-size=\"13\">void</text>\n",
+			        x, PB - 6, col);
+			continue;
+		}
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" "
+		             "stroke-width=\"2\"><title>run %d (%c, round %d): %.*f fps%s</title>"
+		             "</circle>\n",
+		        x, sy(ay, v), r->is_void ? "#ffffff" : col, col, r->run->position,
+		        a->arm->letter, r->run->round, stats_metrics[m].decimals + 1, v,
+		        r->is_void ? ", void" : "");
+	}
+	fputs("</g>\n", out);
 }
 
 static void plot_fps(const struct report_data *rd, FILE *out, bool *wrote)
@@ -481,43 +898,35 @@ static void plot_fps(const struct report_data *rd, FILE *out, bool *wrote)
 	struct axis ay = axis_make(lo - pad, hi + pad, 6, false);
 	char title[160];
 	snprintf(title, sizeof title, "%s: real fps per run", c->name);
-	svg_begin(out, title, "in campaign order; hollow marks are void runs (not counted)");
-	svg_axes(out, &ax, &ay, "run, in campaign order", "real fps");
-	struct legend lg = { 10, PB + 66 };
+	struct legend lg = { .n = 0 };
 	for (size_t i = 0; i < rd->n_arms; i++) {
-		const struct report_arm *a = &rd->arms[i];
-		const char *col = colours[i % N_COLOURS];
-		fprintf(out, "<g class=\"series\" data-arm=\"%c\">\n", a->arm->letter);
-		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-		             "stroke-opacity=\"0.6\" points=\"", col);
-		for (size_t k = 0; k < a->n_runs; k++) {
-			const struct report_run *r = &rd->runs[a->runs[k]];
-			if (!r->is_void && isfinite(r->v[m]))
-				fprintf(out, "%.1f,%.1f ", sx(&ax, r->run->position), sy(&ay, r->v[m]));
-		}
-		fputs("\"/>\n", out);
-		for (size_t k = 0; k < a->n_runs; k++) {
-			const struct report_run *r = &rd->runs[a->runs[k]];
-			double v = r->v[m];
-			double x = sx(&ax, r->run->position);
-			if (!isfinite(v)) {
-				fprintf(out, "<text class=\"void\" x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
-				             "text-anchor=\"middle\" font-size=\"13\">void</text>\n",
-				        x, PB - 6, col);
-				continue;
-			}
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"%s\" "
-			             "stroke-width=\"2\"><title>run %d (%c, round %d): %.*f fps%s</title>"
-			             "</circle>\n",
-			        x, sy(&ay, v), r->is_void ? "#ffffff" : col, col, r->run->position,
-			        a->arm->letter, r->run->round, stats_metrics[m].decimals + 1, v,
-			        r->is_void ? ", void" : "");
-		}
-		fputs("</g>\n", out);
 		char name[160];
-		arm_name(name, sizeof name, a);
-		legend_item(out, &lg, col, name, false);
+		arm_name(name, sizeof name, &rd->arms[i]);
+		legend_add(&lg, colours[i % N_COLOURS], name, false);
 	}
+	double slope = 0, icept = 0, x0 = 0, x1 = 0;
+	bool drift = baseline_line(rd, m, &slope, &icept, &x0, &x1);
+	const char *base_col = colours[rd->base % N_COLOURS];
+	if (drift) {
+		char item[200];
+		double first = icept + slope * x0, last = icept + slope * x1;
+		snprintf(item, sizeof item, "baseline %c drift: %+.*f fps over the campaign (%+.1f %%)",
+		         rd->arms[rd->base].arm->letter, stats_metrics[m].decimals + 1, last - first,
+		         first != 0 ? (last - first) / fabs(first) * 100.0 : 0.0);
+		legend_add(&lg, base_col, item, true);
+	}
+	svg_begin(out, title, "campaign order; hollow: void (not counted); dashed: baseline drift",
+	          &lg);
+	svg_axes(out, &ax, &ay, "run, in campaign order", "real fps", false);
+	round_marks(out, rd, &ax);
+	if (drift)
+		fprintf(out, "<line class=\"drift\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		             "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
+		        sx(&ax, x0), sy(&ay, icept + slope * x0), sx(&ax, x1), sy(&ay, icept + slope * x1),
+		        base_col);
+	for (size_t i = 0; i < rd->n_arms; i++)
+		fps_series(out, rd, i, m, &ax, &ay);
+	legend_draw(out, &lg);
 	fputs("</svg>\n", out);
 	*wrote = true;
 }

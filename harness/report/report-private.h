@@ -34,7 +34,6 @@ struct report_arm {
 	size_t n_runs;
 	size_t n_usable;     /* done runs */
 	size_t n_void;
-	int runs_per_round;  /* times its letter appears in the campaign's order */
 	bool *has_sum;       /* per metric */
 	struct stats_summary *sum;
 	bool *has_cmp;       /* per metric; never for the baseline */

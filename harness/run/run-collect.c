@@ -503,6 +503,8 @@ static int step_frame_metrics(struct collection *k)
 	add_metric(c, "p50_ms", m.p50_ms);
 	add_metric(c, "p95_ms", m.p95_ms);
 	add_metric(c, "p99_ms", m.p99_ms);
+	add_metric(c, "low_1pct_fps", m.low_1pct_fps);
+	add_metric(c, "low_01pct_fps", m.low_01pct_fps);
 	add_metric(c, "over_100ms", (double)m.over_100ms);
 	add_metric(c, "rb_wait_ms", m.rb_wait_ms);
 	add_metric(c, "memsync_ms", m.memsync_ms);

@@ -1,9 +1,10 @@
-/* stats-compare: comparing arms, as docs/metrics.md ("Statistics and the
+/* stats-compare: describing arms, as docs/metrics.md ("Statistics and the
  * verdict") defines it.  It owns the metric table (directions and verdict
- * words), per-arm summaries, the verdict rule, the more-rounds rule and the
- * Mann–Whitney U test (exact distribution by dynamic programming, normal
- * approximation with tie correction when values tie).  Where the values
- * come from (runs in the database) is the caller's business. */
+ * words), per-arm summaries, the difference of an arm's mean from the
+ * baseline's and the Mann–Whitney U test (exact distribution by dynamic
+ * programming, normal approximation with tie correction when values tie),
+ * kept as a rank-based check beside the decision.  The decision itself is
+ * stats-verdict.c's; where the values come from is the caller's business. */
 #include "stats.h"
 
 #include <errno.h>
@@ -18,6 +19,8 @@ const struct stats_metric_def stats_metrics[] = {
 	{ "p50_ms", "frame time p50", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
 	{ "p95_ms", "frame time p95", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
 	{ "p99_ms", "frame time p99", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
+	{ "low_1pct_fps", "1 % low", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
+	{ "low_01pct_fps", "0.1 % low", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
 	{ "over_100ms", "frames over 100 ms", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
 	{ "rb_waits", "readbacks that wait (per 3000)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
 	{ "rb_wait_each_ms", "readback wait each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
@@ -94,35 +97,18 @@ int stats_summarize(const double *v, size_t n, struct stats_summary *out)
 	return 0;
 }
 
-/* 2 (z_0.975 + z_0.80)^2: runs per arm = K sd^2 / delta^2 */
-#define POWER_K (2.0 * (1.959963985 + 0.841621234) * (1.959963985 + 0.841621234))
-
-int stats_more_rounds(double delta, double sd_pooled, size_t n_base, size_t n_arm,
-                      int runs_per_round)
-{
-	if (!isfinite(delta) || delta == 0 || !isfinite(sd_pooled))
-		return 0;
-	if (runs_per_round < 1)
-		runs_per_round = 2;
-	double need = ceil(POWER_K * sd_pooled * sd_pooled / (delta * delta));
-	double have = (double)(n_base < n_arm ? n_base : n_arm);
-	double more_runs = need - have;
-	if (more_runs > 1e6)
-		more_runs = 1e6;
-	int rounds = (int)ceil(more_runs / runs_per_round);
-	return rounds < 1 ? 1 : rounds;
-}
-
 /*
- * Exact distribution of U (no ties) for sizes na, nb, as probabilities:
- * P(i, j, u) = i/(i+j) P(i-1, j, u-j) + j/(i+j) P(i, j-1, u)  (the largest
- * of the i+j values is an a, beating all j b's, or a b).  Rows of i are
- * rolled, so memory is (nb + 1) (na nb + 1) doubles twice.
+ * Exact lower tail of U (no ties) for sizes na, nb: *le = P(U <= kmax), as
+ * a probability, by P(i, j, k) = i/(i+j) P(i-1, j, k-j) + j/(i+j) P(i, j-1, k)
+ * (the largest of the i+j values is an a, beating all j b's, or a b).  The
+ * recurrence only looks down in k, so the table stops at kmax; rows of i
+ * are rolled, so memory is (nb + 1) (kmax + 1) doubles twice.  Every entry
+ * a row needs is written before it is read (entries above a row's top are
+ * still the zeros of calloc), so nothing is cleared between rows.
  */
-static int mw_exact_cdf(size_t na, size_t nb, double u, double *le, double *ge)
+static int mw_exact_lower(size_t na, size_t nb, size_t kmax, double *le)
 {
-	size_t umax = na * nb;
-	size_t w = umax + 1;
+	size_t w = kmax + 1;
 	double *prev = calloc((nb + 1) * w, sizeof *prev);
 	double *cur = calloc((nb + 1) * w, sizeof *cur);
 	if (!prev || !cur) {
@@ -134,14 +120,13 @@ static int mw_exact_cdf(size_t na, size_t nb, double u, double *le, double *ge)
 	for (size_t j = 0; j <= nb; j++)
 		prev[j * w] = 1.0;
 	for (size_t i = 1; i <= na; i++) {
-		memset(cur, 0, (nb + 1) * w * sizeof *cur);
 		cur[0] = 1.0; /* j = 0 */
 		for (size_t j = 1; j <= nb; j++) {
 			double pa = (double)i / (double)(i + j), pb = 1.0 - pa;
 			double *c = cur + j * w;
 			const double *fa = prev + j * w;       /* (i-1, j) */
 			const double *fb = cur + (j - 1) * w;  /* (i, j-1) */
-			size_t top = i * j;
+			size_t top = i * j < kmax ? i * j : kmax;
 			for (size_t k = 0; k <= top; k++) {
 				double v = pb * fb[k];
 				if (k >= j)
@@ -154,17 +139,12 @@ static int mw_exact_cdf(size_t na, size_t nb, double u, double *le, double *ge)
 		cur = t;
 	}
 	const double *d = prev + nb * w;
-	double lo = 0, hi = 0;
-	for (size_t k = 0; k <= umax; k++) {
-		if ((double)k <= u + 1e-9)
-			lo += d[k];
-		if ((double)k >= u - 1e-9)
-			hi += d[k];
-	}
+	double lo = 0;
+	for (size_t k = 0; k <= kmax; k++)
+		lo += d[k];
 	free(prev);
 	free(cur);
 	*le = lo;
-	*ge = hi;
 	return 0;
 }
 
@@ -217,11 +197,15 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 	double p;
 	bool exact = !ties && na <= STATS_MW_EXACT_MAX && nb <= STATS_MW_EXACT_MAX;
 	if (exact) {
-		double le, ge;
-		int rc = mw_exact_cdf(na, nb, u, &le, &ge);
+		/* U is symmetric about na nb / 2: P(U >= u) = P(U <= na nb - u),
+		 * so the smaller tail is the lower one up to the nearer end */
+		double umax = (double)na * (double)nb;
+		double kmax = floor(fmin(u, umax - u) + 1e-9);
+		double le;
+		int rc = mw_exact_lower(na, nb, (size_t)kmax, &le);
 		if (rc < 0)
 			return rc;
-		p = 2.0 * (le < ge ? le : ge);
+		p = 2.0 * le;
 	} else {
 		double N = (double)n;
 		double mu = (double)na * (double)nb / 2.0;
@@ -244,25 +228,13 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 	return 0;
 }
 
-static int finite_copy(const double *v, size_t n, double **out, size_t *out_n)
-{
-	return finite_sorted(v, n, out, out_n);
-}
-
 int stats_compare(const struct stats_metric_def *metric,
                   const double *base, size_t n_base,
                   const double *arm, size_t n_arm,
-                  const struct stats_options *opt,
                   struct stats_comparison *out)
 {
 	if (!metric)
 		return -EINVAL;
-	struct stats_options o = opt ? *opt : (struct stats_options){ 0 };
-	if (o.runs_per_round <= 0)
-		o.runs_per_round = 2;
-	if (!(o.rounds_hint_pct > 0))
-		o.rounds_hint_pct = 2.0;
-
 	struct stats_comparison c = { .p_value = NAN, .u = NAN };
 	int rc = stats_summarize(base, n_base, &c.base);
 	if (rc < 0)
@@ -273,38 +245,16 @@ int stats_compare(const struct stats_metric_def *metric,
 	c.delta = c.arm.mean - c.base.mean;
 	/* a percentage of a baseline that rounds to 0 at the metric's table
 	 * precision says nothing (0.001 ms of memory sync against 8 ms): none */
-	double resolution = metric ? 0.5 * pow(10.0, -metric->decimals) : 0.0;
+	double resolution = 0.5 * pow(10.0, -metric->decimals);
 	c.delta_pct = fabs(c.base.mean) > resolution ? c.delta / fabs(c.base.mean) * 100.0 : NAN;
-
-	if (c.base.n < 2 || c.arm.n < 2) {
-		c.verdict = STATS_VERDICT_TOO_FEW;
-		c.word = "too few runs";
-	} else {
-		bool apart = c.arm.min > c.base.max || c.arm.max < c.base.min;
-		double ad = fabs(c.delta);
-		if (apart && ad > c.base.spread && ad > c.arm.spread) {
-			c.verdict = c.delta > 0 ? STATS_VERDICT_UP : STATS_VERDICT_DOWN;
-			c.word = c.delta > 0 ? metric->word_up : metric->word_down;
-		} else {
-			c.verdict = STATS_VERDICT_WITHIN;
-			c.word = "within the spread";
-			if (isfinite(c.delta_pct) && fabs(c.delta_pct) >= o.rounds_hint_pct) {
-				double nb = (double)c.base.n, na = (double)c.arm.n;
-				double sp = sqrt(((nb - 1) * c.base.sd * c.base.sd +
-				                  (na - 1) * c.arm.sd * c.arm.sd) / (nb + na - 2));
-				c.more_rounds = stats_more_rounds(c.delta, sp, c.base.n, c.arm.n,
-				                                  o.runs_per_round);
-			}
-		}
-	}
 
 	if (c.base.n >= 3 && c.arm.n >= 3) {
 		double *fa, *fb;
 		size_t na, nb;
-		rc = finite_copy(arm, n_arm, &fa, &na);
+		rc = finite_sorted(arm, n_arm, &fa, &na);
 		if (rc < 0)
 			return rc;
-		rc = finite_copy(base, n_base, &fb, &nb);
+		rc = finite_sorted(base, n_base, &fb, &nb);
 		if (rc < 0) {
 			free(fa);
 			return rc;
@@ -315,22 +265,6 @@ int stats_compare(const struct stats_metric_def *metric,
 		if (rc < 0)
 			return rc;
 	}
-
-	int dec = metric->decimals;
-	const char *unit = metric->unit && metric->unit[0] ? metric->unit : NULL;
-	int n = snprintf(c.text, sizeof c.text, "%s: Δ %+.*f%s%s", c.word, dec, c.delta,
-	                 unit ? " " : "", unit ? unit : "");
-	if (n > 0 && (size_t)n < sizeof c.text && isfinite(c.delta_pct))
-		n += snprintf(c.text + n, sizeof c.text - (size_t)n, " (%+.1f %%)", c.delta_pct);
-	if (n > 0 && (size_t)n < sizeof c.text)
-		n += snprintf(c.text + n, sizeof c.text - (size_t)n, ", %zu usable runs vs %zu in the baseline",
-		              c.arm.n, c.base.n);
-	if (n > 0 && (size_t)n < sizeof c.text && isfinite(c.p_value))
-		n += snprintf(c.text + n, sizeof c.text - (size_t)n, ", p = %.3g (%s)", c.p_value,
-		              c.p_exact ? "exact" : c.ties ? "normal approximation, ties" : "normal approximation");
-	if (n > 0 && (size_t)n < sizeof c.text && c.more_rounds > 0)
-		snprintf(c.text + n, sizeof c.text - (size_t)n, "; about %d more round%s needed",
-		         c.more_rounds, c.more_rounds == 1 ? "" : "s");
 	*out = c;
 	return 0;
 }

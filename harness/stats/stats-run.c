@@ -87,56 +87,44 @@ static double mean_get(const struct mean *m)
 	return m->n ? m->sum / (double)m->n : NAN;
 }
 
-int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns,
-                              const double *window_s, struct stats_run_metrics *out)
+/* The window in seconds (w0, w1] and on the log's clock (lo, hi]: as
+ * given, or the whole log (t0, last frame].  -EINVAL on a bad window. */
+static int window_bounds(const struct collect_frames *frames, int64_t t0_ns,
+                         const double *window_s, double w[2], int64_t ns[2])
 {
 	const struct collect_frame *f = frames->frames;
 	size_t n = frames->n;
-	double w0 = 0, w1 = 0;
-	int64_t lo, hi;
 	if (window_s) {
-		w0 = window_s[0];
-		w1 = window_s[1];
-		if (!isfinite(w0) || !isfinite(w1) || !(w0 < w1))
+		w[0] = window_s[0];
+		w[1] = window_s[1];
+		if (!isfinite(w[0]) || !isfinite(w[1]) || !(w[0] < w[1]))
 			return -EINVAL;
-		if (window_ns(t0_ns, w0, &lo) < 0 || window_ns(t0_ns, w1, &hi) < 0)
+		if (window_ns(t0_ns, w[0], &ns[0]) < 0 || window_ns(t0_ns, w[1], &ns[1]) < 0)
 			return -EINVAL;
-	} else {
-		/* the whole log: (t0, last frame] */
-		lo = t0_ns;
-		hi = n > 0 && f[n - 1].present_ns > t0_ns ? f[n - 1].present_ns : t0_ns;
-		w1 = seconds_between(hi, lo);
+		return 0;
 	}
+	w[0] = 0;
+	ns[0] = t0_ns;
+	ns[1] = n > 0 && f[n - 1].present_ns > t0_ns ? f[n - 1].present_ns : t0_ns;
+	w[1] = seconds_between(ns[1], ns[0]);
+	return 0;
+}
 
-	struct stats_run_metrics m = {
-		.real_fps = NAN,
-		.shown_fps = NAN,
-		.p50_ms = NAN,
-		.p95_ms = NAN,
-		.p99_ms = NAN,
-		.rb_wait_ms = NAN,
-		.memsync_ms = NAN,
-		.draws = NAN,
-		.window_s = { w0, w1 },
-		.covered_s = { NAN, NAN },
-		.sampled = frames->sampled,
-	};
-	int rc = collect_warnings_append(&m.warnings, &frames->warnings);
-	if (rc < 0)
-		goto fail;
+/* What one pass over the window's frames gathers. */
+struct walk {
+	double *ft;          /* the window's frame times, ms */
+	size_t nft;
+	struct mean rb, ms, dr, fps, ftm;
+	uint64_t real, over;
+};
 
-	size_t begin = first_after(f, n, lo);
-	size_t end = first_after(f, n, hi);
-	double *ft = NULL;
-	size_t nft = 0;
-	if (end > begin) {
-		ft = malloc((end - begin) * sizeof *ft);
-		if (!ft) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-	}
-
+/* One pass over the frames [begin, end): the real frames' per-frame means
+ * and frame times (an interval that ends at a window's frame, its start
+ * possibly before the window).  w->ft holds end - begin entries. */
+static void walk_window(const struct collect_frames *frames, size_t begin, size_t end,
+                        struct walk *w)
+{
+	const struct collect_frame *f = frames->frames;
 	/* the previous real frame, possibly before the window */
 	int64_t prev = -1;
 	bool have_prev = false;
@@ -149,17 +137,15 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 			}
 		}
 	}
-	struct mean rb = { 0 }, ms = { 0 }, dr = { 0 }, fps = { 0 }, ftm = { 0 };
-	uint64_t real = 0, over = 0;
 	for (size_t i = begin; i < end; i++) {
 		const struct collect_frame *fr = &f[i];
 		if (fr->kind != COLLECT_FRAME_REAL)
 			continue;
-		real++;
-		mean_add(&rb, fr->rb_wait_ms);
-		mean_add(&ms, fr->memsync_ms);
-		mean_add(&dr, fr->draws);
-		mean_add(&fps, fr->fps);
+		w->real++;
+		mean_add(&w->rb, fr->rb_wait_ms);
+		mean_add(&w->ms, fr->memsync_ms);
+		mean_add(&w->dr, fr->draws);
+		mean_add(&w->fps, fr->fps);
 		double t_ms;
 		if (frames->frame_ms_is_interval) {
 			t_ms = fr->frame_ms;
@@ -174,75 +160,160 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 				continue;
 			t_ms = (double)(fr->present_ns - p) / 1e6;
 		}
-		ft[nft++] = t_ms;
-		ftm.sum += t_ms;
-		ftm.n++;
-		over += t_ms > 100.0;
+		w->ft[w->nft++] = t_ms;
+		w->ftm.sum += t_ms;
+		w->ftm.n++;
+		w->over += t_ms > 100.0;
 	}
+}
 
-	double len_s = w1 - w0;
-	if (end > begin) {
-		double a = seconds_between(f[0].present_ns, t0_ns);
-		double b = seconds_between(f[n - 1].present_ns, t0_ns);
-		m.covered_s[0] = a > w0 ? a : w0;
-		m.covered_s[1] = b < w1 ? b : w1;
-	}
-	m.frames = end - begin;
-	m.real_frames = real;
-	m.frame_times = nft;
-	m.over_100ms = over;
-	m.rb_wait_ms = mean_get(&rb);
-	m.memsync_ms = mean_get(&ms);
-	m.draws = mean_get(&dr);
+/* Counts, means and rates of the walk into m (frames: rows in the window). */
+static void set_rates(const struct collect_frames *frames, const struct walk *w, size_t frames_in,
+                      struct stats_run_metrics *m)
+{
+	double len_s = m->window_s[1] - m->window_s[0];
+	m->frames = frames_in;
+	m->real_frames = w->real;
+	m->frame_times = w->nft;
+	m->over_100ms = w->over;
+	m->rb_wait_ms = mean_get(&w->rb);
+	m->memsync_ms = mean_get(&w->ms);
+	m->draws = mean_get(&w->dr);
 	if (frames->sampled) {
 		/* rows are samples: their count says nothing about fps */
-		if (fps.n)
-			m.real_fps = mean_get(&fps);
-		else if (ftm.n)
-			m.real_fps = 1000.0 / mean_get(&ftm);
-		m.shown_fps = m.real_fps;
+		if (w->fps.n)
+			m->real_fps = mean_get(&w->fps);
+		else if (w->ftm.n)
+			m->real_fps = 1000.0 / mean_get(&w->ftm);
+		m->shown_fps = m->real_fps;
 	} else if (len_s > 0) {
-		m.real_fps = (double)real / len_s;
-		m.shown_fps = (double)m.frames / len_s;
+		m->real_fps = (double)w->real / len_s;
+		m->shown_fps = (double)m->frames / len_s;
 	}
-	if (nft > 0) {
-		/* ranks k50 <= k95 <= k99: each selection leaves the lower ranks
-		 * in front of it, so the next one works on that prefix only */
-		size_t k99 = nearest_rank(99, nft), k95 = nearest_rank(95, nft),
-		       k50 = nearest_rank(50, nft);
-		collect_select(ft, nft, k99 - 1);
-		m.p99_ms = ft[k99 - 1];
-		if (k95 < k99)
-			collect_select(ft, k99 - 1, k95 - 1);
-		m.p95_ms = ft[k95 - 1];
-		if (k50 < k95)
-			collect_select(ft, k95 - 1, k50 - 1);
-		m.p50_ms = ft[k50 - 1];
-	}
-	free(ft);
+}
 
+/* The mean fps (1000 / frame time, averaged) of v's last k values. */
+static double slowest_mean_fps(double *v, size_t n, size_t k)
+{
+	double sum = 0;
+	for (size_t i = n - k; i < n; i++)
+		sum += 1000.0 / v[i];
+	return sum / (double)k;
+}
+
+/* 1 % and 0.1 % lows of ft[0..n) into m: the mean fps of the slowest
+ * ceil(n / 100) and ceil(n / 1000) frame times (reorders ft). */
+static void select_lows(double *ft, size_t n, struct stats_run_metrics *m)
+{
+	if (n == 0)
+		return;
+	size_t k1 = (n + 99) / 100, k01 = (n + 999) / 1000;
+	/* the k1 largest to the end, then the k01 largest of those */
+	collect_select(ft, n, n - k1);
+	m->low_1pct_fps = slowest_mean_fps(ft, n, k1);
+	collect_select(ft + (n - k1), k1, k1 - k01);
+	m->low_01pct_fps = slowest_mean_fps(ft, n, k01);
+}
+
+/* Nearest-rank p50/p95/p99 of ft[0..n) into m (reorders ft). */
+static void select_percentiles(double *ft, size_t n, struct stats_run_metrics *m)
+{
+	if (n == 0)
+		return;
+	/* ranks k50 <= k95 <= k99: each selection leaves the lower ranks in
+	 * front of it, so the next one works on that prefix only */
+	size_t k99 = nearest_rank(99, n), k95 = nearest_rank(95, n), k50 = nearest_rank(50, n);
+	collect_select(ft, n, k99 - 1);
+	m->p99_ms = ft[k99 - 1];
+	if (k95 < k99)
+		collect_select(ft, k99 - 1, k95 - 1);
+	m->p95_ms = ft[k95 - 1];
+	if (k50 < k95)
+		collect_select(ft, k95 - 1, k50 - 1);
+	m->p50_ms = ft[k50 - 1];
+}
+
+/* What the reader should know: no frames, a window the log does not
+ * cover, sampled frame times. */
+static void window_warnings(const struct collect_frames *frames, int64_t t0_ns, bool windowed,
+                            struct stats_run_metrics *m)
+{
+	const struct collect_frame *f = frames->frames;
+	size_t n = frames->n;
+	double w0 = m->window_s[0], w1 = m->window_s[1];
 	const char *name = frames->path ? frames->path : "frame log";
 	if (n == 0) {
-		collect_warnings_add(&m.warnings, "%s: no frames: every metric is empty", name);
-	} else if (window_s) {
+		collect_warnings_add(&m->warnings, "%s: no frames: every metric is empty", name);
+	} else if (windowed) {
 		double first_s = seconds_between(f[0].present_ns, t0_ns);
 		double last_s = seconds_between(f[n - 1].present_ns, t0_ns);
 		if (last_s < w1 - 1.0)
-			collect_warnings_add(&m.warnings,
+			collect_warnings_add(&m->warnings,
 			                     "%s: the log ends at %.3f s, before the window's end %.3f s: fps counts no frames after it",
 			                     name, last_s, w1);
 		if (first_s > w0 + 1.0)
-			collect_warnings_add(&m.warnings,
+			collect_warnings_add(&m->warnings,
 			                     "%s: the log starts at %.3f s, after the window's start %.3f s",
 			                     name, first_s, w0);
 	}
-	if (n > 0 && m.frames == 0)
-		collect_warnings_add(&m.warnings, "%s: no frames inside the window (%.3f s, %.3f s]",
+	if (n > 0 && m->frames == 0)
+		collect_warnings_add(&m->warnings, "%s: no frames inside the window (%.3f s, %.3f s]",
 		                     name, w0, w1);
-	if (frames->sampled && nft > 0)
-		collect_warnings_add(&m.warnings,
+	if (frames->sampled && m->frame_times > 0)
+		collect_warnings_add(&m->warnings,
 		                     "%s: p50/p95/p99 and over_100ms are of %zu sampled frame times, not of every frame",
-		                     name, nft);
+		                     name, (size_t)m->frame_times);
+}
+
+int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns,
+                              const double *window_s, struct stats_run_metrics *out)
+{
+	const struct collect_frame *f = frames->frames;
+	size_t n = frames->n;
+	double w[2];
+	int64_t ns[2];
+	if (window_bounds(frames, t0_ns, window_s, w, ns) < 0)
+		return -EINVAL;
+
+	struct stats_run_metrics m = {
+		.real_fps = NAN,
+		.shown_fps = NAN,
+		.p50_ms = NAN,
+		.p95_ms = NAN,
+		.p99_ms = NAN,
+		.low_1pct_fps = NAN,
+		.low_01pct_fps = NAN,
+		.rb_wait_ms = NAN,
+		.memsync_ms = NAN,
+		.draws = NAN,
+		.window_s = { w[0], w[1] },
+		.covered_s = { NAN, NAN },
+		.sampled = frames->sampled,
+	};
+	int rc = collect_warnings_append(&m.warnings, &frames->warnings);
+	if (rc < 0)
+		goto fail;
+
+	size_t begin = first_after(f, n, ns[0]);
+	size_t end = first_after(f, n, ns[1]);
+	struct walk wk = { 0 };
+	if (end > begin) {
+		wk.ft = malloc((end - begin) * sizeof *wk.ft);
+		if (!wk.ft) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		double a = seconds_between(f[0].present_ns, t0_ns);
+		double b = seconds_between(f[n - 1].present_ns, t0_ns);
+		m.covered_s[0] = a > w[0] ? a : w[0];
+		m.covered_s[1] = b < w[1] ? b : w[1];
+	}
+	walk_window(frames, begin, end, &wk);
+	set_rates(frames, &wk, end - begin, &m);
+	select_lows(wk.ft, wk.nft, &m);
+	select_percentiles(wk.ft, wk.nft, &m);
+	free(wk.ft);
+	window_warnings(frames, t0_ns, window_s != NULL, &m);
 	collect_warnings_seal(&m.warnings);
 	*out = m;
 	return 0;

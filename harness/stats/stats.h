@@ -7,9 +7,8 @@
  *     over 100 ms, per-frame readback wait, memory sync and draws);
  *   - stats_summarize() / stats_compare(): per arm and metric the runs'
  *     mean, median and spread; against the baseline arm Δ, Δ% and a
- *     Mann–Whitney U two-sided p-value (its range verdict and more-rounds
- *     rule are kept for callers of this layer only; reports use the
- *     decision below);
+ *     Mann–Whitney U two-sided p-value, a rank-based check that decides
+ *     nothing;
  *   - stats_decide() and friends: the decision of docs/metrics.md section 6
  *     (interval, p, four states, Holm, sequential level).
  */
@@ -32,6 +31,9 @@ struct stats_run_metrics {
 	double p50_ms;        /* nearest-rank percentiles of the window's frame times */
 	double p95_ms;
 	double p99_ms;
+	double low_1pct_fps;  /* mean of 1000 / frame time over the slowest
+	                       * ceil(n / 100) of the n frame times */
+	double low_01pct_fps; /* the same over the slowest ceil(n / 1000) */
 	uint64_t over_100ms;  /* window frame times > 100 ms */
 	double rb_wait_ms;    /* mean readback wait per real frame, ms */
 	double memsync_ms;    /* mean replay memory sync per real frame, ms */
@@ -116,31 +118,12 @@ int stats_summarize(const double *v, size_t n, struct stats_summary *out);
 
 /* ---- an arm against the baseline --------------------------------------- */
 
-enum stats_verdict {
-	STATS_VERDICT_TOO_FEW = 0,  /* fewer than 2 usable runs in an arm */
-	STATS_VERDICT_WITHIN = 1,   /* "within the spread" */
-	STATS_VERDICT_UP = 2,       /* arm above the baseline, beyond the spread */
-	STATS_VERDICT_DOWN = 3,     /* arm below the baseline, beyond the spread */
-};
-
-/* Zero means default for every field. */
-struct stats_options {
-	int runs_per_round;   /* runs of each arm per round: 2 (ABCDDCBA) by default */
-	double rounds_hint_pct; /* |Δ%| at or above which a "within" verdict says
-	                         * how many more rounds are needed: 2 by default */
-};
-
 struct stats_comparison {
 	struct stats_summary base;  /* the baseline arm */
 	struct stats_summary arm;
 	double delta;         /* arm.mean - base.mean */
-	double delta_pct;     /* delta / |base.mean| * 100; NaN when base.mean is 0 */
-	enum stats_verdict verdict;
-	const char *word;     /* "faster", "slower", "higher", ..., "within the spread",
-	                       * "too few runs" (static strings) */
-	/* When the verdict is WITHIN and |Δ%| >= rounds_hint_pct: the more
-	 * rounds (>= 1) the power rule of docs/metrics.md estimates; else 0. */
-	int more_rounds;
+	double delta_pct;     /* delta / |base.mean| * 100; NaN when base.mean is 0
+	                       * at the metric's table precision */
 	/* Mann–Whitney U two-sided p-value when both arms have >= 3 usable
 	 * runs, else NaN.  p_exact: from the exact U distribution (no ties,
 	 * both n <= STATS_MW_EXACT_MAX); otherwise the normal approximation with
@@ -149,35 +132,21 @@ struct stats_comparison {
 	double p_value;
 	bool p_exact;
 	bool ties;
-	/* One line for the report, e.g. "faster: Δ -3.10 ms (-12.0 %), 4 usable
-	 * runs vs 4 in the baseline, p = 0.0286 (exact)". */
-	char text[256];
 };
 
 #define STATS_MW_EXACT_MAX 50
 
 /*
- * Compares an arm's runs with the baseline's for one metric (values as in
- * stats_summarize(): NaN = unusable run).  metric gives the words and the
- * unit; opt may be NULL.  Returns 0 with *out filled; -ENODATA when an arm
- * has no usable run; -EINVAL on a NULL metric.
+ * Describes an arm's runs against the baseline's for one metric (values as
+ * in stats_summarize(): NaN = unusable run): both summaries, Δ, Δ% and the
+ * Mann–Whitney p.  It decides nothing: stats_decide() does.  Returns 0
+ * with *out filled; -ENODATA when an arm has no usable run; -EINVAL on a
+ * NULL metric.
  */
 int stats_compare(const struct stats_metric_def *metric,
                   const double *base, size_t n_base,
                   const double *arm, size_t n_arm,
-                  const struct stats_options *opt,
                   struct stats_comparison *out);
-
-/*
- * The "more rounds" rule alone: runs per arm needed so a difference of
- * |delta| is found at the 5 % level (two-sided) with 80 % power given a
- * pooled standard deviation sd_pooled: n = ceil(2 (1.95996 + 0.84162)^2
- * sd_pooled^2 / delta^2); more runs = n - min(n_base, n_arm), as rounds =
- * ceil(more runs / runs_per_round), at least 1.  Returns the rounds, or 0
- * when delta is 0 or not finite.
- */
-int stats_more_rounds(double delta, double sd_pooled, size_t n_base, size_t n_arm,
-                      int runs_per_round);
 
 /*
  * Mann–Whitney U test of a[0..na) against b[0..nb) (finite values).
