@@ -3,7 +3,7 @@
  * million frames (about 4.6 hours at 60 fps: jittered frame times, hitches,
  * generated frames, readback waits) and a MangoHud log of a million rows to
  * a temporary folder, then times reading + parsing (collect_frames_load)
- * and the window metrics (stats_run_metrics_compute), best and median of
+ * and the window metrics (run_stats_log, stats_run_metrics_compute), best and median of
  * several repetitions.  Figures go to docs/performance.md with the machine,
  * commit and command.
  *
@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "stats/stats.h"
+#include "collect/collect.h"
+#include "run/run.h"
 
 #define TARGET_S 0.5
 
@@ -123,7 +125,13 @@ static int bench(const char *what, const char *path, int repeats)
 		/* the route's window: everything after the first 30 s */
 		struct stats_run_metrics m;
 		double last_s = (double)(f->frames[f->n - 1].present_ns - f->frames[0].present_ns) / 1e9;
-		rc = stats_run_metrics_compute(f, f->frames[0].present_ns, (double[]){ 30, last_s }, &m);
+		struct stats_log log;
+		rc = run_stats_log(f, &log);
+		if (rc == 0) {
+			rc = stats_run_metrics_compute(&log, f->frames[0].present_ns,
+			                               (double[]){ 30, last_s }, &m);
+			run_stats_log_finish(&log);
+		}
 		double t2 = now_s();
 		if (rc != 0) {
 			fprintf(stderr, "bench-frames: cannot compute metrics: %s\n", strerror(-rc));

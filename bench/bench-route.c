@@ -13,6 +13,7 @@
  * --busy keeps the other core spinning, as a game would. */
 #include "pad/pad.h"
 #include "route/route.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -23,13 +24,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 static double cpu_s(int who)
 {
@@ -63,7 +57,7 @@ static void *receive(void *arg)
 		}
 		if (rc < 0)
 			break;
-		int64_t at = now_ns();
+		int64_t at = util_now_ns();
 		int64_t sent = (int64_t)ev[n - 1].input_event_sec * 1000000000 +
 		               (int64_t)ev[n - 1].input_event_usec * 1000;
 		if (r->n == r->cap) {
@@ -133,7 +127,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	double self0 = cpu_s(RUSAGE_THREAD), child0 = cpu_s(RUSAGE_CHILDREN);
-	int64_t t0 = now_ns() + 20000000;
+	int64_t t0 = util_now_ns() + 20000000;
 	route_player_start(pl, t0);
 	struct route_notice n;
 	size_t shots = 0;
@@ -151,7 +145,7 @@ int main(int argc, char **argv)
 	struct route_player_stats stats;
 	route_player_stats(pl, &stats);
 	route_player_destroy(pl);
-	double played_s = (double)(now_ns() - t0) / 1e9;
+	double played_s = (double)(util_now_ns() - t0) / 1e9;
 	double self1 = cpu_s(RUSAGE_THREAD), child1 = cpu_s(RUSAGE_CHILDREN);
 	atomic_store(&r.stop, 1);
 	atomic_store(&spin_stop, 1);

@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "collect/collect.h"
+#include "run/run.h"
 #include "stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,9 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                         &err) != 0)
 		return 0;
 	struct stats_run_metrics m;
-	if (stats_run_metrics_compute(f, 0, NULL, &m) == 0)
+	if (run_frame_metrics(f, 0, NULL, &m) == 0)
 		stats_run_metrics_finish(&m);
-	if (stats_run_metrics_compute(f, 0, (double[]){ 0.5, 3.0 }, &m) == 0)
+	if (run_frame_metrics(f, 0, (double[]){ 0.5, 3.0 }, &m) == 0)
 		stats_run_metrics_finish(&m);
 	collect_frames_destroy(f);
 	return 0;

@@ -293,7 +293,7 @@ static void test_framelog__select_finds_rank(void **state)
 	for (size_t k = 0; k < 200; k += 13) {
 		double w[200];
 		memcpy(w, v, sizeof w);
-		collect_select(w, 200, k);
+		util_select(w, 200, k);
 		assert_float_equal(w[k], (double)k, 0);
 		for (size_t i = 0; i < k; i++)
 			assert_true(w[i] <= w[k]);
@@ -303,7 +303,7 @@ static void test_framelog__select_finds_rank(void **state)
 	double same[1000];
 	for (int i = 0; i < 1000; i++)
 		same[i] = 16.6;
-	collect_select(same, 1000, 990);
+	util_select(same, 1000, 990);
 	assert_float_equal(same[990], 16.6, 0);
 }
 

@@ -42,7 +42,7 @@ static double metric(const struct collect_log_metrics *m, const char *name)
 	return x->value;
 }
 
-static bool has_warning(const struct collect_warnings *w, const char *needle)
+static bool has_warning(const struct util_warnings *w, const char *needle)
 {
 	for (size_t i = 0; i < w->n; i++)
 		if (strstr(w->v[i], needle))

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "collect/collect.h"
+#include "run/run.h"
 #include "stats/stats.h"
 
 static struct collect_frames *load_sample(const char *name)
@@ -63,7 +64,7 @@ static void test_presentmon__v1_columns(void **state)
 	/* the window's metrics: 16 ms frames and one of 50 ms */
 	struct stats_run_metrics m;
 	double window[2] = { 1.0, 7.0 };
-	assert_int_equal(stats_run_metrics_compute(f, 0, window, &m), 0);
+	assert_int_equal(run_frame_metrics(f, 0, window, &m), 0);
 	assert_float_equal(m.p50_ms, 16.0, 1e-4);
 	assert_float_equal(m.p99_ms, 16.0, 1e-4);
 	assert_int_equal(m.over_100ms, 0);
@@ -75,7 +76,7 @@ static void test_presentmon__v1_columns(void **state)
 	stats_run_metrics_finish(&m);
 	/* the 50 ms frame is the one over p99's rank in a shorter window */
 	double tight[2] = { 3.3, 3.71 };
-	assert_int_equal(stats_run_metrics_compute(f, 0, tight, &m), 0);
+	assert_int_equal(run_frame_metrics(f, 0, tight, &m), 0);
 	assert_float_equal(m.p99_ms, 50.0, 1e-4);
 	stats_run_metrics_finish(&m);
 	collect_frames_destroy(f);
@@ -116,7 +117,7 @@ static void test_presentmon__v2_metrics_without_ms_between_presents(void **state
 	assert_true(has_warning(f, "2 presents were never displayed"));
 	struct stats_run_metrics m;
 	double window[2] = { 2.0, 6.0 };
-	assert_int_equal(stats_run_metrics_compute(f, 0, window, &m), 0);
+	assert_int_equal(run_frame_metrics(f, 0, window, &m), 0);
 	/* 200 frames of 25 ms from 2.025 s to 7.0 s: 160 in (2, 6], 40 fps */
 	assert_int_equal(m.real_frames, 160);
 	assert_float_equal(m.real_fps, 40.0, 1e-9);

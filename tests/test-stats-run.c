@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/collect.h"
+#include "run/run.h"
 #include "stats/stats.h"
 
 #define T0 5000000000LL /* a CLOCK_MONOTONIC start, 5 s after boot */
@@ -57,7 +59,7 @@ static void test_run__exact_12_fps(void **state)
 	(void)state;
 	struct collect_frames *f = steady_log(1400, 12.0);
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ 30, 110 }, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ 30, 110 }, &m), 0);
 	/* frames at k/12 s: 30 < k/12 <= 110 is k = 361..1320, 960 frames */
 	assert_int_equal(m.frames, 960);
 	assert_int_equal(m.real_frames, 960);
@@ -104,7 +106,7 @@ static void test_run__percentiles_by_hand(void **state)
 	const double ms[20] = { 7, 3, 20, 11, 1, 15, 9, 18, 2, 14, 6, 19, 4, 12, 17, 5, 10, 16, 8, 13 };
 	struct collect_frames *f = intervals_log(ms, 20);
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, NULL, &m), 0);
 	assert_int_equal(m.frame_times, 20);
 	assert_float_equal(m.p50_ms, 10, 1e-9);
 	assert_float_equal(m.p95_ms, 19, 1e-9);
@@ -121,7 +123,7 @@ static void test_run__percentiles_by_hand(void **state)
 	/* 7 values: p50 -> rank ceil(3.5) = 4, p95 -> ceil(6.65) = 7 */
 	const double few[7] = { 40, 10, 70, 20, 60, 30, 50 };
 	f = intervals_log(few, 7);
-	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, NULL, &m), 0);
 	assert_float_equal(m.p50_ms, 40, 1e-9);
 	assert_float_equal(m.p95_ms, 70, 1e-9);
 	assert_float_equal(m.p99_ms, 70, 1e-9);
@@ -144,7 +146,7 @@ static void test_run__lows_are_mean_fps_of_the_slowest_frames(void **state)
 	ms[211] = 100;
 	struct collect_frames *f = intervals_log(ms, 1500);
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, NULL, &m), 0);
 	assert_float_equal(m.low_1pct_fps, 23, 1e-9);
 	assert_float_equal(m.low_01pct_fps, 10, 1e-9);
 	/* the percentiles are untouched by the lows' selection */
@@ -156,7 +158,7 @@ static void test_run__lows_are_mean_fps_of_the_slowest_frames(void **state)
 	/* 7 frame times: ceil(0.07) = 1 frame each, the slowest: 1000 / 70 */
 	const double few[7] = { 40, 10, 70, 20, 60, 30, 50 };
 	f = intervals_log(few, 7);
-	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, NULL, &m), 0);
 	assert_float_equal(m.low_1pct_fps, 1000.0 / 70, 1e-9);
 	assert_float_equal(m.low_01pct_fps, 1000.0 / 70, 1e-9);
 	stats_run_metrics_finish(&m);
@@ -193,7 +195,7 @@ static void test_run__window_edges(void **state)
 	struct collect_frames *f = parse_text(text);
 	struct stats_run_metrics m;
 	/* (1 s, 3 s]: the frame at 1 s is out, the one at 3 s in */
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ 1, 3 }, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ 1, 3 }, &m), 0);
 	assert_int_equal(m.frames, 2);
 	assert_float_equal(m.real_fps, 1.0, 1e-12);
 	/* the frame at 2 s has its interval from the frame at 1 s, outside */
@@ -203,21 +205,21 @@ static void test_run__window_edges(void **state)
 	stats_run_metrics_finish(&m);
 
 	/* a window starting before the log: the first frame has no interval */
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ -1, 2 }, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ -1, 2 }, &m), 0);
 	assert_int_equal(m.frames, 3);
 	assert_int_equal(m.frame_times, 2);
 	assert_float_equal(m.real_fps, 1.0, 1e-12);
 	stats_run_metrics_finish(&m);
 
 	/* a window past the log's end: counted as it is, with a warning */
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ 3, 13 }, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ 3, 13 }, &m), 0);
 	assert_int_equal(m.frames, 2);
 	assert_float_equal(m.real_fps, 0.2, 1e-12);
 	assert_true(has_warning(&m, "run.csv: the log ends at 5.000 s, before the window's end 13.000 s"));
 	stats_run_metrics_finish(&m);
 
 	/* nothing inside */
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ 5, 6 }, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ 5, 6 }, &m), 0);
 	assert_int_equal(m.frames, 0);
 	assert_float_equal(m.real_fps, 0, 0);
 	assert_true(isnan(m.p50_ms));
@@ -226,9 +228,9 @@ static void test_run__window_edges(void **state)
 
 	/* bad windows are refused, *out untouched */
 	m.frames = 77;
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ 3, 3 }, &m), -EINVAL);
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ 4, 3 }, &m), -EINVAL);
-	assert_int_equal(stats_run_metrics_compute(f, T0, (double[]){ NAN, 3 }, &m), -EINVAL);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ 3, 3 }, &m), -EINVAL);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ 4, 3 }, &m), -EINVAL);
+	assert_int_equal(run_frame_metrics(f, T0, (double[]){ NAN, 3 }, &m), -EINVAL);
 	assert_int_equal(m.frames, 77);
 	collect_frames_destroy(f);
 }
@@ -247,7 +249,7 @@ static void test_run__real_and_shown_frames(void **state)
 		"4,250000000,real,0,500,5,6\n";
 	struct collect_frames *f = parse_text(text);
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, 0, (double[]){ 0, 0.25 }, &m), 0);
+	assert_int_equal(run_frame_metrics(f, 0, (double[]){ 0, 0.25 }, &m), 0);
 	assert_int_equal(m.frames, 4);
 	assert_int_equal(m.real_frames, 2);
 	assert_float_equal(m.real_fps, 8.0, 1e-12);
@@ -270,7 +272,7 @@ static void test_run__over_100ms_is_strict(void **state)
 	const double ms[4] = { 100, 100.001, 99, 250 };
 	struct collect_frames *f = intervals_log(ms, 4);
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, T0, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, T0, NULL, &m), 0);
 	assert_int_equal(m.over_100ms, 2);
 	stats_run_metrics_finish(&m);
 	collect_frames_destroy(f);
@@ -294,7 +296,7 @@ static void test_run__mangohud_old_us_metrics(void **state)
 	struct stats_run_metrics m;
 	/* t0 = the first kept row; whole log: 19 rows, 17 x 20 ms and
 	 * 2 x 120 ms, spanning 580 ms */
-	assert_int_equal(stats_run_metrics_compute(f, f->frames[0].present_ns, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, f->frames[0].present_ns, NULL, &m), 0);
 	assert_int_equal(m.frames, 19);
 	assert_float_equal(m.window_s[1], 0.58, 1e-12);
 	assert_float_equal(m.real_fps, 19 / 0.58, 1e-9);
@@ -315,7 +317,7 @@ static void test_run__mangohud_current_ms_metrics(void **state)
 	(void)state;
 	struct collect_frames *f = load_sample("current-ms.csv");
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, f->frames[0].present_ns, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, f->frames[0].present_ns, NULL, &m), 0);
 	/* 40 frame times: 36 x 16.6667, 3 x 33.3333, 1 x 105.2 */
 	assert_int_equal(m.frame_times, 40);
 	assert_float_equal(m.p50_ms, 16.6667, 1e-4);
@@ -332,7 +334,7 @@ static void test_run__mangohud_interval_metrics(void **state)
 	(void)state;
 	struct collect_frames *f = load_sample("current-interval.csv");
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, f->frames[0].present_ns, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, f->frames[0].present_ns, NULL, &m), 0);
 	assert_true(m.sampled);
 	/* 30 samples after the first: fps 58, 60, 62 repeating -> mean 60,
 	 * not 30 rows / 3 s = 10 */
@@ -354,7 +356,7 @@ static void test_run__empty_log(void **state)
 	(void)state;
 	struct collect_frames *f = parse_text("frame,present_ns,kind\n");
 	struct stats_run_metrics m;
-	assert_int_equal(stats_run_metrics_compute(f, 0, NULL, &m), 0);
+	assert_int_equal(run_frame_metrics(f, 0, NULL, &m), 0);
 	assert_int_equal(m.frames, 0);
 	assert_true(isnan(m.real_fps));
 	assert_true(isnan(m.p99_ms));

@@ -13,8 +13,8 @@
 
 #include "cmd.h"
 #include "plan/plan.h"
-#include "run/run-private.h"
 #include "run/run.h"
+#include "util/util.h"
 
 #define COMMAND "rxdeck ab"
 
@@ -48,34 +48,29 @@ static int walk_route(long seconds, char **path_out, char *errmsg, size_t size)
 {
 	char *data = NULL;
 	int rc = run_data_dir(&data);
-	if (rc < 0)
-		return run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
-	char *dir = run_path_join(data, "routes");
+	if (rc < 0) {
+		snprintf(errmsg, size, "no data folder: set XDG_DATA_HOME or HOME");
+		return rc;
+	}
+	char *dir = util_path_join(data, "routes");
 	free(data);
 	if (!dir)
 		return -ENOMEM;
-	if ((rc = run_mkdirs(dir)) < 0) {
-		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", dir, strerror(-rc));
+	if ((rc = util_mkdir_p(dir, 0700)) < 0) {
+		snprintf(errmsg, size, "cannot make folder '%s': %s", dir, strerror(-rc));
 		free(dir);
 		return rc;
 	}
 	char name[64];
 	snprintf(name, sizeof name, "ab-%lds.route", seconds);
-	char *path = run_path_join(dir, name);
+	char *path = util_path_join(dir, name);
 	free(dir);
 	if (!path)
 		return -ENOMEM;
 	long w0 = seconds >= 20 ? 5 : seconds / 4;
 	long pans = (seconds - 3) / 6;
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "we");
-	if (!f) {
-		rc = run_errf(errmsg, size, -errno, "cannot write '%s': %s", tmp, strerror(errno));
-		free(path);
-		return rc;
-	}
-	fprintf(f,
+	char *text = NULL;
+	int n = asprintf(&text,
 	        "# ab-%lds: the built-in route of 'rxdeck ab --seconds %ld': walk forward with slow\n"
 	        "# pans left and right; the first %ld s settle and are not measured.\n"
 	        "route ab-%lds\n"
@@ -89,10 +84,10 @@ static int walk_route(long seconds, char **path_out, char *errmsg, size_t size)
 	        "}\n"
 	        "%lds     shot end\n",
 	        seconds, seconds, w0, seconds, seconds, w0, seconds, seconds - 2, pans, seconds - 1);
-	bool ok = fflush(f) == 0;
-	if (fclose(f) != 0 || !ok || rename(tmp, path) < 0) {
-		rc = run_errf(errmsg, size, -EIO, "cannot write '%s'", path);
-		unlink(tmp);
+	rc = n < 0 ? -ENOMEM : util_write_file_atomic(path, text, (size_t)n);
+	free(text);
+	if (rc < 0) {
+		snprintf(errmsg, size, "cannot write '%s': %s", path, strerror(-rc));
 		free(path);
 		return rc;
 	}
@@ -107,7 +102,7 @@ static int against_program(const char *arg, char **out)
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
 		const char *rel[] = { "renderer/forest/rxdeck-forest", "rxdeck-forest" };
 		for (size_t i = 0; i < 2; i++) {
-			char *p = run_path_join(arg, rel[i]);
+			char *p = util_path_join(arg, rel[i]);
 			if (!p)
 				return -ENOMEM;
 			if (access(p, X_OK) == 0) {

@@ -16,6 +16,7 @@
 #include "forge/forge.h"
 #include "report/report.h"
 #include "run/run.h"
+#include "util/util.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -27,13 +28,7 @@ static void on_stop(int sig)
 
 volatile sig_atomic_t *cmd_stop_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	sigaction(SIGPIPE, &ign, NULL);
+	util_stop_signals(on_stop, SA_RESETHAND);
 	return &stop_flag;
 }
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "report/report-private.h"
+#include "util/util.h"
 #include "results-db/db.h"
 
 #define COMMAND "rxdeck export-frames"
@@ -192,7 +192,7 @@ int cmd_export_frames(int argc, char **argv, struct cmd_context *ctx)
 	if (rc < 0)
 		return RXDECK_EXIT_FAILURE;
 	if (output && strcmp(output, "-") != 0)
-		rc = report_atomic_write(output, text, len);
+		rc = util_write_file_atomic(output, text, len);
 	else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
 		rc = -errno;
 	free(text);

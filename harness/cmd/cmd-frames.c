@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "collect/collect.h"
 #include "stats/stats.h"
+#include "run/run.h"
 
 #define COMMAND "rxdeck frames"
 
@@ -229,8 +230,7 @@ int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 			         x->frames->lines ? x->frames->lines - 1 : 0);
 		} else {
 			x->t0_ns = o.have_t0 ? o.t0_ns : x->frames->n ? x->frames->frames[0].present_ns : 0;
-			rc = stats_run_metrics_compute(x->frames, x->t0_ns, o.window ? o.window_s : NULL,
-			                               &x->m);
+			rc = run_frame_metrics(x->frames, x->t0_ns, o.window ? o.window_s : NULL, &x->m);
 			if (rc < 0)
 				snprintf(x->error, sizeof x->error, "%s: cannot compute metrics: %s", x->file,
 				         strerror(-rc));

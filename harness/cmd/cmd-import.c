@@ -21,7 +21,8 @@
 #include "collect/collect.h"
 #include "plan/plan.h"
 #include "route/route.h"
-#include "run/run-private.h"
+#include "run/run.h"
+#include "util/util.h"
 
 #define COMMAND "rxdeck import"
 
@@ -269,7 +270,7 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 			cli_error(COMMAND, "frame log '%s' has no frame", l->path);
 			goto out;
 		}
-		l->abs = run_path_absolute(l->path);
+		l->abs = util_path_absolute(l->path);
 		l->dir = l->abs ? strdup(l->abs) : NULL;
 		if (!l->dir) {
 			cli_error(COMMAND, "out of memory");
@@ -294,7 +295,7 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 			          errno ? strerror(errno) : "not a file");
 			goto out;
 		}
-		if (!(abs_game_log = run_path_absolute(o.log))) {
+		if (!(abs_game_log = util_path_absolute(o.log))) {
 			cli_error(COMMAND, "out of memory");
 			goto out;
 		}

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report/report-private.h"
+#include "report/report.h"
 
 int cmd_plot(int argc, char **argv, struct cmd_context *ctx)
 {

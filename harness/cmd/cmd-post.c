@@ -12,7 +12,7 @@
 
 #include "cmd.h"
 #include "forge/forge.h"
-#include "report/report-private.h"
+#include "report/report.h"
 
 #define COMMAND "rxdeck post"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report/report-private.h"
+#include "report/report.h"
 
 static const char *const formats[] = { "md", "csv", "json", "html", "markdown=md", NULL };
 

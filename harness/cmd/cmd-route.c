@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "pad/pad.h"
 #include "route/route.h"
+#include "util/util.h"
 
 /* ---- signals: the handler only writes the signal number to a pipe ---- */
 
@@ -38,12 +39,7 @@ static int catch_signals(void)
 {
 	if (signal_pipe[0] < 0 && pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		return -errno;
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	util_stop_signals(on_signal, SA_RESTART);
 	return 0;
 }
 
@@ -51,13 +47,6 @@ static int pending_signal(void)
 {
 	unsigned char b;
 	return read(signal_pipe[0], &b, 1) == 1 ? b : 0;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void print_error(void *ctx, const struct util_diag *e)
@@ -322,7 +311,7 @@ static int route_play(int argc, char **argv, struct cmd_context *ctx)
 	printf("playing '%s' (%s, %zu pad events) in %s\n", route_name(route), d,
 	       route_pad_event_count(route), delay);
 	fflush(stdout);
-	r = route_player_start(pl, now_ns() + o.delay_ms * 1000000LL);
+	r = route_player_start(pl, util_now_ns() + o.delay_ms * 1000000LL);
 	if (r < 0) {
 		cli_error(cmd, "cannot start playing: %s", strerror(-r));
 		goto out;
@@ -515,12 +504,12 @@ static void record_loop(const char *cmd, int fd, struct libevdev *dev, struct ro
 		if (poll(pf, 2, -1) < 0 && errno != EINTR)
 			break;
 		if (pending_signal()) {
-			route_recorder_finish(rec, now_ns());
+			route_recorder_finish(rec, util_now_ns());
 			break;
 		}
 		if (pf[0].revents & (POLLHUP | POLLERR)) {
 			cli_error(cmd, "device '%s' went away; keeping what was recorded", used);
-			route_recorder_finish(rec, now_ns());
+			route_recorder_finish(rec, util_now_ns());
 			break;
 		}
 		struct input_event ev;
@@ -544,7 +533,7 @@ static void record_loop(const char *cmd, int fd, struct libevdev *dev, struct ro
 		if (r < 0 && r != -EAGAIN) {
 			cli_error(cmd, "cannot read device '%s': %s; keeping what was recorded", used,
 			          strerror(-r));
-			route_recorder_finish(rec, now_ns());
+			route_recorder_finish(rec, util_now_ns());
 			break;
 		}
 	}
@@ -664,7 +653,7 @@ static int route_record(int argc, char **argv, struct cmd_context *ctx)
 	struct route_recorder *rec = NULL;
 	char *tmp = NULL;
 	struct route_record_config cfg = {
-		.t0_ns = now_ns(),
+		.t0_ns = util_now_ns(),
 		.stick_deadzone = o.deadzone,
 		.step = o.step,
 		.stop_buttons = o.stop,

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "report/report-private.h"
+#include "report/report.h"
 
 int cmd_tested(int argc, char **argv, struct cmd_context *ctx)
 {

@@ -265,7 +265,7 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 		} else if (found && p->have[found]) {
 			char what[64];
 			collect_excerpt(s, e, what, sizeof what);
-			collect_warnings_add(&p->f->warnings,
+			util_warnings_add(&p->f->warnings,
 			                     "%s:%zu:%zu: column '%s' appears twice, the first one is used",
 			                     p->name, l->no, (size_t)(s - l->s) + 1, what);
 		} else if (found) {
@@ -283,7 +283,7 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 		static const enum role optional[] = { R_FRAME_MS, R_DRAWS, R_RB_WAIT_MS, R_MEMSYNC_MS };
 		for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
 			if (!p->have[optional[i]])
-				collect_warnings_add(&p->f->warnings,
+				util_warnings_add(&p->f->warnings,
 				                     "%s:%zu:1: no '%s' column; its metric is left empty",
 				                     p->name, l->no, rxvk_columns[optional[i]]);
 	} else if (src == COLLECT_SOURCE_PRESENTMON) {
@@ -294,7 +294,7 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 		p->f->format = line_has_column(l, "PresentRuntime") || !p->have[R_PM_DROPPED]
 		               ? "PresentMon 2.x CSV" : "PresentMon 1.x CSV";
 		if (!p->have[R_PM_BETWEEN])
-			collect_warnings_add(&p->f->warnings,
+			util_warnings_add(&p->f->warnings,
 			                     "%s:%zu:1: no 'MsBetweenPresents' column: frame times are PresentMon 2.x's CPU frame time ('%s')",
 			                     p->name, l->no, "FrameTime");
 	} else {
@@ -302,7 +302,7 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 			return set_error(err, "%s:%zu:1: MangoHud header has neither 'frametime' nor 'fps'",
 			                 p->name, l->no);
 		if (!p->have[R_FRAMETIME])
-			collect_warnings_add(&p->f->warnings,
+			util_warnings_add(&p->f->warnings,
 			                     "%s:%zu:1: no 'frametime' column (a very old MangoHud): frame times are 1000 / fps, and fps is MangoHud's running average, not single frames",
 			                     p->name, l->no);
 	}
@@ -317,7 +317,7 @@ static void broken(struct parser *p, const struct line *l, const char *at, const
 		return;
 	char what[160];
 	snprintf(what, sizeof what, fmt, a, b);
-	collect_warnings_add(&p->f->warnings, "%s:%zu:%zu: %s, line skipped", p->name, l->no,
+	util_warnings_add(&p->f->warnings, "%s:%zu:%zu: %s, line skipped", p->name, l->no,
 	                     (size_t)(at - l->s) + 1, what);
 }
 
@@ -362,7 +362,7 @@ static int check_time(struct parser *p, const struct line *l, const struct colle
 			f->n--;
 			f->broken_lines++;
 			if (f->broken_lines <= BROKEN_WARN_MAX)
-				collect_warnings_add(&f->warnings,
+				util_warnings_add(&f->warnings,
 				                     "%s:%zu: %s jumps %s s ahead and line %zu comes back: an impossible jump, line skipped",
 				                     p->name, p->last_line, what, a, l->no);
 			return 1;
@@ -568,7 +568,7 @@ static double median_of(double *tmp, size_t n)
 {
 	if (n == 0)
 		return NAN;
-	collect_select(tmp, n, (n - 1) / 2);
+	util_select(tmp, n, (n - 1) / 2);
 	double m = tmp[(n - 1) / 2];
 	if (n % 2 == 0) {
 		double hi = tmp[n / 2];
@@ -601,7 +601,7 @@ static int mangohud_finish(struct parser *p)
 		if (m > 0) {
 			double prod = median_of(tmp, m);
 			us = prod > 31622.8; /* 10^4.5, between 1e3 and 1e6 */
-			collect_warnings_add(&f->warnings,
+			util_warnings_add(&f->warnings,
 			                     us ? "%s: frametime read as µs (older MangoHud: fps × frametime ≈ %.0f), converted to ms"
 			                        : "%s: frametime read as ms (current MangoHud: fps × frametime ≈ %.0f)",
 			                     p->name, prod);
@@ -610,7 +610,7 @@ static int mangohud_finish(struct parser *p)
 				tmp[i] = f->frames[i].frame_ms;
 			double med = median_of(tmp, f->n);
 			us = med > 250.0;
-			collect_warnings_add(&f->warnings,
+			util_warnings_add(&f->warnings,
 			                     us ? "%s: frametime read as µs (no usable fps column; median frametime %.0f is too long for ms), converted to ms"
 			                        : "%s: frametime read as ms (no usable fps column; median frametime %.3g)",
 			                     p->name, med);
@@ -631,7 +631,7 @@ static int mangohud_finish(struct parser *p)
 		double ft = f->frames[drop].frame_ms;
 		if (!(ft > ABSURD_FRAME_MS || ft > ABSURD_FACTOR * med_ms))
 			break;
-		collect_warnings_add(&f->warnings,
+		util_warnings_add(&f->warnings,
 		                     "%s:%zu: start-up row with a frame time of %.1f ms (median %.2f ms) left out",
 		                     p->name, p->first_lines[drop], ft, med_ms);
 		drop++;
@@ -645,7 +645,7 @@ static int mangohud_finish(struct parser *p)
 	for (size_t i = 0; i < f->n; i++)
 		stalls += f->frames[i].frame_ms > ABSURD_FRAME_MS;
 	if (stalls)
-		collect_warnings_add(&f->warnings,
+		util_warnings_add(&f->warnings,
 		                     "%s: %zu frame times over %.0f s after the start are kept (real stalls?)",
 		                     p->name, stalls, ABSURD_FRAME_MS / 1000);
 
@@ -658,7 +658,7 @@ static int mangohud_finish(struct parser *p)
 		for (size_t i = 1; i < f->n; i++)
 			sum_ns += f->frames[i].frame_ms * 1e6;
 		if (span_ns * 2 < sum_ns) {
-			collect_warnings_add(&f->warnings,
+			util_warnings_add(&f->warnings,
 			                     "%s: elapsed does not count ns (it spans %.3g while the frame times add up to %.3g s); the running sum of frame times is used instead",
 			                     p->name, span_ns, sum_ns / 1e9);
 			use_elapsed = false;
@@ -666,14 +666,14 @@ static int mangohud_finish(struct parser *p)
 	}
 	if (!use_elapsed) {
 		if (!p->have[R_ELAPSED])
-			collect_warnings_add(&f->warnings,
+			util_warnings_add(&f->warnings,
 			                     "%s: no 'elapsed' column: rows are taken as consecutive frames, timed by the running sum of frame times",
 			                     p->name);
 		double t = 0;
 		for (size_t i = 0; i < f->n; i++) {
 			t += f->frames[i].frame_ms * 1e6;
 			if (t > 9e18) { /* past the clock's range: keep what fits */
-				collect_warnings_add(&f->warnings,
+				util_warnings_add(&f->warnings,
 				                     "%s: the frame times add up past %.0f years; the last %zu rows are left out",
 				                     p->name, 9e18 / 1e9 / 86400 / 365, f->n - i);
 				f->dropped_rows += f->n - i;
@@ -694,7 +694,7 @@ static int mangohud_finish(struct parser *p)
 		double ft_ms = median_of(tmp, f->n);
 		if (step_ms > 1.5 * ft_ms) {
 			f->sampled = true;
-			collect_warnings_add(&f->warnings,
+			util_warnings_add(&f->warnings,
 			                     "%s: rows are samples every %.1f ms (MangoHud's log interval), not frames (median frame time %.2f ms): percentiles and over_100ms are of sampled frame times, real fps is the mean of the fps column",
 			                     p->name, step_ms, ft_ms);
 		}
@@ -770,7 +770,7 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 	while (next_line(&p, &l, &cut)) {
 		if (cut) {
 			f->broken_lines++;
-			collect_warnings_add(&f->warnings,
+			util_warnings_add(&f->warnings,
 			                     "%s:%zu:%zu: last line has no end (the file is still being written?), skipped",
 			                     p.name, l.no, (size_t)(l.end - l.s) + 1);
 			break;
@@ -783,7 +783,7 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 	}
 	f->lines = p.line_no;
 	if (f->broken_lines > BROKEN_WARN_MAX)
-		collect_warnings_add(&f->warnings, "%s: %zu broken lines skipped in all", p.name,
+		util_warnings_add(&f->warnings, "%s: %zu broken lines skipped in all", p.name,
 		                     f->broken_lines);
 	if (f->source == COLLECT_SOURCE_MANGOHUD) {
 		rc = mangohud_finish(&p);
@@ -791,12 +791,12 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 			goto fail;
 	}
 	if (p.dropped)
-		collect_warnings_add(&f->warnings,
+		util_warnings_add(&f->warnings,
 		                     "%s: %zu presents were never displayed (dropped); they count as frames, as PresentMon's MsBetweenPresents does",
 		                     p.name, p.dropped);
 	if (f->n == 0)
-		collect_warnings_add(&f->warnings, "%s: no frames", p.name);
-	collect_warnings_seal(&f->warnings);
+		util_warnings_add(&f->warnings, "%s: no frames", p.name);
+	util_warnings_seal(&f->warnings);
 	free(p.roles);
 	*out = f;
 	return 0;
@@ -825,7 +825,7 @@ void collect_frames_destroy(struct collect_frames *frames)
 {
 	if (!frames)
 		return;
-	collect_warnings_finish(&frames->warnings);
+	util_warnings_finish(&frames->warnings);
 	free(frames->frames);
 	free(frames->path);
 	free(frames);

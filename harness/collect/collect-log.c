@@ -156,7 +156,7 @@ int collect_log_scan(const struct collect_profile *profile, const char *name,
 		const char *e = nl ? nl : end;
 		log->lines++;
 		if (!nl && !final) {
-			collect_warnings_add(&log->warnings,
+			util_warnings_add(&log->warnings,
 			                     "%s:%zu:%zu: last line has no end (the log is still being written?), skipped",
 			                     log->path, log->lines, (size_t)(e - s) + 1);
 			break;
@@ -169,7 +169,7 @@ int collect_log_scan(const struct collect_profile *profile, const char *name,
 			goto fail;
 		s = nl ? nl + 1 : end;
 	}
-	collect_warnings_seal(&log->warnings);
+	util_warnings_seal(&log->warnings);
 	free(sc.buf);
 	free(sc.pm);
 	*out = log;
@@ -203,7 +203,7 @@ void collect_log_destroy(struct collect_log *log)
 	for (size_t i = 0; i < log->n; i++)
 		match_free(&log->matches[i]);
 	free(log->matches);
-	collect_warnings_finish(&log->warnings);
+	util_warnings_finish(&log->warnings);
 	free(log->path);
 	free(log);
 }
@@ -352,15 +352,15 @@ int collect_log_metrics_compute(const struct collect_profile *profile,
 		m.v[k].value = agg_value(d, &g);
 		m.v[k].lines = g.lines;
 		if (g.bad)
-			collect_warnings_add(&m.warnings,
+			util_warnings_add(&m.warnings,
 			                     "%s:%zu: metric '%s' (%s of pattern '%s'): %zu lines with a capture that is not a number were left out",
 			                     log->path, g.bad_line, d->name, agg_names[d->agg], pname, g.bad);
 	}
 	if (window_s && m.untimed_lines)
-		collect_warnings_add(&m.warnings,
+		util_warnings_add(&m.warnings,
 		                     "%s: %zu matched lines have no timestamp prefix and are counted for the whole run",
 		                     log->path, m.untimed_lines);
-	collect_warnings_seal(&m.warnings);
+	util_warnings_seal(&m.warnings);
 	*out = m;
 	return 0;
 }
@@ -381,5 +381,5 @@ void collect_log_metrics_finish(struct collect_log_metrics *m)
 	free(m->v);
 	m->v = NULL;
 	m->n = 0;
-	collect_warnings_finish(&m->warnings);
+	util_warnings_finish(&m->warnings);
 }

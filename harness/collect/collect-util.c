@@ -3,6 +3,7 @@
  * message excerpts.  It owns no format; the parsers live in their own
  * files. */
 #include "collect-private.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,70 +33,6 @@ const char *collect_source_name(enum collect_source source)
 char *collect_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
-}
-
-int collect_warnings_add(struct collect_warnings *w, const char *fmt, ...)
-{
-	if (w->n >= COLLECT_WARNINGS_MAX) {
-		w->dropped++;
-		return 0;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = NULL;
-	int r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	char **v = realloc(w->v, (w->n + 1) * sizeof *v);
-	if (!v) {
-		free(s);
-		return -ENOMEM;
-	}
-	w->v = v;
-	w->v[w->n++] = s;
-	return 0;
-}
-
-int collect_warnings_append(struct collect_warnings *dst, const struct collect_warnings *src)
-{
-	for (size_t i = 0; i < src->n; i++) {
-		int r = collect_warnings_add(dst, "%s", src->v[i]);
-		if (r < 0)
-			return r;
-	}
-	dst->dropped += src->dropped;
-	return 0;
-}
-
-void collect_warnings_seal(struct collect_warnings *w)
-{
-	if (w->dropped == 0)
-		return;
-	size_t dropped = w->dropped;
-	char *s = NULL;
-	if (asprintf(&s, "%zu more warnings left out", dropped) < 0)
-		return;
-	char **v = realloc(w->v, (w->n + 1) * sizeof *v);
-	if (!v) {
-		free(s);
-		return;
-	}
-	w->v = v;
-	w->v[w->n++] = s;
-	w->dropped = 0;
-}
-
-void collect_warnings_finish(struct collect_warnings *w)
-{
-	if (!w)
-		return;
-	for (size_t i = 0; i < w->n; i++)
-		free(w->v[i]);
-	free(w->v);
-	w->v = NULL;
-	w->n = 0;
-	w->dropped = 0;
 }
 
 /* Exact powers of ten as doubles (10^22 is the largest exact one). */
@@ -216,63 +153,13 @@ void collect_excerpt(const char *s, const char *end, char *buf, size_t size)
 int collect_read_file(const char *what, const char *path, char **out, size_t *out_len,
                       struct collect_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		if (err)
-			snprintf(err->msg, sizeof err->msg, "cannot open %s '%s': %s", what, path,
-			         strerror(e));
-		return -e;
+	int rc = util_read_file(path, 0, 0, out, out_len);
+	if (rc < 0 && err) {
+		/* a folder opens and then fails to read, as does memory */
+		bool read_failed = rc == -EISDIR || rc == -ENOMEM || rc == -EIO;
+		snprintf(err->msg, sizeof err->msg, "cannot %s %s '%s': %s",
+		         read_failed ? "read" : "open", what, path, strerror(-rc));
 	}
-	struct stat st;
-	size_t cap = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	if (cap < 4096)
-		cap = 4096;
-	char *buf = malloc(cap);
-	size_t len = 0;
-	int rc = 0;
-	if (!buf) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			size_t ncap = cap * 2;
-			char *n = realloc(buf, ncap);
-			if (!n) {
-				rc = -ENOMEM;
-				goto fail;
-			}
-			buf = n;
-			cap = ncap;
-		}
-		ssize_t r = read(fd, buf + len, cap - 1 - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			if (err)
-				snprintf(err->msg, sizeof err->msg, "cannot read %s '%s': %s", what,
-				         path, strerror(errno));
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	return 0;
-fail:
-	if (rc == -ENOMEM && err)
-		snprintf(err->msg, sizeof err->msg, "cannot read %s '%s': %s", what, path,
-		         strerror(ENOMEM));
-	free(buf);
-	close(fd);
 	return rc;
 }
 
@@ -295,61 +182,3 @@ int collect_parse_duration_s(const char *text, double *out_s)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static inline void swap_d(double *a, double *b)
-{
-	double t = *a;
-	*a = *b;
-	*b = t;
-}
-
-/* Quickselect with a median-of-three pivot and a three-way partition (runs
- * of equal frame times are common: a steady 60 fps log is one value); after
- * too many rounds the rest is sorted, so crafted input costs O(n log n). */
-void collect_select(double *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n; /* [lo, hi) holds rank k */
-	int budget = 16;
-	for (size_t m = n; m > 1; m >>= 1)
-		budget += 2;
-	while (hi - lo > 16) {
-		if (budget-- == 0) {
-			qsort(v + lo, hi - lo, sizeof *v, cmp_double);
-			return;
-		}
-		size_t mid = lo + (hi - lo) / 2;
-		double a = v[lo], b = v[mid], c = v[hi - 1];
-		double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		/* [lo, lt) < pivot, [lt, i) == pivot, (gt, hi) > pivot */
-		size_t lt = lo, i = lo, gt = hi;
-		while (i < gt) {
-			if (v[i] < pivot)
-				swap_d(&v[lt++], &v[i++]);
-			else if (v[i] > pivot)
-				swap_d(&v[i], &v[--gt]);
-			else
-				i++;
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return;
-	}
-	/* insertion sort of the small rest */
-	for (size_t i = lo + 1; i < hi; i++) {
-		double x = v[i];
-		size_t j = i;
-		while (j > lo && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
-}

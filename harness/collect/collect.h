@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/util.h"
+
 /* ---- errors and warnings --------------------------------------------- */
 
 /* A fatal parse or I/O error: "file:line:column: what is wrong" or
@@ -31,27 +33,6 @@ struct collect_error {
 	char msg[512];
 };
 
-/* An owned list of warning lines (no trailing newline).  Zero-initialised
- * is an empty list.  Lists keep at most COLLECT_WARNINGS_MAX entries; past
- * that, adds are counted in `dropped` and the list's last entry says how
- * many were left out once collect_warnings_seal() is called. */
-struct collect_warnings {
-	char **v;
-	size_t n;
-	size_t dropped;
-};
-#define COLLECT_WARNINGS_MAX 64
-
-/* Appends a formatted warning.  Returns 0 or -ENOMEM (the list is
- * unchanged then). */
-int collect_warnings_add(struct collect_warnings *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* Appends every entry of src to dst (copies). Returns 0 or -ENOMEM. */
-int collect_warnings_append(struct collect_warnings *dst, const struct collect_warnings *src);
-/* Adds the "N more warnings left out" line when entries were dropped. */
-void collect_warnings_seal(struct collect_warnings *w);
-/* Frees the entries; the list is empty afterwards.  NULL is a no-op. */
-void collect_warnings_finish(struct collect_warnings *w);
 
 /* ---- frame logs ------------------------------------------------------- */
 
@@ -120,7 +101,7 @@ struct collect_frames {
 	size_t lines;               /* lines read, header included */
 	size_t broken_lines;        /* rows skipped as broken or cut off */
 	size_t dropped_rows;        /* rows left out on purpose (absurd start-up rows) */
-	struct collect_warnings warnings;
+	struct util_warnings warnings;
 };
 
 /*
@@ -203,7 +184,7 @@ struct collect_log {
 	size_t n;
 	size_t lines;           /* lines read */
 	size_t untimed_lines;   /* matched lines without a timestamp prefix */
-	struct collect_warnings warnings;
+	struct util_warnings warnings;
 };
 
 /*
@@ -234,7 +215,7 @@ struct collect_log_metrics {
 	size_t n;
 	size_t timed_lines;        /* matched lines inside the window */
 	size_t untimed_lines;      /* matched untimed lines, counted for the whole run */
-	struct collect_warnings warnings;
+	struct util_warnings warnings;
 };
 
 /*
@@ -261,13 +242,6 @@ void collect_log_metrics_finish(struct collect_log_metrics *m);
  * a bare number is seconds) into seconds.  Returns 0 or -EINVAL.
  */
 int collect_parse_duration_s(const char *text, double *out_s);
-
-/*
- * Reorders v[0..n) so that v[k] is the value of 0-based rank k in ascending
- * order, everything before it <= v[k] and everything after >= v[k]
- * (quickselect, O(n) expected, O(n log n) at worst).  k < n; v holds no NaN.
- */
-void collect_select(double *v, size_t n, size_t k);
 
 /* Reads a whole file into a new buffer (NUL-terminated, *out_len bytes
  * before the NUL).  Returns 0 or a negative errno; err says

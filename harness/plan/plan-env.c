@@ -3,6 +3,7 @@
  * for a valid env key that both use.  Plans themselves are plan-parse.c's. */
 #include "plan.h"
 #include "plan-private.h"
+#include "util/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -98,7 +99,7 @@ int plan_env_load(const char *path, const struct plan_parse_options *opt, struct
 {
 	char *text;
 	size_t len;
-	int rc = plan_read_file(path, PLAN_MAX_FILE_B, &text, &len);
+	int rc = util_read_file(path, PLAN_MAX_FILE_B, UTIL_READ_REGULAR, &text, &len);
 	if (rc < 0) {
 		if (err)
 			plan_diag_set(err, path, 0, 0, "cannot open env profile '%s': %s", path,

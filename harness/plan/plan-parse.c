@@ -9,13 +9,13 @@
  * inih's bare line number.  Sections are decided in the reader too, since
  * inih hands the handler only the section's name.  Checks across keys (an
  * arm's build exists, the order names every arm) run after the last line.
- * It also owns reading a plan or profile file whole (plan_read_file).
  * Writing a plan back (plan_write) lives in plan.c, the env profile parser
  * in plan-env.c, the string lists in plan-strv.c.
  */
 #include "plan.h"
 #include "plan-private.h"
 #include "stats/stats.h"
+#include "util/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1274,70 +1274,6 @@ static void check(struct ctx *c)
 		       "give 'rounds' or 'until', not both");
 }
 
-/* ---- files ----------------------------------------------------------------- */
-
-int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out)
-{
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = -errno;
-		close(fd);
-		return e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -ENOTSUP;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap >= max_B) {
-				free(buf);
-				close(fd);
-				return -EFBIG;
-			}
-			cap *= 2;
-			char *n = realloc(buf, cap + 1);
-			if (!n) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = n;
-		}
-		ssize_t r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	if (len > max_B) {
-		free(buf);
-		return -EFBIG;
-	}
-	buf[len] = 0;
-	*out = buf;
-	*len_out = len;
-	return 0;
-}
-
 /* ---- entry points ---------------------------------------------------------- */
 
 void plan_defaults(struct plan *p)
@@ -1425,7 +1361,7 @@ int plan_load(const char *path, const struct plan_parse_options *opt, struct pla
 {
 	char *text;
 	size_t len;
-	int rc = plan_read_file(path, PLAN_MAX_FILE_B, &text, &len);
+	int rc = util_read_file(path, PLAN_MAX_FILE_B, UTIL_READ_REGULAR, &text, &len);
 	if (rc < 0) {
 		if (err)
 			plan_diag_set(err, path, 0, 0, "cannot open plan '%s': %s", path,

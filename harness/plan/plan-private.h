@@ -16,9 +16,5 @@ void plan_defaults(struct plan *p);
 bool plan_strv_contains(const struct plan_strv *l, const char *s);
 /* Replaces dst with a copy of src.  0 or -ENOMEM (dst unchanged). */
 int plan_strv_copy(struct plan_strv *dst, const struct plan_strv *src);
-/* Reads a whole regular file (at most max_B bytes, else -EFBIG) into a new
- * NUL-terminated buffer; -EISDIR for a folder, -ENOTSUP for anything else
- * (a FIFO is not waited on). */
-int plan_read_file(const char *path, size_t max_B, char **out, size_t *len_out);
 
 #endif

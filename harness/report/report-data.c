@@ -132,42 +132,35 @@ static int derive_frame_metrics(struct db *db, const struct db_campaign *c, stru
 	/* frames of every source are stored on the route's clock; MangoHud's
 	 * and PresentMon's carry their own frame times */
 	bool interval = f[0].source != DB_FRAME_RXVK;
-	struct collect_frames cf = {
-		.path = (char *)"results.db",
-		.source = f[0].source == DB_FRAME_MANGOHUD     ? COLLECT_SOURCE_MANGOHUD
-		          : f[0].source == DB_FRAME_PRESENTMON ? COLLECT_SOURCE_PRESENTMON
-		                                                : COLLECT_SOURCE_RXVK,
-		.clock = COLLECT_CLOCK_MONOTONIC,
-		.frame_ms_is_interval = interval,
-		.n = n,
-	};
-	cf.frames = malloc(n * sizeof *cf.frames);
-	if (!cf.frames) {
+	struct stats_frame *v = malloc(n * sizeof *v);
+	if (!v) {
 		free(f);
 		return -ENOMEM;
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (k && f[i].present_ns < cf.frames[k - 1].present_ns)
+		if (k && f[i].present_ns < v[k - 1].present_ns)
 			continue; /* as the frame-log parser does: never back in time */
 		uint8_t a = f[i].absent;
-		cf.frames[k++] = (struct collect_frame){
+		v[k++] = (struct stats_frame){
 			.present_ns = f[i].present_ns,
 			.frame_ms = a & DB_FRAME_NO_FRAME_MS ? NAN : (float)f[i].frame_ms,
 			.rb_wait_ms = a & DB_FRAME_NO_RB_WAIT_MS ? NAN : (float)f[i].rb_wait_ms,
 			.memsync_ms = a & DB_FRAME_NO_MEMSYNC_MS ? NAN : (float)f[i].memsync_ms,
 			.draws = a & DB_FRAME_NO_DRAWS ? NAN : (float)f[i].draws,
 			.fps = NAN,
-			.kind = f[i].kind == DB_FRAME_SHOWN ? COLLECT_FRAME_SHOWN : COLLECT_FRAME_REAL,
+			.shown_only = f[i].kind == DB_FRAME_SHOWN,
 		};
 	}
-	cf.n = k;
 	free(f);
+	const struct stats_log log = {
+		.name = "results.db", .frames = v, .n = k, .frame_ms_is_interval = interval,
+	};
 	double window[2] = { c->window_start_s, c->window_end_s };
 	bool has_window = window[0] < window[1];
 	struct stats_run_metrics m;
-	err = stats_run_metrics_compute(&cf, r->t0_ns, has_window ? window : NULL, &m);
-	free(cf.frames);
+	err = stats_run_metrics_compute(&log, r->t0_ns, has_window ? window : NULL, &m);
+	free(v);
 	if (err)
 		return err;
 	const struct {

@@ -17,6 +17,7 @@
  * frame time of each horizontal pixel, which keeps every hitch visible.
  */
 #include "report-private.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1029,7 +1030,7 @@ int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
 	int err = report_plots_render(db, campaign_id, opts, &plots, &n);
 	if (err)
 		return err;
-	if ((err = report_mkdir_p(dir))) {
+	if ((err = util_mkdir_p(dir, 0755))) {
 		err = report_fail(opts, err, "cannot make folder '%s': %s", dir, strerror(-err));
 		goto out;
 	}
@@ -1039,7 +1040,7 @@ int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
 			err = report_fail(opts, -ENOMEM, "out of memory");
 			goto out;
 		}
-		err = report_atomic_write(path, plots[i].svg, plots[i].len);
+		err = util_write_file_atomic(path, plots[i].svg, plots[i].len);
 		if (err)
 			err = report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
 		free(path);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 /* A table row: one metric, or a count with its "ms each" companion. */
 struct row {
 	const char *key;
@@ -883,7 +885,7 @@ int report_print_file(struct db *db, int64_t campaign_id, const struct report_op
 	int err = report_print(db, campaign_id, opts, mem);
 	if (fclose(mem) != 0 && !err)
 		err = report_fail(opts, -ENOMEM, "out of memory");
-	if (!err && (err = report_atomic_write(path, text, len)))
+	if (!err && (err = util_write_file_atomic(path, text, len)))
 		report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
 	free(text);
 	return err;

@@ -155,17 +155,6 @@ void report_format_time(char *buf, size_t size, int64_t unix_ms, bool date_only)
 /* An arm's env as one line: KEY=VALUE pairs joined by spaces; "" for none. */
 void report_env_line(const char *env, char *buf, size_t size);
 
-/* Writes len bytes to path through a temporary file in the same folder,
- * renamed over it once complete (mode 0644).  0 or a negative errno. */
-int report_atomic_write(const char *path, const char *data, size_t len);
-/* Creates dir and its parents (0755) as needed.  0 or a negative errno. */
-int report_mkdir_p(const char *dir);
-
-/* report_print() into the file at path, replaced only once complete
- * (report_atomic_write()).  0 or a negative errno, the reason in
- * opts->errmsg. */
-int report_print_file(struct db *db, int64_t campaign_id, const struct report_options *opts,
-                      const char *path);
 
 /* Text escaped for XML and HTML (the five predefined entities; control
  * characters but tab and newline as spaces): at most n bytes of s, up to

@@ -11,6 +11,7 @@
  */
 #include "report-private.h"
 #include "plan/plan.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -665,73 +666,6 @@ static int existing_identity(const char *path, char *buf, size_t size, bool *exi
 	return 0;
 }
 
-int report_atomic_write(const char *path, const char *data, size_t len)
-{
-	char *tmp;
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", path) < 0)
-		return -ENOMEM;
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = -errno;
-		free(tmp);
-		return e;
-	}
-	int err = 0;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (!err && fchmod(fd, 0644) != 0)
-		err = -errno;
-	if (!err && fsync(fd) != 0)
-		err = -errno;
-	if (close(fd) != 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) != 0)
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err;
-}
-
-int report_mkdir_p(const char *dir)
-{
-	char *p = strdup(dir);
-	if (!p)
-		return -ENOMEM;
-	int err = 0;
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == 0) {
-			char c = *s;
-			*s = 0;
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				err = -errno;
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
-	if (!err) {
-		struct stat st;
-		if (stat(dir, &st) != 0)
-			err = -errno;
-		else if (!S_ISDIR(st.st_mode))
-			err = -ENOTDIR;
-	}
-	return err;
-}
-
 int report_tested_write(struct db *db, int64_t campaign_id, const char *dir,
                         const struct report_options *opts, char **path_out)
 {
@@ -749,7 +683,7 @@ int report_tested_write(struct db *db, int64_t campaign_id, const char *dir,
 		err = report_fail(opts, err, "cannot name the run file: %s", strerror(-err));
 		goto out;
 	}
-	if ((err = report_mkdir_p(dir))) {
+	if ((err = util_mkdir_p(dir, 0755))) {
 		err = report_fail(opts, err, "cannot make folder '%s': %s", dir, strerror(-err));
 		goto out;
 	}
@@ -773,7 +707,7 @@ int report_tested_write(struct db *db, int64_t campaign_id, const char *dir,
 		                  "it was left as it is (move it, or write into another folder)", path);
 		goto out;
 	}
-	if ((err = report_atomic_write(path, text, len))) {
+	if ((err = util_write_file_atomic(path, text, len))) {
 		err = report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
 		goto out;
 	}

@@ -80,6 +80,12 @@ int report_campaign_resolve(struct db *db, const char *name_or_id,
 int report_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
                  FILE *out);
 
+/* report_print() into the file at path, replaced only once complete (a
+ * temporary file beside it, renamed over it).  0 or a negative errno, the
+ * reason in opts->errmsg. */
+int report_print_file(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                      const char *path);
+
 /*
  * The summary for a forge comment, Markdown: a title line, the table and
  * the verdicts (as report_print()), and run_file (a link or a path; may be

@@ -17,6 +17,7 @@
  */
 #include "route.h"
 #include "pad/pad.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -535,50 +536,8 @@ static const char *read_error(int r)
 static int read_from_disk(void *ctx, const char *path, char **text, size_t *len)
 {
 	(void)ctx;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer; a regular
-	 * file's reads ignore it */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	}
-	if (st.st_size > MAX_FILE_B) {
-		close(fd);
-		return -EFBIG;
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = 0;
-	*text = buf;
-	*len = got;
-	return 0;
+	int r = util_read_file(path, MAX_FILE_B, UTIL_READ_REGULAR, text, len);
+	return r == -ENOTSUP ? -EINVAL : r; /* a route's "not a regular file" */
 }
 
 static char *join_path(const char *including, const char *rel, size_t rel_len)

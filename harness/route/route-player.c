@@ -13,6 +13,7 @@
  */
 #include "route.h"
 #include "pad/pad.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,13 +79,6 @@ struct route_player {
 	atomic_bool exit_done;     /* on_child_exit() has returned */
 	struct notice_rec final;   /* END, STOPPED or DIED, once exited */
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int route_player_create(const struct route *route, struct pad *pad, struct route_player **out)
 {
@@ -195,12 +189,7 @@ static int play_main(struct pad *pad, void *arg)
 	struct sched_param sp = { .sched_priority = ROUTE_PLAYER_RT_PRIORITY };
 	atomic_store(&p->shared->realtime, sched_setscheduler(0, SCHED_FIFO, &sp) == 0);
 	fcntl(p->pipe_wr, F_SETFL, O_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	util_stop_signals(on_stop_signal, 0);
 
 	volatile size_t i = 0;
 	if (sigsetjmp(wake_jmp, 1) == 0) {
@@ -236,11 +225,11 @@ static int play_main(struct pad *pad, void *arg)
 			int64_t at_ns;
 			if (in->n_ev) {
 				pad_frame(pad, &p->evs[in->first_ev], in->n_ev);
-				at_ns = now_ns();
+				at_ns = util_now_ns();
 				p->shared->late_ns[in->pad_index] = at_ns - target_ns;
 				atomic_store(&p->shared->played, (int64_t)in->pad_index + 1);
 			} else {
-				at_ns = now_ns();
+				at_ns = util_now_ns();
 			}
 			for (uint32_t k = 0; k < in->n_pt; k++) {
 				const struct route_event *e = p->points[in->first_pt + k];
@@ -269,7 +258,7 @@ static int play_main(struct pad *pad, void *arg)
 static void on_child_exit(void *ctx, int wstatus)
 {
 	struct route_player *p = ctx;
-	struct notice_rec n = { .wstatus = wstatus, .at_ns = now_ns() };
+	struct notice_rec n = { .wstatus = wstatus, .at_ns = util_now_ns() };
 	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
 		n.type = ROUTE_NOTICE_END;
 	else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == EXIT_STOPPED)
@@ -327,7 +316,7 @@ int route_player_start(struct route_player *p, int64_t t0_ns)
 		return -EINVAL;
 	if (p->t0_sent || (p->started && p->start_wr < 0))
 		return -EBUSY;
-	int64_t t0 = t0_ns ? t0_ns : now_ns();
+	int64_t t0 = t0_ns ? t0_ns : util_now_ns();
 	if (!p->started) {
 		p->t0_ns = t0;
 		int r = spawn(p);
@@ -394,14 +383,14 @@ int route_player_next(struct route_player *p, struct route_notice *out)
 
 int route_player_wait(struct route_player *p, int timeout_ms, struct route_notice *out)
 {
-	int64_t until = timeout_ms >= 0 ? now_ns() + (int64_t)timeout_ms * 1000000LL : 0;
+	int64_t until = timeout_ms >= 0 ? util_now_ns() + (int64_t)timeout_ms * 1000000LL : 0;
 	for (;;) {
 		int r = route_player_next(p, out);
 		if (r != -EAGAIN)
 			return r;
 		int left = -1;
 		if (timeout_ms >= 0) {
-			int64_t rest = until - now_ns();
+			int64_t rest = until - util_now_ns();
 			if (rest <= 0)
 				return -ETIMEDOUT;
 			left = (int)((rest + 999999) / 1000000);

@@ -32,6 +32,7 @@
 #include "deck/deck.h"
 #include "route/route.h"
 #include "rxdeck-commit.h"
+#include "util/util.h"
 
 extern char **environ;
 
@@ -120,7 +121,7 @@ static void status_line(struct run_campaign *c)
 		return;
 	const struct db_run *r = c->cur;
 	char el[32], eta[32], in[32];
-	double elapsed = (double)(run_now_ns() - c->play_start_ns) / 1e9;
+	double elapsed = (double)(util_now_ns() - c->play_start_ns) / 1e9;
 	size_t left = c->total_runs >= (size_t)r->position ? c->total_runs - (size_t)r->position : 0;
 	double this_left = route_s(c) - (c->cur_route_s > 0 ? c->cur_route_s : 0);
 	run_format_duration(elapsed, el, sizeof el);
@@ -330,8 +331,8 @@ static int freeze_build(struct plan *p, struct plan_build *b, char *errmsg, size
 	}
 	if (!b->workdir)
 		return 0;
-	char *wd = run_path_join(p->dir, b->workdir);
-	char *abs = wd ? run_path_absolute(wd) : NULL;
+	char *wd = util_path_join(p->dir, b->workdir);
+	char *abs = wd ? util_path_absolute(wd) : NULL;
 	free(wd);
 	if (!abs)
 		return -ENOMEM;
@@ -353,7 +354,7 @@ static int freeze_until(struct plan *p, char *errmsg, size_t size)
 {
 	if (!p->until)
 		return 0;
-	int64_t t, now = run_unix_ms();
+	int64_t t, now = util_unix_ms();
 	if (plan_until_resolve(p->until, now, &t) < 0)
 		return run_errf(errmsg, size, -EINVAL, "bad deadline '%s'", p->until);
 	char when[32];
@@ -382,7 +383,7 @@ static void freeze_max_rounds(struct run_campaign *c)
 	if (!p->until || p->max_rounds > 0 || plan_until_resolve(p->until, 0, &until) < 0)
 		return;
 	double round_s = route_s(c) * (double)strlen(plan_order(p));
-	double fit = round_s > 0 ? floor((double)(until - run_unix_ms()) / 1e3 / round_s) : 0;
+	double fit = round_s > 0 ? floor((double)(until - util_unix_ms()) / 1e3 / round_s) : 0;
 	if (!(fit >= 1))
 		fit = 1;
 	if (fit > PLAN_MAX_ROUNDS)
@@ -605,7 +606,7 @@ static int campaign_name(struct db *db, const struct plan *p, const struct run_o
 			snprintf(base, sizeof base, "campaign");
 	}
 	char date[32];
-	local_date(run_unix_ms(), "%Y%m%d-%H%M", date, sizeof date);
+	local_date(util_unix_ms(), "%Y%m%d-%H%M", date, sizeof date);
 	char name[PLAN_MAX_NAME + 64];
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
@@ -840,7 +841,7 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 	if ((rc = campaign_name(db, c->plan, opt, &c->name, errmsg, size)) < 0)
 		goto fail;
 	/* before anything is written: a deadline that not one round fits */
-	if ((rc = run_deadline_check(c->plan, c->name, route_s(c), run_unix_ms(), errmsg, size)) < 0)
+	if ((rc = run_deadline_check(c->plan, c->name, route_s(c), util_unix_ms(), errmsg, size)) < 0)
 		goto fail;
 	if (!(ddir = data_dir(opt, &rc))) {
 		run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
@@ -848,7 +849,7 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 	}
 	char sub[PATH_MAX];
 	snprintf(sub, sizeof sub, "runs/%s", c->name);
-	if (!(c->dir = run_path_join(ddir, sub)) || !(plan_path = run_path_join(c->dir, "plan.ini"))) {
+	if (!(c->dir = util_path_join(ddir, sub)) || !(plan_path = util_path_join(c->dir, "plan.ini"))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -858,7 +859,7 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 		              "ran with another database", c->dir);
 		goto fail;
 	}
-	if ((rc = run_mkdirs(c->dir)) < 0) {
+	if ((rc = util_mkdir_p(c->dir, 0700)) < 0) {
 		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", c->dir, strerror(-rc));
 		goto fail;
 	}
@@ -992,7 +993,7 @@ static int accept_changes(struct run_campaign *c, struct db_campaign *dc, char *
 		                "(--accept-changes goes on with the changes and records them):\n%s",
 		                c->name, changes);
 	char when[32];
-	local_date(run_unix_ms(), "%Y-%m-%d %H:%M", when, sizeof when);
+	local_date(util_unix_ms(), "%Y-%m-%d %H:%M", when, sizeof when);
 	size_t len = (dc->notes ? strlen(dc->notes) : 0) + strlen(changes) + 128;
 	char *notes = malloc(len);
 	if (!notes)
@@ -1038,7 +1039,7 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 		goto fail;
 	}
 	snprintf(sub, sizeof sub, "runs/%s", c->name);
-	if (!(c->dir = run_path_join(ddir, sub)) || !(plan_path = run_path_join(c->dir, "plan.ini"))) {
+	if (!(c->dir = util_path_join(ddir, sub)) || !(plan_path = util_path_join(c->dir, "plan.ini"))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -1262,7 +1263,7 @@ static int may_add_round(struct run_campaign *c, int max_round, bool *may, enum 
 		if (plan_until_resolve(c->plan->until, 0, &until) < 0)
 			return 0;
 		double round_s = mean_run_s(c) * (double)strlen(plan_order(c->plan));
-		if (run_unix_ms() + (int64_t)(round_s * 1000) > until) {
+		if (util_unix_ms() + (int64_t)(round_s * 1000) > until) {
 			*stop = RUN_STOP_DEADLINE;
 			return 0;
 		}
@@ -1343,7 +1344,7 @@ static int play_dir(struct run_campaign *c, const struct db_run *run, const stru
 {
 	char sub[64];
 	snprintf(sub, sizeof sub, "%03d-%c%s", run->position, arm->letter, run->is_warmup ? "-warmup" : "");
-	char *dir = run_path_join(c->dir, sub);
+	char *dir = util_path_join(c->dir, sub);
 	if (!dir)
 		return -ENOMEM;
 	/* a full disk is the harness's trouble before the run: nothing is tried */
@@ -1356,7 +1357,7 @@ static int play_dir(struct run_campaign *c, const struct db_run *run, const stru
 		return rc;
 	}
 	move_aside(dir);
-	rc = run_mkdirs(dir);
+	rc = util_mkdir_p(dir, 0700);
 	if (rc < 0) {
 		run_errf(errmsg, size, rc, "cannot make folder '%s': %s", dir, strerror(-rc));
 		free(dir);
@@ -1510,10 +1511,10 @@ static void progress_eta(struct run_campaign *c)
 	struct run_eta eta;
 	if (db_run_list(c->db, c->id, &all, &n_all) != 0)
 		return;
-	if (run_eta_compute(all, n_all, 0, route_s(c) + 5.0, run_unix_ms(), &eta) == 0 &&
+	if (run_eta_compute(all, n_all, 0, route_s(c) + 5.0, util_unix_ms(), &eta) == 0 &&
 	    eta.runs_left) {
 		char line[256];
-		run_eta_format(&eta, run_unix_ms(), line, sizeof line);
+		run_eta_format(&eta, util_unix_ms(), line, sizeof line);
 		progress_line(c, "  %s", line);
 	}
 	free(all);
@@ -1663,7 +1664,7 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 		rc = run_errf(errmsg, size, -EIO, "%s", db_errmsg(c->db));
 		goto out;
 	}
-	c->play_start_ns = run_now_ns();
+	c->play_start_ns = util_now_ns();
 	for (;;) {
 		if (c->opt.stop && *c->opt.stop) {
 			o.interrupted = true;

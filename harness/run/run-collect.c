@@ -23,6 +23,7 @@
 #include "collect/collect.h"
 #include "deck/deck.h"
 #include "stats/stats.h"
+#include "util/util.h"
 
 #define MAX_METRICS 128
 
@@ -437,11 +438,11 @@ static int step_frames_load(struct collection *k)
 	if (s->frame_log)
 		k->frames_path = strdup(s->frame_log);
 	else if (s->mangohud) {
-		char *dir = run_path_join(s->run_dir, "mangohud");
+		char *dir = util_path_join(s->run_dir, "mangohud");
 		k->frames_path = dir ? run_newest_csv(dir, NULL) : NULL;
 		free(dir);
 	} else
-		k->frames_path = run_path_join(s->run_dir, "frames.csv");
+		k->frames_path = util_path_join(s->run_dir, "frames.csv");
 	if (!k->frames_path || !file_nonempty(k->frames_path)) {
 		warn(k->c, "no frame log%s%s", k->frames_path ? " at " : "",
 		     k->frames_path ? k->frames_path : "");
@@ -483,6 +484,55 @@ static int step_frame_rows(struct collection *k)
 	return 0;
 }
 
+int run_stats_log(const struct collect_frames *frames, struct stats_log *out)
+{
+	struct stats_frame *v = malloc((frames->n ? frames->n : 1) * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < frames->n; i++) {
+		const struct collect_frame *f = &frames->frames[i];
+		v[i] = (struct stats_frame){
+			.present_ns = f->present_ns,
+			.frame_ms = f->frame_ms,
+			.rb_wait_ms = f->rb_wait_ms,
+			.memsync_ms = f->memsync_ms,
+			.draws = f->draws,
+			.fps = f->fps,
+			.shown_only = f->kind == COLLECT_FRAME_SHOWN,
+		};
+	}
+	*out = (struct stats_log){
+		.name = frames->path,
+		.frames = v,
+		.n = frames->n,
+		.frame_ms_is_interval = frames->frame_ms_is_interval,
+		.sampled = frames->sampled,
+		.warnings = &frames->warnings,
+	};
+	return 0;
+}
+
+void run_stats_log_finish(struct stats_log *log)
+{
+	if (!log)
+		return;
+	free((void *)log->frames);
+	log->frames = NULL;
+	log->n = 0;
+}
+
+int run_frame_metrics(const struct collect_frames *frames, int64_t t0_ns, const double *window_s,
+                      struct stats_run_metrics *out)
+{
+	struct stats_log log;
+	int rc = run_stats_log(frames, &log);
+	if (rc < 0)
+		return rc;
+	rc = stats_run_metrics_compute(&log, t0_ns, window_s, out);
+	run_stats_log_finish(&log);
+	return rc;
+}
+
 /* The frame metrics over the route's window. */
 static int step_frame_metrics(struct collection *k)
 {
@@ -493,7 +543,7 @@ static int step_frame_metrics(struct collection *k)
 		return 0;
 	int64_t t0 = f->clock == COLLECT_CLOCK_MONOTONIC ? s->t0_ns : s->t0_log_ns;
 	struct stats_run_metrics m;
-	int rc = stats_run_metrics_compute(f, t0, s->window_s, &m);
+	int rc = run_frame_metrics(f, t0, s->window_s, &m);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc < 0)
@@ -529,9 +579,9 @@ static int step_log_load(struct collection *k)
 	if (s->game_log)
 		k->renderer_log = strdup(s->game_log);
 	else if (!imported)
-		k->renderer_log = run_path_join(s->run_dir, "renderer.log");
+		k->renderer_log = util_path_join(s->run_dir, "renderer.log");
 	if (!imported && !s->game_log)
-		k->stderr_log = run_path_join(s->run_dir, "stderr.log");
+		k->stderr_log = util_path_join(s->run_dir, "stderr.log");
 	k->log_path = file_nonempty(k->renderer_log) ? k->renderer_log
 	              : file_nonempty(k->stderr_log) ? k->stderr_log : NULL;
 	struct collect_error cerr;
@@ -608,7 +658,7 @@ static int shot(struct collection *k, const char *name)
 	char png_name[256], checksum[64] = "";
 	double luma = NAN;
 	snprintf(png_name, sizeof png_name, "shots/%s.png", name);
-	char *png = run_path_join(k->s->run_dir, png_name);
+	char *png = util_path_join(k->s->run_dir, png_name);
 	if (!png)
 		return -ENOMEM;
 	struct stat st;

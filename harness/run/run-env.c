@@ -7,6 +7,7 @@
  * uinput can be used.  It starts nothing. */
 #include "run.h"
 #include "run-private.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,47 +37,17 @@ int run_errf(char *buf, size_t size, int rc, const char *fmt, ...)
 	return rc;
 }
 
-char *run_path_join(const char *dir, const char *name)
-{
-	if (!dir || !*dir || name[0] == '/')
-		return strdup(name);
-	size_t a = strlen(dir), b = strlen(name);
-	char *p = malloc(a + b + 2);
-	if (!p)
-		return NULL;
-	memcpy(p, dir, a);
-	size_t n = a;
-	if (n && p[n - 1] != '/')
-		p[n++] = '/';
-	memcpy(p + n, name, b + 1);
-	return p;
-}
-
-/* An absolute form of path (realpath when it exists, else cwd + path). */
-char *run_path_absolute(const char *path)
-{
-	char *r = realpath(path, NULL);
-	if (r)
-		return r;
-	if (path[0] == '/')
-		return strdup(path);
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd))
-		return NULL;
-	return run_path_join(cwd, path);
-}
-
 int run_data_dir(char **out)
 {
 	const char *x = getenv("XDG_DATA_HOME");
 	char *p;
 	if (x && x[0] == '/') {
-		p = run_path_join(x, "rxdeck");
+		p = util_path_join(x, "rxdeck");
 	} else {
 		const char *home = getenv("HOME");
 		if (!home || home[0] != '/')
 			return -ENOENT;
-		p = run_path_join(home, ".local/share/rxdeck");
+		p = util_path_join(home, ".local/share/rxdeck");
 	}
 	if (!p)
 		return -ENOMEM;
@@ -96,11 +67,11 @@ int run_find_data(const char *kind, const char *name, const char *ext, const cha
 	if (!name || !*name)
 		return -ENOENT;
 	/* a path: relative to the plan's folder (or the current one) */
-	char *p = run_path_join(base_dir, name);
+	char *p = util_path_join(base_dir, name);
 	if (!p)
 		return -ENOMEM;
 	if (is_file(p)) {
-		char *abs = run_path_absolute(p);
+		char *abs = util_path_absolute(p);
 		free(p);
 		if (!abs)
 			return -ENOMEM;
@@ -153,7 +124,7 @@ int run_find_data(const char *kind, const char *name, const char *ext, const cha
 			}
 			if (n < 0 || (size_t)n >= sizeof buf || !is_file(buf))
 				continue;
-			char *abs = run_path_absolute(buf);
+			char *abs = util_path_absolute(buf);
 			if (!abs)
 				return -ENOMEM;
 			*out = abs;
@@ -180,7 +151,7 @@ static int find_in_path(const char *name, char **out)
 		char buf[PATH_MAX];
 		if (n > 0 && snprintf(buf, sizeof buf, "%.*s/%s", (int)n, path, name) < (int)sizeof buf &&
 		    is_exec(buf)) {
-			char *abs = run_path_absolute(buf);
+			char *abs = util_path_absolute(buf);
 			if (!abs)
 				return -ENOMEM;
 			*out = abs;
@@ -197,7 +168,7 @@ int run_find_forest(char **out)
 	if (env && *env) {
 		if (!is_exec(env))
 			return -ENOENT;
-		char *abs = run_path_absolute(env);
+		char *abs = util_path_absolute(env);
 		if (!abs)
 			return -ENOMEM;
 		*out = abs;
@@ -217,7 +188,7 @@ int run_find_forest(char **out)
 				if (snprintf(buf, sizeof buf, "%s/%s", self, rel[i]) >= (int)sizeof buf)
 					continue;
 				if (is_exec(buf)) {
-					char *abs = run_path_absolute(buf);
+					char *abs = util_path_absolute(buf);
 					if (!abs)
 						return -ENOMEM;
 					*out = abs;
@@ -242,7 +213,7 @@ int run_find_program(const char *prog, const char *base_dir, char **out, char *e
 	}
 	char *p = NULL;
 	if (strchr(prog, '/')) {
-		p = run_path_join(base_dir, prog);
+		p = util_path_join(base_dir, prog);
 		if (!p)
 			return -ENOMEM;
 	} else {
@@ -264,7 +235,7 @@ int run_find_program(const char *prog, const char *base_dir, char **out, char *e
 		free(p);
 		return rc;
 	}
-	char *abs = run_path_absolute(p);
+	char *abs = util_path_absolute(p);
 	free(p);
 	if (!abs)
 		return -ENOMEM;

@@ -39,45 +39,10 @@
 #include "deck/deck.h"
 #include "pad/pad.h"
 #include "route/route.h"
+#include "util/util.h"
 
 #define TICK_MS 100
 #define FIRST_ROW_READ_B (256 * 1024)
-
-int64_t run_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int64_t run_unix_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int run_mkdirs(const char *path)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1;; p++) {
-		if (*p == '/' || *p == 0) {
-			char c = *p;
-			*p = 0;
-			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-}
 
 void run_game_result_finish(struct run_game_result *r)
 {
@@ -157,8 +122,8 @@ static int end_group(pid_t pid, double grace_s, bool *reaped, int *wstatus)
 {
 	if (!*reaped) {
 		kill(-pid, SIGTERM);
-		int64_t deadline = run_now_ns() + (int64_t)(grace_s * 1e9);
-		while (run_now_ns() < deadline) {
+		int64_t deadline = util_now_ns() + (int64_t)(grace_s * 1e9);
+		while (util_now_ns() < deadline) {
 			pid_t w = waitpid(pid, wstatus, WNOHANG);
 			if (w == pid || (w < 0 && errno == ECHILD)) {
 				*reaped = true;
@@ -361,13 +326,13 @@ static void describe_exit(char *buf, size_t size, int wstatus)
 static int setup_paths(struct game *g)
 {
 	const char *d = g->spec->run_dir;
-	if (!(g->frames_path = run_path_join(d, "frames.csv")) ||
-	    !(g->log_path = run_path_join(d, "renderer.log")) ||
-	    !(g->shots_dir = run_path_join(d, "shots")) ||
-	    !(g->control_path = run_path_join(d, "control")) ||
-	    !(g->out_path = run_path_join(d, "stdout.log")) ||
-	    !(g->err_path = run_path_join(d, "stderr.log")) ||
-	    !(g->mh_dir = run_path_join(d, "mangohud")))
+	if (!(g->frames_path = util_path_join(d, "frames.csv")) ||
+	    !(g->log_path = util_path_join(d, "renderer.log")) ||
+	    !(g->shots_dir = util_path_join(d, "shots")) ||
+	    !(g->control_path = util_path_join(d, "control")) ||
+	    !(g->out_path = util_path_join(d, "stdout.log")) ||
+	    !(g->err_path = util_path_join(d, "stderr.log")) ||
+	    !(g->mh_dir = util_path_join(d, "mangohud")))
 		return -ENOMEM;
 	return 0;
 }
@@ -441,8 +406,8 @@ static int start_game(struct game *g, const char *pad_place, char *errmsg, size_
 	if (rc == 0) {
 		const char *workdir = s->workdir ? s->workdir : s->run_dir;
 		pid_t parent = getpid();
-		g->r->start_unix_ms = run_unix_ms();
-		g->r->spawn_ns = run_now_ns();
+		g->r->start_unix_ms = util_unix_ms();
+		g->r->spawn_ns = util_now_ns();
 		pid_t pid = fork();
 		if (pid < 0) {
 			rc = run_errf(errmsg, size, -errno, "cannot start the game: %s", strerror(errno));
@@ -623,7 +588,7 @@ static enum step step_first_frame(struct game *g, int64_t now)
 			           strerror(-rc));
 			return STEP_END;
 		}
-		r->t0_log_ns = t0 - run_now_ns();
+		r->t0_log_ns = t0 - util_now_ns();
 	}
 	g->last_progress_ns = now;
 	int rc = route_player_start(g->player, t0);
@@ -757,8 +722,8 @@ static int make_places(struct game *g, char *errmsg, size_t errmsg_size)
 	int rc = setup_paths(g);
 	if (rc < 0)
 		return rc;
-	if ((rc = run_mkdirs(g->shots_dir)) < 0 ||
-	    (g->spec->mangohud && (rc = run_mkdirs(g->mh_dir)) < 0))
+	if ((rc = util_mkdir_p(g->shots_dir, 0700)) < 0 ||
+	    (g->spec->mangohud && (rc = util_mkdir_p(g->mh_dir, 0700)) < 0))
 		return run_errf(errmsg, errmsg_size, rc, "cannot make folder '%s': %s", g->shots_dir,
 		                strerror(-rc));
 	unlink(g->control_path);
@@ -811,8 +776,8 @@ static void teardown(struct game *g)
 		if (r->exit_status < 0)
 			r->exit_status = exit_status_of(g->wstatus);
 	}
-	r->end_ns = run_now_ns();
-	r->end_unix_ms = run_unix_ms();
+	r->end_ns = util_now_ns();
+	r->end_unix_ms = util_unix_ms();
 	if (g->player) {
 		route_player_stop(g->player);
 		struct route_player_stats ps;
@@ -860,7 +825,7 @@ int run_game(const struct run_game_spec *s, struct run_game_result *out, char *e
 	char pad_place[512] = "";
 	char mh_name[64];
 	/* unique on the host while it runs: the harness's pid and the time */
-	snprintf(mh_name, sizeof mh_name, "rxdeck-mangohud-%d-%" PRId64, (int)getpid(), run_now_ns());
+	snprintf(mh_name, sizeof mh_name, "rxdeck-mangohud-%d-%" PRId64, (int)getpid(), util_now_ns());
 	run_mangohud_init(&g.mh, mh_name);
 	int rc = make_places(&g, errmsg, errmsg_size);
 	if (rc < 0)
@@ -880,7 +845,7 @@ int run_game(const struct run_game_spec *s, struct run_game_result *out, char *e
 	g.next_tick_ns = r.spawn_ns + 1000000000;
 	g.limit_ns = r.spawn_ns + (int64_t)(s->hard_limit_s * 1e9);
 	while (!g.reaped) {
-		int64_t now = run_now_ns();
+		int64_t now = util_now_ns();
 		if (step_reap(&g, now) == STEP_END || step_stop_asked(&g) == STEP_END)
 			break;
 		step_progress(&g, now);

@@ -13,6 +13,7 @@
  * the campaign does under the lock (run-campaign.c).
  */
 #include "run-private.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,7 +104,7 @@ static int write_holder(int fd)
 	gethostname(host, sizeof host - 1);
 	char buf[512];
 	int n = snprintf(buf, sizeof buf, "pid %d\nboot %s\nhost %s\nsince %" PRId64 "\n",
-	                 (int)getpid(), boot, host, run_unix_ms());
+	                 (int)getpid(), boot, host, util_unix_ms());
 	if (ftruncate(fd, 0) < 0)
 		return -errno;
 	if (pwrite(fd, buf, (size_t)n, 0) != n)
@@ -128,7 +129,7 @@ int run_lock_take(const char *dir, const char *campaign, struct run_lock **out, 
                   size_t size)
 {
 	struct run_lock *l = calloc(1, sizeof *l);
-	if (!l || !(l->path = run_path_join(dir, "lock"))) {
+	if (!l || !(l->path = util_path_join(dir, "lock"))) {
 		free(l);
 		return -ENOMEM;
 	}

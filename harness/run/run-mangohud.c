@@ -16,6 +16,7 @@
  * what is run-game.c's business.
  */
 #include "run-private.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -156,7 +157,7 @@ char *run_newest_csv(const char *dir, off_t *size)
 			continue;
 		if (!best || st.st_mtim.tv_sec > newest.tv_sec ||
 		    (st.st_mtim.tv_sec == newest.tv_sec && st.st_mtim.tv_nsec > newest.tv_nsec)) {
-			char *path = run_path_join(dir, e->d_name);
+			char *path = util_path_join(dir, e->d_name);
 			if (!path)
 				break;
 			free(best);

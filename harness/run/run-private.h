@@ -11,20 +11,10 @@
 
 #include "run.h"
 #include "deck/deck.h"
-#include "forge/forge.h"
 
 /* Writes the formatted message into buf (if any) and returns rc. */
 int run_errf(char *buf, size_t size, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* dir + "/" + name (name as is when absolute or dir is empty); malloc'd. */
-char *run_path_join(const char *dir, const char *name);
-/* realpath, or cwd + path for a path that does not exist yet; malloc'd. */
-char *run_path_absolute(const char *path);
-/* mkdir -p with mode 0700 for the folders it makes.  0 or -errno. */
-int run_mkdirs(const char *path);
-/* CLOCK_MONOTONIC and CLOCK_REALTIME now. */
-int64_t run_now_ns(void);
-int64_t run_unix_ms(void);
 
 /* Chooses the pad for a plan on this host: "uinput" where /dev/uinput is
  * usable (unless the plan asks for the socket), else a socket path that

@@ -218,6 +218,19 @@ struct collect_frames;
 /* Frame i of a parsed log as a database row: columns the log lacks marked
  * absent, present_ns moved by shift_ns (onto the route's clock). */
 struct db_frame run_db_frame(const struct collect_frames *f, size_t i, int64_t shift_ns);
+
+struct stats_log;
+/* A parsed frame log as stats reads it: out->frames is malloc'd (release
+ * with run_stats_log_finish()); out->name and out->warnings point into
+ * frames, which must outlive out.  0 or -ENOMEM (out untouched). */
+int run_stats_log(const struct collect_frames *frames, struct stats_log *out);
+/* Frees what run_stats_log() made; NULL is a no-op. */
+void run_stats_log_finish(struct stats_log *log);
+struct stats_run_metrics;
+/* stats_run_metrics_compute() over a parsed frame log (through
+ * run_stats_log()): the same returns, and -ENOMEM for the rows. */
+int run_frame_metrics(const struct collect_frames *frames, int64_t t0_ns, const double *window_s,
+                      struct stats_run_metrics *out);
 /* Adds a metric the caller knows (the route player's lateness); a name
  * already there keeps its first value.  -EINVAL for a value not finite. */
 int run_collected_add_metric(struct run_collected *c, const char *name, double value);

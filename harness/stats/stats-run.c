@@ -28,7 +28,7 @@ double stats_percentile_nearest_rank(double *v, size_t n, double p)
 	if (n == 0 || !(p > 0) || p > 100)
 		return NAN;
 	size_t k = nearest_rank(p, n);
-	collect_select(v, n, k - 1);
+	util_select(v, n, k - 1);
 	return v[k - 1];
 }
 
@@ -56,7 +56,7 @@ static double seconds_between(int64_t a, int64_t b)
 }
 
 /* First index with present_ns > t (frames are non-decreasing). */
-static size_t first_after(const struct collect_frame *f, size_t n, int64_t t)
+static size_t first_after(const struct stats_frame *f, size_t n, int64_t t)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -89,10 +89,10 @@ static double mean_get(const struct mean *m)
 
 /* The window in seconds (w0, w1] and on the log's clock (lo, hi]: as
  * given, or the whole log (t0, last frame].  -EINVAL on a bad window. */
-static int window_bounds(const struct collect_frames *frames, int64_t t0_ns,
+static int window_bounds(const struct stats_log *frames, int64_t t0_ns,
                          const double *window_s, double w[2], int64_t ns[2])
 {
-	const struct collect_frame *f = frames->frames;
+	const struct stats_frame *f = frames->frames;
 	size_t n = frames->n;
 	if (window_s) {
 		w[0] = window_s[0];
@@ -121,16 +121,16 @@ struct walk {
 /* One pass over the frames [begin, end): the real frames' per-frame means
  * and frame times (an interval that ends at a window's frame, its start
  * possibly before the window).  w->ft holds end - begin entries. */
-static void walk_window(const struct collect_frames *frames, size_t begin, size_t end,
+static void walk_window(const struct stats_log *frames, size_t begin, size_t end,
                         struct walk *w)
 {
-	const struct collect_frame *f = frames->frames;
+	const struct stats_frame *f = frames->frames;
 	/* the previous real frame, possibly before the window */
 	int64_t prev = -1;
 	bool have_prev = false;
 	if (!frames->frame_ms_is_interval) {
 		for (size_t i = begin; i-- > 0;) {
-			if (f[i].kind == COLLECT_FRAME_REAL) {
+			if (!f[i].shown_only) {
 				prev = f[i].present_ns;
 				have_prev = true;
 				break;
@@ -138,8 +138,8 @@ static void walk_window(const struct collect_frames *frames, size_t begin, size_
 		}
 	}
 	for (size_t i = begin; i < end; i++) {
-		const struct collect_frame *fr = &f[i];
-		if (fr->kind != COLLECT_FRAME_REAL)
+		const struct stats_frame *fr = &f[i];
+		if (fr->shown_only)
 			continue;
 		w->real++;
 		mean_add(&w->rb, fr->rb_wait_ms);
@@ -168,7 +168,7 @@ static void walk_window(const struct collect_frames *frames, size_t begin, size_
 }
 
 /* Counts, means and rates of the walk into m (frames: rows in the window). */
-static void set_rates(const struct collect_frames *frames, const struct walk *w, size_t frames_in,
+static void set_rates(const struct stats_log *frames, const struct walk *w, size_t frames_in,
                       struct stats_run_metrics *m)
 {
 	double len_s = m->window_s[1] - m->window_s[0];
@@ -209,9 +209,9 @@ static void select_lows(double *ft, size_t n, struct stats_run_metrics *m)
 		return;
 	size_t k1 = (n + 99) / 100, k01 = (n + 999) / 1000;
 	/* the k1 largest to the end, then the k01 largest of those */
-	collect_select(ft, n, n - k1);
+	util_select(ft, n, n - k1);
 	m->low_1pct_fps = slowest_mean_fps(ft, n, k1);
-	collect_select(ft + (n - k1), k1, k1 - k01);
+	util_select(ft + (n - k1), k1, k1 - k01);
 	m->low_01pct_fps = slowest_mean_fps(ft, n, k01);
 }
 
@@ -223,52 +223,52 @@ static void select_percentiles(double *ft, size_t n, struct stats_run_metrics *m
 	/* ranks k50 <= k95 <= k99: each selection leaves the lower ranks in
 	 * front of it, so the next one works on that prefix only */
 	size_t k99 = nearest_rank(99, n), k95 = nearest_rank(95, n), k50 = nearest_rank(50, n);
-	collect_select(ft, n, k99 - 1);
+	util_select(ft, n, k99 - 1);
 	m->p99_ms = ft[k99 - 1];
 	if (k95 < k99)
-		collect_select(ft, k99 - 1, k95 - 1);
+		util_select(ft, k99 - 1, k95 - 1);
 	m->p95_ms = ft[k95 - 1];
 	if (k50 < k95)
-		collect_select(ft, k95 - 1, k50 - 1);
+		util_select(ft, k95 - 1, k50 - 1);
 	m->p50_ms = ft[k50 - 1];
 }
 
 /* What the reader should know: no frames, a window the log does not
  * cover, sampled frame times. */
-static void window_warnings(const struct collect_frames *frames, int64_t t0_ns, bool windowed,
+static void window_warnings(const struct stats_log *frames, int64_t t0_ns, bool windowed,
                             struct stats_run_metrics *m)
 {
-	const struct collect_frame *f = frames->frames;
+	const struct stats_frame *f = frames->frames;
 	size_t n = frames->n;
 	double w0 = m->window_s[0], w1 = m->window_s[1];
-	const char *name = frames->path ? frames->path : "frame log";
+	const char *name = frames->name ? frames->name : "frame log";
 	if (n == 0) {
-		collect_warnings_add(&m->warnings, "%s: no frames: every metric is empty", name);
+		util_warnings_add(&m->warnings, "%s: no frames: every metric is empty", name);
 	} else if (windowed) {
 		double first_s = seconds_between(f[0].present_ns, t0_ns);
 		double last_s = seconds_between(f[n - 1].present_ns, t0_ns);
 		if (last_s < w1 - 1.0)
-			collect_warnings_add(&m->warnings,
+			util_warnings_add(&m->warnings,
 			                     "%s: the log ends at %.3f s, before the window's end %.3f s: fps counts no frames after it",
 			                     name, last_s, w1);
 		if (first_s > w0 + 1.0)
-			collect_warnings_add(&m->warnings,
+			util_warnings_add(&m->warnings,
 			                     "%s: the log starts at %.3f s, after the window's start %.3f s",
 			                     name, first_s, w0);
 	}
 	if (n > 0 && m->frames == 0)
-		collect_warnings_add(&m->warnings, "%s: no frames inside the window (%.3f s, %.3f s]",
+		util_warnings_add(&m->warnings, "%s: no frames inside the window (%.3f s, %.3f s]",
 		                     name, w0, w1);
 	if (frames->sampled && m->frame_times > 0)
-		collect_warnings_add(&m->warnings,
+		util_warnings_add(&m->warnings,
 		                     "%s: p50/p95/p99 and over_100ms are of %zu sampled frame times, not of every frame",
 		                     name, (size_t)m->frame_times);
 }
 
-int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns,
+int stats_run_metrics_compute(const struct stats_log *frames, int64_t t0_ns,
                               const double *window_s, struct stats_run_metrics *out)
 {
-	const struct collect_frame *f = frames->frames;
+	const struct stats_frame *f = frames->frames;
 	size_t n = frames->n;
 	double w[2];
 	int64_t ns[2];
@@ -290,7 +290,7 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 		.covered_s = { NAN, NAN },
 		.sampled = frames->sampled,
 	};
-	int rc = collect_warnings_append(&m.warnings, &frames->warnings);
+	int rc = frames->warnings ? util_warnings_append(&m.warnings, frames->warnings) : 0;
 	if (rc < 0)
 		goto fail;
 
@@ -314,11 +314,11 @@ int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns
 	select_percentiles(wk.ft, wk.nft, &m);
 	free(wk.ft);
 	window_warnings(frames, t0_ns, window_s != NULL, &m);
-	collect_warnings_seal(&m.warnings);
+	util_warnings_seal(&m.warnings);
 	*out = m;
 	return 0;
 fail:
-	collect_warnings_finish(&m.warnings);
+	util_warnings_finish(&m.warnings);
 	return rc;
 }
 
@@ -326,5 +326,5 @@ void stats_run_metrics_finish(struct stats_run_metrics *m)
 {
 	if (!m)
 		return;
-	collect_warnings_finish(&m->warnings);
+	util_warnings_finish(&m->warnings);
 }

@@ -1,4 +1,8 @@
-/* stats: a run's metrics from its frame log, and the comparison of arms.
+/* stats: a run's metrics from its frames, and the comparison of arms.
+ *
+ * A leaf: frame arrays in, numbers out.  Reading logs is collect's; a
+ * caller hands stats the rows as struct stats_frame (run_stats_log() makes
+ * them from a parsed log, report from the stored frames).
  *
  * Two layers, both defined in docs/metrics.md (the definitions there are a
  * contract; change both together):
@@ -19,9 +23,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collect/collect.h"
+#include "util/util.h"
 
 /* ---- one run ------------------------------------------------------------ */
+
+/* One frame of a log, as the metrics read it. */
+struct stats_frame {
+	int64_t present_ns;  /* when it was presented, on the log's clock */
+	float frame_ms;      /* the log's own frame-time column, ms; NaN if absent */
+	float rb_wait_ms;    /* readback waits during this frame, ms; NaN if absent */
+	float memsync_ms;    /* replay memory sync during this frame, ms; NaN if absent */
+	float draws;         /* draws this frame; NaN if absent */
+	float fps;           /* the log's own fps column (MangoHud); NaN if absent */
+	bool shown_only;     /* generated (frame generation), not rendered by the game */
+};
+
+/* A run's frames with what says how to read them.  Frames are in order,
+ * present_ns non-decreasing. */
+struct stats_log {
+	const char *name;                 /* for warnings; NULL: "frame log" */
+	const struct stats_frame *frames;
+	size_t n;
+	/* false: a real frame's time is present_ns minus the previous real
+	 * frame's; true: its frame_ms column (the log measured the interval) */
+	bool frame_ms_is_interval;
+	/* the rows are samples of frame times, not every frame */
+	bool sampled;
+	/* the log's own warnings, copied first into the metrics'; may be NULL */
+	const struct util_warnings *warnings;
+};
 
 /* A run's frame metrics.  Field names are the report's JSON keys.  Values a
  * source cannot give are NaN (e.g. rb_wait_ms from a MangoHud log). */
@@ -46,12 +76,12 @@ struct stats_run_metrics {
 	                       * its last frame, seconds after t0; NaN when the
 	                       * log has no frame in the window */
 	bool sampled;         /* the percentiles are of sampled frame times */
-	struct collect_warnings warnings;
+	struct util_warnings warnings;
 };
 
 /*
  * Computes a run's metrics over the window (w0, w1] given in seconds after
- * t0_ns (on the frame log's clock, see enum collect_clock): a frame belongs
+ * t0_ns (on the frame log's clock): a frame belongs
  * when w0 < (present_ns - t0_ns) / 1e9 <= w1, and its frame time is the
  * interval that ends at it (so a window's frame times tile the window).
  * window_s NULL means the whole log: t0 is taken as given and the window is
@@ -63,7 +93,7 @@ struct stats_run_metrics {
  * window_s[0] >= window_s[1] or a bound is not finite; -ENOMEM.  *out is
  * untouched on failure.
  */
-int stats_run_metrics_compute(const struct collect_frames *frames, int64_t t0_ns,
+int stats_run_metrics_compute(const struct stats_log *log, int64_t t0_ns,
                               const double *window_s, struct stats_run_metrics *out);
 void stats_run_metrics_finish(struct stats_run_metrics *m);
 
