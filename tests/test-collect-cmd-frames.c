@@ -16,35 +16,28 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "test-capture.h"
 
 struct run_out {
 	int rc;
 	char *out;
 };
 
-/* Runs cmd_frames with stdout captured. */
+/* Runs `rxdeck frames` with stdout captured. */
 static struct run_out run(int argc, const char **args)
 {
-	char tmpl[] = "/tmp/rxdeck-frames-XXXXXX";
-	int fd = mkstemp(tmpl);
-	assert_true(fd >= 0);
-	unlink(tmpl);
-	fflush(stdout);
-	int saved = dup(STDOUT_FILENO);
-	dup2(fd, STDOUT_FILENO);
 	char *argv[16];
 	for (int i = 0; i < argc; i++)
 		argv[i] = (char *)args[i];
 	argv[argc] = NULL;
 	struct run_out r = { 0 };
+	struct test_capture cap;
+	test_capture_begin(&cap);
 	r.rc = cmd_dispatch(argc, argv);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	off_t len = lseek(fd, 0, SEEK_END);
-	r.out = calloc(1, (size_t)len + 1);
-	assert_int_equal(pread(fd, r.out, (size_t)len, 0), len);
-	close(fd);
+	test_capture_end(&cap);
+	r.out = cap.out; /* the caller frees it */
+	fputs(cap.err, stderr); /* messages stay in the test's log */
+	free(cap.err);
 	return r;
 }
 

@@ -12,47 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "test-db-util.h"
-
-/* Runs cmd_db with stdout and stderr captured into out and err. */
-static int run(struct tdb *t, char *out, size_t out_size, char *errbuf, size_t err_size, ...)
-{
-	char *argv[16];
-	int argc = 0;
-	va_list ap;
-	va_start(ap, err_size);
-	for (const char *a; (a = va_arg(ap, const char *)) && argc < 15;)
-		argv[argc++] = (char *)a;
-	va_end(ap);
-	argv[argc] = NULL;
-	char o_path[PATH_MAX], e_path[PATH_MAX];
-	snprintf(o_path, sizeof o_path, "%s/stdout", t->dir);
-	snprintf(e_path, sizeof e_path, "%s/stderr", t->dir);
-	fflush(stdout);
-	fflush(stderr);
-	int save_out = dup(1), save_err = dup(2);
-	int fo = open(o_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	int fe = open(e_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	int rc = cmd_dispatch(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(save_out, 1);
-	dup2(save_err, 2);
-	close(save_out);
-	close(save_err);
-	close(fo);
-	close(fe);
-	FILE *f = fopen(o_path, "r");
-	size_t n = fread(out, 1, out_size - 1, f);
-	out[n] = '\0';
-	fclose(f);
-	f = fopen(e_path, "r");
-	n = fread(errbuf, 1, err_size - 1, f);
-	errbuf[n] = '\0';
-	fclose(f);
-	return rc;
-}
+#include "test-cmd-util.h"
 
 static void test_db_cmd__export_then_import_elsewhere(void **state)
 {
@@ -65,11 +25,11 @@ static void test_db_cmd__export_then_import_elsewhere(void **state)
 	char out[4096], err[4096], file[PATH_MAX], other[PATH_MAX];
 	snprintf(file, sizeof file, "%s/c1.json", t.dir);
 	snprintf(other, sizeof other, "%s/other.db", t.dir);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "export", "--db", t.path,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "export", "--db", t.path,
 	                     "--campaign", "c1", "-o", file, NULL), RXDECK_EXIT_OK);
 	assert_string_equal(err, "");
 	assert_int_equal(access(file, R_OK), 0);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "import", "--db", other,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "import", "--db", other,
 	                     file, NULL), RXDECK_EXIT_OK);
 	assert_non_null(strstr(out, "imported 1 campaign from '"));
 	struct db *db;
@@ -84,7 +44,7 @@ static void test_db_cmd__export_then_import_elsewhere(void **state)
 	free(c);
 	db_close(db);
 	/* Again: the name is taken, nothing is added, exit 1. */
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "import", "--db", other,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "import", "--db", other,
 	                     file, NULL), RXDECK_EXIT_FAILURE);
 	assert_non_null(strstr(err, "rxdeck db import: "));
 	assert_non_null(strstr(err, "campaign 'c1' is already in"));
@@ -101,15 +61,15 @@ static void test_db_cmd__migrate_reports_versions(void **state)
 	assert_int_equal(db_migrate(db, 1), 0);
 	db_close(db);
 	char out[4096], err[4096];
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "migrate", "--db", t.path,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", t.path,
 	                     NULL), RXDECK_EXIT_OK);
 	assert_non_null(strstr(out, "': schema version 1 -> 3\n"));
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "migrate", "--db", t.path,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", t.path,
 	                     NULL), RXDECK_EXIT_OK);
 	assert_non_null(strstr(out, "is at schema version 3 already"));
 	char missing[PATH_MAX];
 	snprintf(missing, sizeof missing, "%s/none.db", t.dir);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "migrate", "--db", missing,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", missing,
 	                     NULL), RXDECK_EXIT_FAILURE);
 	assert_non_null(strstr(err, "rxdeck db migrate: no database at '"));
 	assert_int_equal(access(missing, F_OK), -1);
@@ -125,22 +85,22 @@ static void test_db_cmd__bad_input_and_usage(void **state)
 	FILE *f = fopen(bad, "w");
 	fputs("{\"format\": \"rxdeck-results\",\n \"campaigns\": [}\n", f);
 	fclose(f);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "import", "--db", t.path,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "import", "--db", t.path,
 	                     bad, NULL), RXDECK_EXIT_FAILURE);
 	assert_non_null(strstr(err, "bad.json:2:"));
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "import", "--db", t.path,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "import", "--db", t.path,
 	                     NULL), RXDECK_EXIT_USAGE);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "vacuum", NULL),
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "vacuum", NULL),
 	                 RXDECK_EXIT_USAGE);
 	assert_non_null(strstr(err, "unknown command 'vacuum'"));
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", NULL), RXDECK_EXIT_USAGE);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "export", "--help", NULL),
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", NULL), RXDECK_EXIT_USAGE);
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "export", "--help", NULL),
 	                 RXDECK_EXIT_OK);
 	assert_non_null(strstr(out, "usage: rxdeck db export"));
 	/* An export that fails leaves no file behind. */
 	char file[PATH_MAX];
 	snprintf(file, sizeof file, "%s/out.json", t.dir);
-	assert_int_equal(run(&t, out, sizeof out, err, sizeof err, "db", "export", "--db", t.path,
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "export", "--db", t.path,
 	                     "--campaign", "nope", "-o", file, NULL), RXDECK_EXIT_FAILURE);
 	assert_non_null(strstr(err, "no campaign 'nope'"));
 	assert_int_equal(access(file, F_OK), -1);

@@ -179,11 +179,30 @@ static void test_plan_write__refuses_what_would_change(void **state)
 	plan_free(p);
 }
 
+static void test_plan_strv__join(void **state)
+{
+	(void)state;
+	struct plan_strv l = { 0 };
+	char *s = plan_strv_join(&l, " ");
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(plan_strv_setenv(&l, "A=1"), 0);
+	s = plan_strv_join(&l, " ");
+	assert_string_equal(s, "A=1");
+	free(s);
+	assert_int_equal(plan_strv_setenv(&l, "B=two words"), 0);
+	s = plan_strv_join(&l, "\n");
+	assert_string_equal(s, "A=1\nB=two words");
+	free(s);
+	plan_strv_finish(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_write__round_trip),
 		cmocka_unit_test(test_plan_write__refuses_what_would_change),
+		cmocka_unit_test(test_plan_strv__join),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -172,7 +172,7 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 	};
 	int npos = 0;
 	int exit_code;
-	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &exit_code))
 		return exit_code;
 	for (int i = 1; i <= npos; i++) {
 		const char *eq = strchr(argv[i], '=');

@@ -139,7 +139,7 @@ static int db_import_cmd(int argc, char **argv, struct cmd_context *ctx)
 	};
 	int npos;
 	int parse_exit;
-	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &parse_exit))
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &parse_exit))
 		return parse_exit;
 	if (npos != 1) {
 		cli_error(command, npos ? "one FILE at a time" : "which file? (see --help)");

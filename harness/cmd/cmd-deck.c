@@ -180,7 +180,7 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 		.options = options,
 	};
 	int npos, exit_code;
-	if (!cli_parse_command(&cli, argc, argv, 0, NULL, &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 0, NULL, &npos, &exit_code))
 		return exit_code;
 	struct deck *d;
 	if (open_deck(command, &o, &d))
@@ -251,7 +251,7 @@ static int deck_clock(int argc, char **argv, struct cmd_context *ctx)
 	};
 	int npos;
 	int parse_exit;
-	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &parse_exit))
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &parse_exit))
 		return parse_exit;
 	unsigned mhz = 0;
 	if (npos > 0 && strcmp(argv[1], "manual") == 0) {

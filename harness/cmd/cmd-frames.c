@@ -176,7 +176,6 @@ static void print_table(const struct result *r, size_t n)
 
 int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 {
-	(void)ctx;
 	struct opts o = { 0 };
 	int source = -1;
 	const struct cli_option options[] = {
@@ -204,7 +203,7 @@ int cmd_frames(int argc, char **argv, struct cmd_context *ctx)
 	};
 	int npos = 0;
 	int parse_exit;
-	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &parse_exit))
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &parse_exit))
 		return parse_exit;
 	if (npos == 0) {
 		cli_error(COMMAND, "no frame log given (see --help)");

@@ -95,20 +95,6 @@ static int on_option(void *ctx, int id, char **args)
 	return -EINVAL;
 }
 
-static char *join_env(const struct plan_strv *l)
-{
-	size_t n = 1;
-	for (size_t i = 0; i < l->n; i++)
-		n += strlen(l->v[i]) + 1;
-	char *s = calloc(1, n);
-	for (size_t i = 0; s && i < l->n; i++) {
-		strcat(s, l->v[i]);
-		if (i + 1 < l->n)
-			strcat(s, "\n");
-	}
-	return s;
-}
-
 /* One frame log to import, and what it becomes. */
 struct one {
 	const char *path;          /* as given */
@@ -163,7 +149,7 @@ static int check_arm(const struct opts *o, const struct db_campaign *c, const st
 		return -EINVAL;
 	}
 	if (o->env.n) {
-		char *env = join_env(&o->env);
+		char *env = plan_strv_join(&o->env, "\n");
 		if (!env)
 			return -ENOMEM;
 		bool same = strcmp(env, a->env ? a->env : "") == 0;
@@ -442,7 +428,7 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 	}
 	int64_t arm_id = arm ? arm->id : 0;
 	if (!arm) {
-		env = join_env(&o.env);
+		env = plan_strv_join(&o.env, "\n");
 		struct db_arm a = { .campaign_id = cid, .letter = letter, .label = o.label, .env = env };
 		if (!env) {
 			cli_error(COMMAND, "out of memory");

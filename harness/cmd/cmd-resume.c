@@ -39,7 +39,7 @@ int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 		.options = options,
 	};
 	int npos = 0, exit_code;
-	if (!cli_parse_command(&cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
 		return exit_code;
 	if (cmd_post_check(ctx->command, &post) < 0)
 		return RXDECK_EXIT_USAGE;

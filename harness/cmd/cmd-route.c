@@ -1,6 +1,8 @@
 /* cmd-route: `rxdeck route check|play|record`.  It owns the three command
  * lines, their output and their signal handling; parsing, playing and
- * recording are route's, the device is the pad's. */
+ * recording are route's, the device is the pad's.  Its rows ask for no
+ * set-up, and it parses with cli_parse_command() so that the static VM
+ * test links it with cli.c and cmd-dispatch.c alone. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -203,7 +203,7 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		.ctx = &o,
 	};
 	int npos = 0, exit_code;
-	if (!cli_parse_command(&cli, argc, argv, 1, "one plan at a time", &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one plan at a time", &npos, &exit_code))
 		return exit_code;
 	if (cmd_post_check(COMMAND, &o.post) < 0)
 		return RXDECK_EXIT_USAGE;

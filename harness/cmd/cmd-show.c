@@ -330,7 +330,7 @@ int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 	};
 	int npos = 0;
 	int exit_code;
-	if (!cli_parse_command(&cli, argc, argv, -1, NULL, &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &exit_code))
 		return exit_code;
 	if (npos != 1) {
 		cli_error(COMMAND, "name one campaign, or one run as CAMPAIGN/N (see --help)");

@@ -45,6 +45,28 @@ const char *plan_strv_getenv(const struct plan_strv *l, const char *key)
 	return NULL;
 }
 
+char *plan_strv_join(const struct plan_strv *l, const char *sep)
+{
+	size_t len = 1, sep_len = strlen(sep);
+	for (size_t i = 0; i < l->n; i++)
+		len += strlen(l->v[i]) + sep_len;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	size_t at = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (i) {
+			memcpy(s + at, sep, sep_len);
+			at += sep_len;
+		}
+		size_t n = strlen(l->v[i]);
+		memcpy(s + at, l->v[i], n);
+		at += n;
+	}
+	s[at] = '\0';
+	return s;
+}
+
 int plan_strv_setenv(struct plan_strv *l, const char *kv)
 {
 	const char *eq = strchr(kv, '=');

@@ -343,6 +343,9 @@ const char *plan_strv_getenv(const struct plan_strv *list, const char *key);
 int plan_strv_push(struct plan_strv *list, const char *s);
 /* Frees the strings; the list is empty afterwards.  NULL is a no-op. */
 void plan_strv_finish(struct plan_strv *list);
+/* The entries joined by sep ("KEY=1 KEY2=x" with " "); malloc'd, "" for
+ * none, NULL when out of memory. */
+char *plan_strv_join(const struct plan_strv *list, const char *sep);
 
 /*
  * Splits a command line into words: white space separates, '...' and "..."

@@ -189,24 +189,6 @@ static int arm_clock(struct db *db, const struct report_data *rd, const struct r
 	return 0;
 }
 
-/* KEY=VALUE lines of a list joined by spaces, malloc'd. */
-static char *join_env(const struct plan_strv *v)
-{
-	size_t len = 1;
-	for (size_t i = 0; i < v->n; i++)
-		len += strlen(v->v[i]) + 1;
-	char *s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, v->v[i]);
-	}
-	return s;
-}
-
 /* The plan text with every "ROOT/" dropped, ROOT being the tree the route
  * file lies in (ROOT/routes/NAME.route): a run file carries no path of the
  * machine that ran it, and the plan then runs from the top of any checkout.
@@ -454,7 +436,7 @@ static void section_settings(const struct report_data *rd, FILE *out)
 		report_md_text(out, plan->profile ? plan->profile : "auto");
 		if (plan->has_profile_env) {
 			fputs(", as frozen into the plan: ", out);
-			char *joined = join_env(&plan->profile_env);
+			char *joined = plan_strv_join(&plan->profile_env, " ");
 			if (joined && joined[0])
 				report_md_code(out, joined);
 			else
