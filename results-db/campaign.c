@@ -178,16 +178,6 @@ static int check_changed(struct db *db, const char *what, int64_t id)
 	return 0;
 }
 
-/* Steps a write statement, finalizes it, maps failure. */
-static int step_write(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail_sql(db, rc, what);
-	return 0;
-}
-
 int db_campaign_update(struct db *db, const struct db_campaign *c)
 {
 	int err = check_campaign(db, c);
@@ -232,7 +222,7 @@ int db_campaign_set_status_tx(struct db *db, int64_t campaign_id, enum db_campai
 	else
 		sqlite3_bind_int64(st, 2, finished_unix_ms ? finished_unix_ms : db_now_unix_ms());
 	sqlite3_bind_int64(st, 3, campaign_id);
-	err = step_write(db, st, "cannot set the campaign's status");
+	err = db_step_write(db, st, "cannot set the campaign's status");
 	return err ? err : check_changed(db, "campaign", campaign_id);
 }
 
@@ -355,7 +345,7 @@ int db_campaign_delete(struct db *db, int64_t campaign_id)
 	err = db_prepare(db, "DELETE FROM campaign WHERE id = ?", &st);
 	if (!err) {
 		sqlite3_bind_int64(st, 1, campaign_id);
-		err = step_write(db, st, "cannot delete the campaign");
+		err = db_step_write(db, st, "cannot delete the campaign");
 		if (!err)
 			err = check_changed(db, "campaign", campaign_id);
 	}
@@ -541,7 +531,7 @@ int db_route_marks_store_tx(struct db *db, int64_t campaign_id, const struct db_
 	if (err)
 		return err;
 	sqlite3_bind_int64(st, 1, campaign_id);
-	err = step_write(db, st, "cannot replace the route marks");
+	err = db_step_write(db, st, "cannot replace the route marks");
 	if (err)
 		return err;
 	err = db_prepare(db, "INSERT INTO route_mark (campaign_id, t_s, name, kind) VALUES (?,?,?,?)",

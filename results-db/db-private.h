@@ -31,6 +31,10 @@ int db_errno_from_sqlite(int rc);
 /* Prepares sql or fails with a message naming what. */
 int db_prepare(struct db *db, const char *sql, sqlite3_stmt **out);
 
+/* Steps a statement that returns no rows and finalizes it: 0, or
+ * db_fail_sql(db, rc, what) when it did not run to its end. */
+int db_step_write(struct db *db, sqlite3_stmt *st, const char *what);
+
 /* Runs statements that return no rows. */
 int db_exec(struct db *db, const char *sql);
 

@@ -101,6 +101,15 @@ int db_prepare(struct db *db, const char *sql, sqlite3_stmt **out)
 	return 0;
 }
 
+int db_step_write(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail_sql(db, rc, what);
+	return 0;
+}
+
 int db_exec(struct db *db, const char *sql)
 {
 	char *msg = NULL;

@@ -184,10 +184,7 @@ int db_post_mark_sent(struct db *db, int64_t post_id, int64_t remote_comment_id,
 		db_bind_nonzero(st, 1, remote_comment_id);
 		sqlite3_bind_int64(st, 2, sent_unix_ms ? sent_unix_ms : db_now_unix_ms());
 		sqlite3_bind_int64(st, 3, post_id);
-		int rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			err = db_fail_sql(db, rc, "cannot mark the post sent");
+		err = db_step_write(db, st, "cannot mark the post sent");
 	}
 	return db_write_end(db, err);
 }
@@ -213,10 +210,7 @@ int db_post_mark_failed(struct db *db, int64_t post_id, const char *error,
 		sqlite3_bind_text(st, 1, error, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 2, next_attempt_unix_ms);
 		sqlite3_bind_int64(st, 3, post_id);
-		int rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			err = db_fail_sql(db, rc, "cannot mark the post failed");
+		err = db_step_write(db, st, "cannot mark the post failed");
 	}
 	return db_write_end(db, err);
 }
@@ -257,10 +251,7 @@ int db_post_claim(struct db *db, int64_t post_id, int64_t now_unix_ms, int64_t u
 		sqlite3_bind_text(st, 1, DB_POST_SENDING, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, until_unix_ms);
 		sqlite3_bind_int64(st, 3, post_id);
-		int rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			err = db_fail_sql(db, rc, "cannot claim the post");
+		err = db_step_write(db, st, "cannot claim the post");
 	}
 	return db_write_end(db, err);
 }

@@ -29,15 +29,6 @@
 #define FRAME_RECORD_B 47
 #define FRAME_RECORD_V1_B 45
 
-static int step_write(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail_sql(db, rc, what);
-	return 0;
-}
-
 /* The run's status; -ENOENT when there is no such run. */
 static int run_status(struct db *db, int64_t run_id, enum db_run_status *out)
 {
@@ -217,7 +208,7 @@ int db_run_mark_running(struct db *db, int64_t run_id, int64_t start_unix_ms, co
 		sqlite3_bind_int64(st, 1, start_unix_ms ? start_unix_ms : db_now_unix_ms());
 		db_bind_text(st, 2, run_dir);
 		sqlite3_bind_int64(st, 3, run_id);
-		err = step_write(db, st, "cannot mark the run running");
+		err = db_step_write(db, st, "cannot mark the run running");
 	}
 	return db_write_end(db, err);
 }
@@ -246,7 +237,7 @@ int db_run_mark_done(struct db *db, int64_t run_id, int64_t end_unix_ms, int exi
 		sqlite3_bind_int64(st, 1, end_unix_ms ? end_unix_ms : db_now_unix_ms());
 		bind_exit(st, 2, exit_status);
 		sqlite3_bind_int64(st, 3, run_id);
-		err = step_write(db, st, "cannot mark the run done");
+		err = db_step_write(db, st, "cannot mark the run done");
 	}
 	return db_write_end(db, err);
 }
@@ -273,7 +264,7 @@ int db_run_mark_void(struct db *db, int64_t run_id, const char *reason, int64_t 
 		sqlite3_bind_int64(st, 3, db_now_unix_ms());
 		bind_exit(st, 4, exit_status);
 		sqlite3_bind_int64(st, 5, run_id);
-		err = step_write(db, st, "cannot mark the run void");
+		err = db_step_write(db, st, "cannot mark the run void");
 	}
 	return db_write_end(db, err);
 }
@@ -405,7 +396,7 @@ int db_frames_store_tx(struct db *db, int64_t run_id, const struct db_frame *f, 
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)n);
 		sqlite3_bind_int(st, 3, FRAME_FORMAT);
 		sqlite3_bind_blob64(st, 4, blob, size_B, SQLITE_STATIC);
-		err = step_write(db, st, "cannot store the frames");
+		err = db_step_write(db, st, "cannot store the frames");
 	}
 	free(blob);
 	return err;
@@ -932,7 +923,7 @@ static int delete_results(struct db *db, int64_t run_id)
 		if (err)
 			return err;
 		sqlite3_bind_int64(st, 1, run_id);
-		err = step_write(db, st, "cannot clear the run's earlier results");
+		err = db_step_write(db, st, "cannot clear the run's earlier results");
 		if (err)
 			return err;
 	}
@@ -990,7 +981,7 @@ int db_run_store_results(struct db *db, int64_t run_id, const struct db_run_resu
 		bind_exit(st, 4, r->exit_status);
 		db_bind_text(st, 5, r->config);
 		sqlite3_bind_int64(st, 6, run_id);
-		err = step_write(db, st, "cannot end the run");
+		err = db_step_write(db, st, "cannot end the run");
 	}
 	return db_write_end(db, err);
 }
