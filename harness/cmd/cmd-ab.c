@@ -139,6 +139,160 @@ static int set_program(struct plan_build *b, const char *prog)
 	return 0;
 }
 
+/* The settings are KEY=VALUE, there is something to compare, and one
+ * route.  0, or RXDECK_EXIT_USAGE after saying why. */
+static int check_command_line(const struct opts *o, int npos, char **argv)
+{
+	for (int i = 1; i <= npos; i++) {
+		const char *eq = strchr(argv[i], '=');
+		if (!eq || !plan_env_key_valid(argv[i], (size_t)(eq - argv[i]))) {
+			cli_error(COMMAND, "bad setting '%s': expected KEY=VALUE", argv[i]);
+			return RXDECK_EXIT_USAGE;
+		}
+	}
+	if (!o->against && npos == 0) {
+		cli_error(COMMAND, "nothing to compare: give --against BUILD, or KEY=VALUE settings for arm B");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (o->route && o->seconds) {
+		cli_error(COMMAND, "--route and --seconds: one or the other");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (cmd_post_check(COMMAND, &o->post) < 0)
+		return RXDECK_EXIT_USAGE;
+	return 0;
+}
+
+/* The arms' env and labels: with --against the settings go to both arms,
+ * else to B alone, which is labelled with them.  0 or -ENOMEM. */
+static int set_arms(struct plan *plan, const struct opts *o, int npos, char **argv)
+{
+	struct plan_arm *a = &plan->arms[0], *b = &plan->arms[1];
+	size_t label_n = 64;
+	for (int i = 1; i <= npos; i++)
+		label_n += strlen(argv[i]) + 1;
+	char *label_b = calloc(1, label_n);
+	if (!label_b)
+		return -ENOMEM;
+	for (int i = 1; i <= npos; i++) {
+		if (plan_strv_setenv(&b->env, argv[i]) < 0 ||
+		    (o->against && plan_strv_setenv(&a->env, argv[i]) < 0)) {
+			free(label_b);
+			return -ENOMEM;
+		}
+		if (!o->against) {
+			strcat(label_b, i > 1 ? " " : "");
+			strcat(label_b, argv[i]);
+		}
+	}
+	if (o->against) {
+		a->label = strdup("the other build");
+		b->label = strdup("this build");
+	} else {
+		a->label = strdup("without the change");
+		b->label = strdup(label_b);
+	}
+	free(label_b);
+	return a->label && b->label ? 0 : -ENOMEM;
+}
+
+/* The two-arm plan: programs, arms, the options that are plan keys, and
+ * the route (the built-in walk unless --route).  RXDECK_EXIT_OK with
+ * *route_out to free, or the exit code after saying why. */
+static int make_plan(const struct opts *o, int npos, char **argv, struct plan **plan_out,
+                     char **route_out)
+{
+	const char *text = o->against ? "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
+	                                "[build current]\nbinary = forest\n"
+	                                "[build against]\nbinary = forest\n"
+	                                "[arm A]\nbuild = against\n[arm B]\nbuild = current\n"
+	                              : "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
+	                                "[build current]\nbinary = forest\n"
+	                                "[arm A]\n[arm B]\n";
+	struct plan *plan;
+	struct util_diag pe;
+	struct plan_parse_options po = { .dir = "." };
+	char msg[2048] = "";
+	char *route = NULL, *against = NULL;
+	int code = RXDECK_EXIT_FAILURE;
+	if (plan_parse("rxdeck ab", text, strlen(text), &po, &plan, &pe) < 0) {
+		cli_error(COMMAND, "%s", pe.message);
+		return RXDECK_EXIT_FAILURE;
+	}
+	if (o->game && set_program(&plan->builds[0], o->game) < 0)
+		goto fail;
+	if (o->against) {
+		if (against_program(o->against, &against) < 0 || set_program(&plan->builds[1], against) < 0)
+			goto fail;
+	}
+	if (set_arms(plan, o, npos, argv) < 0)
+		goto fail;
+	struct { const char *flag, *key, *value; } sets[] = {
+		{ "--rounds", "rounds", o->rounds ? o->rounds : "3" },
+		{ "--profile", "profile", o->profile },
+		{ "--no-warmup", "warmup", o->no_warmup ? "no" : NULL },
+	};
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+		if (sets[i].value && plan_set(plan, sets[i].flag, sets[i].key, sets[i].value, &pe) < 0) {
+			cli_error(COMMAND, "%s: %s", sets[i].flag, pe.message);
+			code = RXDECK_EXIT_USAGE;
+			goto fail;
+		}
+	}
+	if (o->route) {
+		route = strdup(o->route);
+	} else if (walk_route(o->seconds ? o->seconds : 30, &route, msg, sizeof msg) < 0) {
+		cli_error(COMMAND, "%s", msg);
+		goto fail;
+	}
+	if (!route || plan_set(plan, "--route", "route", route, &pe) < 0) {
+		cli_error(COMMAND, "%s", route ? pe.message : "out of memory");
+		goto fail;
+	}
+	free(against);
+	*plan_out = plan;
+	*route_out = route;
+	return RXDECK_EXIT_OK;
+fail:
+	free(route);
+	free(against);
+	plan_free(plan);
+	return code;
+}
+
+/* Makes the campaign and plays it to its end; the exit code. */
+static int play(struct cmd_context *ctx, const struct opts *o, struct plan *plan)
+{
+	char msg[2048] = "";
+	if (cmd_open_db(ctx, CMD_DB_CREATE) < 0)
+		return RXDECK_EXIT_FAILURE;
+	struct db *db = ctx->db;
+	volatile sig_atomic_t *stop = cmd_stop_signals();
+	char baseline_a = 'A';
+	struct run_options ro = { .name = o->name, .quiet = o->quiet, .stop = stop,
+		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline_a,
+		                  .deck_root = cmd_deck_root() };
+	struct run_campaign *c;
+	int rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
+	if (rc < 0) {
+		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
+		return RXDECK_EXIT_FAILURE;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "campaign %s: A %s, B %s, ABBA x %d, route %s\n", run_campaign_name(c),
+		        plan->arms[0].label, plan->arms[1].label, plan_rounds(run_campaign_plan(c)),
+		        run_campaign_plan(c)->route);
+	struct run_outcome out;
+	int code = RXDECK_EXIT_FAILURE;
+	rc = run_campaign_play(c, &out, msg, sizeof msg);
+	if (rc < 0)
+		cli_error(COMMAND, "%s; 'rxdeck resume %s' goes on once it is fixed", msg, run_campaign_name(c));
+	else
+		code = cmd_finish_campaign(COMMAND, db, c, &out, &o->post, 'A', o->quiet);
+	run_campaign_destroy(c);
+	return code;
+}
+
 int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct opts o = { 0 };
@@ -174,122 +328,15 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 	int exit_code;
 	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &exit_code))
 		return exit_code;
-	for (int i = 1; i <= npos; i++) {
-		const char *eq = strchr(argv[i], '=');
-		if (!eq || !plan_env_key_valid(argv[i], (size_t)(eq - argv[i]))) {
-			cli_error(COMMAND, "bad setting '%s': expected KEY=VALUE", argv[i]);
-			return RXDECK_EXIT_USAGE;
-		}
-	}
-	if (!o.against && npos == 0) {
-		cli_error(COMMAND, "nothing to compare: give --against BUILD, or KEY=VALUE settings for arm B");
-		return RXDECK_EXIT_USAGE;
-	}
-	if (o.route && o.seconds) {
-		cli_error(COMMAND, "--route and --seconds: one or the other");
-		return RXDECK_EXIT_USAGE;
-	}
-	if (cmd_post_check(COMMAND, &o.post) < 0)
-		return RXDECK_EXIT_USAGE;
-
-	const char *text = o.against ? "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
-	                               "[build current]\nbinary = forest\n"
-	                               "[build against]\nbinary = forest\n"
-	                               "[arm A]\nbuild = against\n[arm B]\nbuild = current\n"
-	                             : "[campaign]\nname = ab\norder = ABBA\ninherit = RX_VK_DEVICE\n"
-	                               "[build current]\nbinary = forest\n"
-	                               "[arm A]\n[arm B]\n";
+	int code = check_command_line(&o, npos, argv);
+	if (code)
+		return code;
 	struct plan *plan;
-	struct util_diag pe;
-	struct plan_parse_options po = { .dir = "." };
-	char msg[2048] = "";
-	char *route = NULL, *against = NULL, *label_b = NULL;
-	int code = RXDECK_EXIT_FAILURE;
-	if (plan_parse("rxdeck ab", text, strlen(text), &po, &plan, &pe) < 0) {
-		cli_error(COMMAND, "%s", pe.message);
-		return RXDECK_EXIT_FAILURE;
-	}
-	struct plan_build *current = &plan->builds[0];
-	if (o.game && set_program(current, o.game) < 0)
-		goto out;
-	if (o.against) {
-		if (against_program(o.against, &against) < 0 || set_program(&plan->builds[1], against) < 0)
-			goto out;
-	}
-	struct plan_arm *a = &plan->arms[0], *b = &plan->arms[1];
-	size_t label_n = 64;
-	for (int i = 1; i <= npos; i++)
-		label_n += strlen(argv[i]) + 1;
-	if (!(label_b = calloc(1, label_n)))
-		goto out;
-	for (int i = 1; i <= npos; i++) {
-		if (plan_strv_setenv(&b->env, argv[i]) < 0 || (o.against && plan_strv_setenv(&a->env, argv[i]) < 0))
-			goto out;
-		if (!o.against) {
-			strcat(label_b, i > 1 ? " " : "");
-			strcat(label_b, argv[i]);
-		}
-	}
-	if (o.against) {
-		a->label = strdup("the other build");
-		b->label = strdup("this build");
-	} else {
-		a->label = strdup("without the change");
-		b->label = strdup(label_b);
-	}
-	if (!a->label || !b->label)
-		goto out;
-	struct { const char *flag, *key, *value; } sets[] = {
-		{ "--rounds", "rounds", o.rounds ? o.rounds : "3" },
-		{ "--profile", "profile", o.profile },
-		{ "--no-warmup", "warmup", o.no_warmup ? "no" : NULL },
-	};
-	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
-		if (sets[i].value && plan_set(plan, sets[i].flag, sets[i].key, sets[i].value, &pe) < 0) {
-			cli_error(COMMAND, "%s: %s", sets[i].flag, pe.message);
-			code = RXDECK_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (o.route) {
-		route = strdup(o.route);
-	} else if (walk_route(o.seconds ? o.seconds : 30, &route, msg, sizeof msg) < 0) {
-		cli_error(COMMAND, "%s", msg);
-		goto out;
-	}
-	if (!route || plan_set(plan, "--route", "route", route, &pe) < 0) {
-		cli_error(COMMAND, "%s", route ? pe.message : "out of memory");
-		goto out;
-	}
-
-	if (cmd_open_db(ctx, CMD_DB_CREATE) < 0)
-		goto out;
-	struct db *db = ctx->db;
-	volatile sig_atomic_t *stop = cmd_stop_signals();
-	char baseline_a = 'A';
-	struct run_options ro = { .name = o.name, .quiet = o.quiet, .stop = stop,
-		                  .decided = cmd_campaign_decided, .decided_ctx = &baseline_a,
-		                  .deck_root = cmd_deck_root() };
-	struct run_campaign *c;
-	int rc = run_campaign_create(db, plan, &ro, &c, msg, sizeof msg);
-	if (rc < 0) {
-		cli_error(COMMAND, "%s", msg[0] ? msg : strerror(-rc));
-		goto out;
-	}
-	if (!o.quiet)
-		fprintf(stderr, "campaign %s: A %s, B %s, ABBA x %d, route %s\n", run_campaign_name(c),
-		        a->label, b->label, plan_rounds(run_campaign_plan(c)), run_campaign_plan(c)->route);
-	struct run_outcome out;
-	rc = run_campaign_play(c, &out, msg, sizeof msg);
-	if (rc < 0)
-		cli_error(COMMAND, "%s; 'rxdeck resume %s' goes on once it is fixed", msg, run_campaign_name(c));
-	else
-		code = cmd_finish_campaign(COMMAND, db, c, &out, &o.post, 'A', o.quiet);
-	run_campaign_destroy(c);
-out:
+	char *route;
+	if ((code = make_plan(&o, npos, argv, &plan, &route)) != RXDECK_EXIT_OK)
+		return code;
+	code = play(ctx, &o, plan);
 	free(route);
-	free(against);
-	free(label_b);
 	plan_free(plan);
 	return code;
 }

@@ -403,9 +403,111 @@ static char *reader(char *str, int num, void *stream)
 
 /* ---- sections ------------------------------------------------------------- */
 
-static enum section parse_section(struct ctx *c, const char *t, size_t n, int col)
+/* [campaign], [void], [profile], [inherited] or [verdict], each at most
+ * once; S_NONE when name is none of them. */
+static enum section single_section(struct ctx *c, const char *name, int col)
+{
+	static const struct { const char *name; enum section s; } singles[] = {
+		{ "campaign", S_CAMPAIGN }, { "void", S_VOID }, { "profile", S_PROFILE },
+		{ "inherited", S_INHERITED }, { "verdict", S_VERDICT },
+	};
+	for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
+		if (strcmp(name, singles[i].name) != 0)
+			continue;
+		enum section s = singles[i].s;
+		if (c->section_line[s]) {
+			report(c, c->line, col, "section [%s] given twice (first on line %d)", name,
+			       c->section_line[s]);
+			return S_BAD;
+		}
+		c->section_line[s] = c->line;
+		if (s == S_PROFILE)
+			c->plan->has_profile_env = true;
+		if (s == S_INHERITED)
+			c->plan->has_inherited = true;
+		return s;
+	}
+	return S_NONE;
+}
+
+/* [build NAME]: a new build, which the keys after it fill. */
+static enum section build_section(struct ctx *c, const char *arg, int col, int arg_col)
 {
 	struct plan *p = c->plan;
+	char buf[64];
+	if (!*arg) {
+		report(c, c->line, col, "[build] needs a name: [build NAME]");
+		return S_BAD;
+	}
+	if (!plan_name_valid(arg, PLAN_MAX_NAME)) {
+		report(c, c->line, arg_col,
+		       "bad build name '%s': use letters, digits, '.', '_' and '-' (at most %d)",
+		       shown(arg, buf, sizeof buf), PLAN_MAX_NAME);
+		return S_BAD;
+	}
+	for (size_t i = 0; i < p->n_builds; i++) {
+		if (strcmp(p->builds[i].name, arg) == 0) {
+			report(c, c->line, arg_col, "build '%s' given twice (first on line %d)", arg,
+			       p->builds[i].pos.line);
+			return S_BAD;
+		}
+	}
+	if (p->n_builds >= PLAN_MAX_BUILDS) {
+		report(c, c->line, col, "more than %d builds", PLAN_MAX_BUILDS);
+		return S_BAD;
+	}
+	struct plan_build *b = realloc(p->builds, (p->n_builds + 1) * sizeof *b);
+	if (!b) {
+		c->oom = true;
+		return S_BAD;
+	}
+	p->builds = b;
+	b = &p->builds[p->n_builds];
+	*b = (struct plan_build){ .pos = { c->line, col } };
+	if (!(b->name = strdup(arg))) {
+		c->oom = true;
+		return S_BAD;
+	}
+	p->n_builds++;
+	c->build = b;
+	return S_BUILD;
+}
+
+/* [arm X]: a new arm, which the keys after it fill. */
+static enum section arm_section(struct ctx *c, const char *arg, int col, int arg_col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	if (!*arg) {
+		report(c, c->line, col, "[arm] needs a letter: [arm A]");
+		return S_BAD;
+	}
+	if (strlen(arg) != 1 || arg[0] < 'A' || arg[0] > 'Z') {
+		report(c, c->line, arg_col, "bad arm '%s': an arm is one capital letter, A to Z",
+		       shown(arg, buf, sizeof buf));
+		return S_BAD;
+	}
+	for (size_t i = 0; i < p->n_arms; i++) {
+		if (p->arms[i].letter == arg[0]) {
+			report(c, c->line, arg_col, "arm %c given twice (first on line %d)", arg[0],
+			       p->arms[i].pos.line);
+			return S_BAD;
+		}
+	}
+	struct plan_arm *a = realloc(p->arms, (p->n_arms + 1) * sizeof *a);
+	if (!a) {
+		c->oom = true;
+		return S_BAD;
+	}
+	p->arms = a;
+	a = &p->arms[p->n_arms++];
+	*a = (struct plan_arm){ .letter = arg[0], .pos = { c->line, col } };
+	c->arm = a;
+	return S_ARM;
+}
+
+static enum section parse_section(struct ctx *c, const char *t, size_t n, int col)
+{
 	char name[64];
 	char buf[64];
 	while (n > 0 && is_space(t[0])) {
@@ -427,26 +529,9 @@ static enum section parse_section(struct ctx *c, const char *t, size_t n, int co
 	for (int k = 0; k < K_COUNT; k++)
 		c->key_line[k] = 0;
 
-	static const struct { const char *name; enum section s; } singles[] = {
-		{ "campaign", S_CAMPAIGN }, { "void", S_VOID }, { "profile", S_PROFILE },
-		{ "inherited", S_INHERITED }, { "verdict", S_VERDICT },
-	};
-	for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
-		if (strcmp(name, singles[i].name) == 0) {
-			enum section s = singles[i].s;
-			if (c->section_line[s]) {
-				report(c, c->line, col, "section [%s] given twice (first on line %d)", name,
-				       c->section_line[s]);
-				return S_BAD;
-			}
-			c->section_line[s] = c->line;
-			if (s == S_PROFILE)
-				p->has_profile_env = true;
-			if (s == S_INHERITED)
-				p->has_inherited = true;
-			return s;
-		}
-	}
+	enum section s = single_section(c, name, col);
+	if (s != S_NONE)
+		return s;
 	size_t w = 0;
 	while (w < n && !is_space(name[w]))
 		w++;
@@ -454,72 +539,10 @@ static enum section parse_section(struct ctx *c, const char *t, size_t n, int co
 	while (*arg && is_space(*arg))
 		arg++;
 	int arg_col = col + (int)(arg - name);
-	if (w == 5 && strncmp(name, "build", 5) == 0) {
-		if (!*arg) {
-			report(c, c->line, col, "[build] needs a name: [build NAME]");
-			return S_BAD;
-		}
-		if (!plan_name_valid(arg, PLAN_MAX_NAME)) {
-			report(c, c->line, arg_col,
-			       "bad build name '%s': use letters, digits, '.', '_' and '-' (at most %d)",
-			       shown(arg, buf, sizeof buf), PLAN_MAX_NAME);
-			return S_BAD;
-		}
-		for (size_t i = 0; i < p->n_builds; i++) {
-			if (strcmp(p->builds[i].name, arg) == 0) {
-				report(c, c->line, arg_col, "build '%s' given twice (first on line %d)", arg,
-				       p->builds[i].pos.line);
-				return S_BAD;
-			}
-		}
-		if (p->n_builds >= PLAN_MAX_BUILDS) {
-			report(c, c->line, col, "more than %d builds", PLAN_MAX_BUILDS);
-			return S_BAD;
-		}
-		struct plan_build *b = realloc(p->builds, (p->n_builds + 1) * sizeof *b);
-		if (!b) {
-			c->oom = true;
-			return S_BAD;
-		}
-		p->builds = b;
-		b = &p->builds[p->n_builds];
-		*b = (struct plan_build){ .pos = { c->line, col } };
-		if (!(b->name = strdup(arg))) {
-			c->oom = true;
-			return S_BAD;
-		}
-		p->n_builds++;
-		c->build = b;
-		return S_BUILD;
-	}
-	if (w == 3 && strncmp(name, "arm", 3) == 0) {
-		if (!*arg) {
-			report(c, c->line, col, "[arm] needs a letter: [arm A]");
-			return S_BAD;
-		}
-		if (strlen(arg) != 1 || arg[0] < 'A' || arg[0] > 'Z') {
-			report(c, c->line, arg_col, "bad arm '%s': an arm is one capital letter, A to Z",
-			       shown(arg, buf, sizeof buf));
-			return S_BAD;
-		}
-		for (size_t i = 0; i < p->n_arms; i++) {
-			if (p->arms[i].letter == arg[0]) {
-				report(c, c->line, arg_col, "arm %c given twice (first on line %d)", arg[0],
-				       p->arms[i].pos.line);
-				return S_BAD;
-			}
-		}
-		struct plan_arm *a = realloc(p->arms, (p->n_arms + 1) * sizeof *a);
-		if (!a) {
-			c->oom = true;
-			return S_BAD;
-		}
-		p->arms = a;
-		a = &p->arms[p->n_arms++];
-		*a = (struct plan_arm){ .letter = arg[0], .pos = { c->line, col } };
-		c->arm = a;
-		return S_ARM;
-	}
+	if (w == 5 && strncmp(name, "build", 5) == 0)
+		return build_section(c, arg, col, arg_col);
+	if (w == 3 && strncmp(name, "arm", 3) == 0)
+		return arm_section(c, arg, col, arg_col);
 	report(c, c->line, col,
 	       "unknown section [%s] (expected [campaign], [build NAME], [arm X], [void], "
 	       "[verdict], [profile] or [inherited])", shown(name, buf, sizeof buf));
@@ -635,122 +658,229 @@ static void set_void_number(struct ctx *c, double *field, const char *key, const
 	*field = d;
 }
 
-static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool cont)
+static void campaign_name(struct ctx *c, const char *v, int col)
+{
+	char buf[64];
+	if (!plan_name_valid(v, PLAN_MAX_NAME)) {
+		report(c, c->line, col,
+		       "name '%s': use letters, digits, '.', '_' and '-', not starting with '.' "
+		       "or '-' (at most %d)", shown(v, buf, sizeof buf), PLAN_MAX_NAME);
+		return;
+	}
+	set_str(c, &c->plan->name, v);
+}
+
+/* notes: every line is kept, joined by newlines. */
+static void campaign_notes(struct ctx *c, const char *v)
+{
+	struct plan *p = c->plan;
+	if (!*v)
+		return;
+	if (!p->notes) {
+		set_str(c, &p->notes, v);
+		return;
+	}
+	size_t a = strlen(p->notes), b = strlen(v);
+	char *n = realloc(p->notes, a + b + 2);
+	if (!n) {
+		c->oom = true;
+		return;
+	}
+	n[a] = '\n';
+	memcpy(n + a + 1, v, b + 1);
+	p->notes = n;
+}
+
+/* route, profile, collect: a file or name, and where it was given. */
+static void campaign_file(struct ctx *c, enum key k, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	if (!*v) {
+		report(c, c->line, col, "%s: expected a %s", keys[k].name,
+		       k == K_ROUTE ? "route file" : "profile name or file");
+		return;
+	}
+	set_str(c, k == K_ROUTE ? &p->route : k == K_PROFILE ? &p->profile : &p->collect, v);
+	(k == K_ROUTE ? &p->route_pos : k == K_PROFILE ? &p->profile_pos : &p->collect_pos)[0] =
+		(struct plan_pos){ c->line, col };
+}
+
+static void campaign_order(struct ctx *c, const char *v, int col)
 {
 	struct plan *p = c->plan;
 	char buf[64];
+	size_t n = strlen(v);
+	if (n == 0 || n > PLAN_MAX_ORDER) {
+		report(c, c->line, col, "order: expected 1 to %d arm letters, such as ABCDDCBA",
+		       PLAN_MAX_ORDER);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < 'A' || v[i] > 'Z') {
+			report(c, c->line, col + (int)i,
+			       "order '%s': '%c' is not an arm letter (A to Z, no spaces)",
+			       shown(v, buf, sizeof buf), isprint((unsigned char)v[i]) ? v[i] : '?');
+			return;
+		}
+	}
+	set_str(c, &p->order, v);
+	p->order_pos = (struct plan_pos){ c->line, col };
+}
+
+/* rounds, max_rounds: a whole number of rounds. */
+static void set_rounds(struct ctx *c, int *field, const char *key, const char *v, int col)
+{
+	char buf[64];
+	double d;
+	if (parse_number(v, 1, PLAN_MAX_ROUNDS, &d) < 0 || d != floor(d)) {
+		report(c, c->line, col, "%s '%s': expected a whole number from 1 to %d", key,
+		       shown(v, buf, sizeof buf), PLAN_MAX_ROUNDS);
+		return;
+	}
+	*field = (int)d;
+}
+
+static void campaign_until(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	int64_t t;
+	if (plan_until_resolve(v, 0, &t) < 0) {
+		report(c, c->line, col,
+		       "until '%s': expected a time of day HH:MM (07:00) or a date and time "
+		       "YYYY-MM-DD HH:MM", shown(v, buf, sizeof buf));
+		return;
+	}
+	set_str(c, &p->until, v);
+	p->until_pos = (struct plan_pos){ c->line, col };
+}
+
+static void campaign_warmup(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	bool yes;
+	if (strcasecmp(v, "each") == 0)
+		p->warmup = PLAN_WARMUP_EACH;
+	else if (strcasecmp(v, "first") == 0)
+		p->warmup = PLAN_WARMUP_FIRST;
+	else if (parse_bool(v, &yes) == 0)
+		p->warmup = yes ? PLAN_WARMUP_FIRST : PLAN_WARMUP_NO;
+	else
+		report(c, c->line, col, "warmup '%s': expected each, first or no",
+		       shown(v, buf, sizeof buf));
+}
+
+static void campaign_watchdog(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	set_duration(c, &p->watchdog_s, "watchdog", v, col, true);
+	if (p->watchdog_s > 0 && p->watchdog_s < PLAN_MIN_WATCHDOG_S)
+		report(c, c->line, col, "watchdog '%s' is too short: the frame log is flushed "
+		       "once a second, so give at least %ds", shown(v, buf, sizeof buf),
+		       PLAN_MIN_WATCHDOG_S);
+}
+
+/* inherit: variable names, each kept once. */
+static void campaign_inherit(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	struct plan_strv words = { 0 };
+	add_words(c, &words, "inherit", v, col);
+	for (size_t i = 0; i < words.n; i++) {
+		if (!plan_env_key_valid(words.v[i], strlen(words.v[i]))) {
+			report(c, c->line, col, "inherit '%s': not an environment variable name",
+			       shown(words.v[i], buf, sizeof buf));
+			continue;
+		}
+		if (!plan_strv_contains(&p->inherit, words.v[i]) &&
+		    plan_strv_push(&p->inherit, words.v[i]) < 0)
+			c->oom = true;
+	}
+	plan_strv_finish(&words);
+}
+
+static void campaign_pad(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	if (strcmp(v, "auto") == 0)
+		p->pad = PLAN_PAD_AUTO;
+	else if (strcmp(v, "uinput") == 0)
+		p->pad = PLAN_PAD_UINPUT;
+	else if (strcmp(v, "socket") == 0)
+		p->pad = PLAN_PAD_SOCKET;
+	else if (strcmp(v, "none") == 0)
+		p->pad = PLAN_PAD_NONE;
+	else
+		report(c, c->line, col, "pad '%s': expected auto, uinput, socket or none",
+		       shown(v, buf, sizeof buf));
+}
+
+static void campaign_min_battery(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	char *end;
+	double pct = strcmp(v, "off") == 0 ? 0 : strtod(v, &end);
+	if (strcmp(v, "off") == 0)
+		p->min_battery_pct = 0;
+	else if (end == v || *end || !isdigit((unsigned char)v[0]) || pct > 100)
+		report(c, c->line, col, "min_battery_pct '%s': expected a percentage from 0 to 100",
+		       shown(v, buf, sizeof buf));
+	else
+		p->min_battery_pct = pct;
+}
+
+static void campaign_frames(struct ctx *c, const char *v, int col)
+{
+	struct plan *p = c->plan;
+	char buf[64];
+	if (strcmp(v, "rxvk") == 0)
+		p->frames = PLAN_FRAMES_RXVK;
+	else if (strcmp(v, "mangohud") == 0)
+		p->frames = PLAN_FRAMES_MANGOHUD;
+	else
+		report(c, c->line, col, "frames '%s': expected rxvk or mangohud",
+		       shown(v, buf, sizeof buf));
+}
+
+/* A key of [campaign]: each is one named step above, or a duration. */
+static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool cont)
+{
+	struct plan *p = c->plan;
+	(void)cont;
 	switch (k) {
 	case K_NAME:
-		if (!plan_name_valid(v, PLAN_MAX_NAME)) {
-			report(c, c->line, col,
-			       "name '%s': use letters, digits, '.', '_' and '-', not starting with '.' "
-			       "or '-' (at most %d)", shown(v, buf, sizeof buf), PLAN_MAX_NAME);
-			return;
-		}
-		set_str(c, &p->name, v);
+		campaign_name(c, v, col);
 		return;
 	case K_NOTES:
-		(void)cont;
-		if (!*v)
-			return;
-		if (!p->notes) {
-			set_str(c, &p->notes, v);
-			return;
-		}
-		{
-			size_t a = strlen(p->notes), b = strlen(v);
-			char *n = realloc(p->notes, a + b + 2);
-			if (!n) {
-				c->oom = true;
-				return;
-			}
-			n[a] = '\n';
-			memcpy(n + a + 1, v, b + 1);
-			p->notes = n;
-		}
+		campaign_notes(c, v);
 		return;
 	case K_ROUTE:
 	case K_PROFILE:
 	case K_COLLECT:
-		if (!*v) {
-			report(c, c->line, col, "%s: expected a %s", keys[k].name,
-			       k == K_ROUTE ? "route file" : "profile name or file");
-			return;
-		}
-		set_str(c, k == K_ROUTE ? &p->route : k == K_PROFILE ? &p->profile : &p->collect, v);
-		(k == K_ROUTE ? &p->route_pos : k == K_PROFILE ? &p->profile_pos : &p->collect_pos)[0] =
-			(struct plan_pos){ c->line, col };
+		campaign_file(c, k, v, col);
 		return;
-	case K_ORDER: {
-		size_t n = strlen(v);
-		if (n == 0 || n > PLAN_MAX_ORDER) {
-			report(c, c->line, col, "order: expected 1 to %d arm letters, such as ABCDDCBA",
-			       PLAN_MAX_ORDER);
-			return;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (v[i] < 'A' || v[i] > 'Z') {
-				report(c, c->line, col + (int)i,
-				       "order '%s': '%c' is not an arm letter (A to Z, no spaces)",
-				       shown(v, buf, sizeof buf), isprint((unsigned char)v[i]) ? v[i] : '?');
-				return;
-			}
-		}
-		set_str(c, &p->order, v);
-		p->order_pos = (struct plan_pos){ c->line, col };
+	case K_ORDER:
+		campaign_order(c, v, col);
 		return;
-	}
-	case K_ROUNDS: {
-		double d;
-		if (parse_number(v, 1, PLAN_MAX_ROUNDS, &d) < 0 || d != floor(d)) {
-			report(c, c->line, col, "rounds '%s': expected a whole number from 1 to %d",
-			       shown(v, buf, sizeof buf), PLAN_MAX_ROUNDS);
-			return;
-		}
-		p->rounds = (int)d;
+	case K_ROUNDS:
+		set_rounds(c, &p->rounds, "rounds", v, col);
 		return;
-	}
-	case K_MAX_ROUNDS: {
-		double d;
-		if (parse_number(v, 1, PLAN_MAX_ROUNDS, &d) < 0 || d != floor(d)) {
-			report(c, c->line, col, "max_rounds '%s': expected a whole number from 1 to %d",
-			       shown(v, buf, sizeof buf), PLAN_MAX_ROUNDS);
-			return;
-		}
-		p->max_rounds = (int)d;
+	case K_MAX_ROUNDS:
+		set_rounds(c, &p->max_rounds, "max_rounds", v, col);
 		return;
-	}
-	case K_UNTIL: {
-		int64_t t;
-		if (plan_until_resolve(v, 0, &t) < 0) {
-			report(c, c->line, col,
-			       "until '%s': expected a time of day HH:MM (07:00) or a date and time "
-			       "YYYY-MM-DD HH:MM", shown(v, buf, sizeof buf));
-			return;
-		}
-		set_str(c, &p->until, v);
-		p->until_pos = (struct plan_pos){ c->line, col };
+	case K_UNTIL:
+		campaign_until(c, v, col);
 		return;
-	}
-	case K_WARMUP: {
-		bool yes;
-		if (strcasecmp(v, "each") == 0)
-			p->warmup = PLAN_WARMUP_EACH;
-		else if (strcasecmp(v, "first") == 0)
-			p->warmup = PLAN_WARMUP_FIRST;
-		else if (parse_bool(v, &yes) == 0)
-			p->warmup = yes ? PLAN_WARMUP_FIRST : PLAN_WARMUP_NO;
-		else
-			report(c, c->line, col, "warmup '%s': expected each, first or no",
-			       shown(v, buf, sizeof buf));
+	case K_WARMUP:
+		campaign_warmup(c, v, col);
 		return;
-	}
 	case K_WATCHDOG:
-		set_duration(c, &p->watchdog_s, "watchdog", v, col, true);
-		if (p->watchdog_s > 0 && p->watchdog_s < PLAN_MIN_WATCHDOG_S)
-			report(c, c->line, col, "watchdog '%s' is too short: the frame log is flushed "
-			       "once a second, so give at least %ds", shown(v, buf, sizeof buf),
-			       PLAN_MIN_WATCHDOG_S);
+		campaign_watchdog(c, v, col);
 		return;
 	case K_START_TIMEOUT:
 		set_duration(c, &p->start_timeout_s, "start_timeout", v, col, true);
@@ -767,34 +897,11 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 	case K_STOP_TIMEOUT:
 		set_duration(c, &p->stop_timeout_s, "stop_timeout", v, col, true);
 		return;
-	case K_INHERIT: {
-		struct plan_strv words = { 0 };
-		add_words(c, &words, "inherit", v, col);
-		for (size_t i = 0; i < words.n; i++) {
-			if (!plan_env_key_valid(words.v[i], strlen(words.v[i]))) {
-				report(c, c->line, col, "inherit '%s': not an environment variable name",
-				       shown(words.v[i], buf, sizeof buf));
-				continue;
-			}
-			if (!plan_strv_contains(&p->inherit, words.v[i]) &&
-			    plan_strv_push(&p->inherit, words.v[i]) < 0)
-				c->oom = true;
-		}
-		plan_strv_finish(&words);
+	case K_INHERIT:
+		campaign_inherit(c, v, col);
 		return;
-	}
 	case K_PAD:
-		if (strcmp(v, "auto") == 0)
-			p->pad = PLAN_PAD_AUTO;
-		else if (strcmp(v, "uinput") == 0)
-			p->pad = PLAN_PAD_UINPUT;
-		else if (strcmp(v, "socket") == 0)
-			p->pad = PLAN_PAD_SOCKET;
-		else if (strcmp(v, "none") == 0)
-			p->pad = PLAN_PAD_NONE;
-		else
-			report(c, c->line, col, "pad '%s': expected auto, uinput, socket or none",
-			       shown(v, buf, sizeof buf));
+		campaign_pad(c, v, col);
 		return;
 	case K_GPU_CLOCK:
 		set_gpu_clock(c, &p->gpu_clock_mhz, v, col);
@@ -802,26 +909,11 @@ static void campaign_key(struct ctx *c, enum key k, const char *v, int col, bool
 	case K_TDP_W:
 		set_tdp_w(c, &p->tdp_w, v, col);
 		return;
-	case K_MIN_BATTERY: {
-		char *end;
-		double pct = strcmp(v, "off") == 0 ? 0 : strtod(v, &end);
-		if (strcmp(v, "off") == 0)
-			p->min_battery_pct = 0;
-		else if (end == v || *end || !isdigit((unsigned char)v[0]) || pct > 100)
-			report(c, c->line, col, "min_battery_pct '%s': expected a percentage from 0 to 100",
-			       shown(v, buf, sizeof buf));
-		else
-			p->min_battery_pct = pct;
+	case K_MIN_BATTERY:
+		campaign_min_battery(c, v, col);
 		return;
-	}
 	case K_FRAMES:
-		if (strcmp(v, "rxvk") == 0)
-			p->frames = PLAN_FRAMES_RXVK;
-		else if (strcmp(v, "mangohud") == 0)
-			p->frames = PLAN_FRAMES_MANGOHUD;
-		else
-			report(c, c->line, col, "frames '%s': expected rxvk or mangohud",
-			       shown(v, buf, sizeof buf));
+		campaign_frames(c, v, col);
 		return;
 	default:
 		return;
