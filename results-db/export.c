@@ -107,29 +107,11 @@ static int export_frames(struct db *db, FILE *out, int64_t run_id)
 	return 0;
 }
 
-static int export_run(struct db *db, FILE *out, const struct db_run *r)
+static int export_samples(struct db *db, FILE *out, int64_t run_id)
 {
-	char letter[2] = { r->arm_letter, 0 };
-	json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-	                      "arm", letter, "round", r->round, "position", r->position,
-	                      "is_warmup", r->is_warmup, "status", db_run_status_name(r->status),
-	                      "start_unix_ms", jint_or_null(r->start_unix_ms),
-	                      "end_unix_ms", jint_or_null(r->end_unix_ms),
-	                      "exit_status", r->exit_status < 0 ? json_null() : json_integer(r->exit_status),
-	                      "void_reason", jstr(r->void_reason), "run_dir", jstr(r->run_dir),
-	                      "config", jstr(r->config));
-	if (!o)
-		return db_fail(db, -EINVAL, "run %lld has text that is not UTF-8", (long long)r->id);
-	int err = dump_open(out, o);
-	json_decref(o);
-	if (!err)
-		err = export_frames(db, out, r->id);
-	if (err)
-		return err;
-
 	struct db_sample *s;
 	size_t n;
-	err = db_samples_read(db, r->id, NULL, &s, &n);
+	int err = db_samples_read(db, run_id, NULL, &s, &n);
 	if (err)
 		return err;
 	fputs(",\"samples\":[", out);
@@ -148,9 +130,14 @@ static int export_run(struct db *db, FILE *out, const struct db_run *r)
 	}
 	fputc(']', out);
 	free(s);
+	return 0;
+}
 
+static int export_metrics(struct db *db, FILE *out, int64_t run_id)
+{
 	struct db_metric *m;
-	err = db_metrics_read(db, r->id, &m, &n);
+	size_t n;
+	int err = db_metrics_read(db, run_id, &m, &n);
 	if (err)
 		return err;
 	json_t *metrics = json_object();
@@ -160,9 +147,14 @@ static int export_run(struct db *db, FILE *out, const struct db_run *r)
 	fputs(",\"metrics\":", out);
 	dump_value(out, metrics);
 	json_decref(metrics);
+	return 0;
+}
 
+static int export_log_lines(struct db *db, FILE *out, int64_t run_id)
+{
 	struct db_log_line *l;
-	err = db_log_lines_read(db, r->id, NULL, &l, &n);
+	size_t n;
+	int err = db_log_lines_read(db, run_id, NULL, &l, &n);
 	if (err)
 		return err;
 	fputs(",\"log_lines\":[", out);
@@ -175,7 +167,7 @@ static int export_run(struct db *db, FILE *out, const struct db_run *r)
 		if (!lo) {
 			free(l);
 			return db_fail(db, -EINVAL, "a log line of run %lld is not UTF-8 text",
-			               (long long)r->id);
+			               (long long)run_id);
 		}
 		fputs(i ? ",\n" : "\n", out);
 		dump_value(out, lo);
@@ -183,9 +175,14 @@ static int export_run(struct db *db, FILE *out, const struct db_run *r)
 	}
 	fputc(']', out);
 	free(l);
+	return 0;
+}
 
+static int export_shots(struct db *db, FILE *out, int64_t run_id)
+{
 	struct db_shot *sh;
-	err = db_shots_read(db, r->id, &sh, &n);
+	size_t n;
+	int err = db_shots_read(db, run_id, &sh, &n);
 	if (err)
 		return err;
 	json_t *shots = json_array();
@@ -200,11 +197,43 @@ static int export_run(struct db *db, FILE *out, const struct db_run *r)
 	free(sh);
 	if (unencodable) {
 		json_decref(shots);
-		return db_fail(db, -EINVAL, "a shot of run %lld is not UTF-8 text", (long long)r->id);
+		return db_fail(db, -EINVAL, "a shot of run %lld is not UTF-8 text", (long long)run_id);
 	}
 	fputs(",\"shots\":", out);
 	dump_value(out, shots);
 	json_decref(shots);
+	return 0;
+}
+
+/* A run's object: its row, then its frames, samples, metrics, log lines
+ * and shots, each written as it is read. */
+static int export_run(struct db *db, FILE *out, const struct db_run *r)
+{
+	char letter[2] = { r->arm_letter, 0 };
+	json_t *o = json_pack("{s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+	                      "arm", letter, "round", r->round, "position", r->position,
+	                      "is_warmup", r->is_warmup, "status", db_run_status_name(r->status),
+	                      "start_unix_ms", jint_or_null(r->start_unix_ms),
+	                      "end_unix_ms", jint_or_null(r->end_unix_ms),
+	                      "exit_status", r->exit_status < 0 ? json_null() : json_integer(r->exit_status),
+	                      "void_reason", jstr(r->void_reason), "run_dir", jstr(r->run_dir),
+	                      "config", jstr(r->config));
+	if (!o)
+		return db_fail(db, -EINVAL, "run %lld has text that is not UTF-8", (long long)r->id);
+	int err = dump_open(out, o);
+	json_decref(o);
+	if (!err)
+		err = export_frames(db, out, r->id);
+	if (!err)
+		err = export_samples(db, out, r->id);
+	if (!err)
+		err = export_metrics(db, out, r->id);
+	if (!err)
+		err = export_log_lines(db, out, r->id);
+	if (!err)
+		err = export_shots(db, out, r->id);
+	if (err)
+		return err;
 	fputc('}', out);
 	return 0;
 }

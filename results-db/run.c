@@ -728,22 +728,15 @@ struct line_tmp {
 	json_t *captures;
 };
 
-int db_log_lines_read(struct db *db, int64_t run_id, const char *pattern,
-                      struct db_log_line **out, size_t *n)
+/* The rows into tmp[0..*count), with the captures and string bytes
+ * their packing needs.  0, -ENOMEM or -EIO (damaged captures); tmp holds
+ * what was read either way. */
+static int read_line_rows(sqlite3_stmt *st, struct line_tmp **tmp_out, size_t *count_out,
+                          size_t *n_caps_out, size_t *str_B_out, int *step_rc)
 {
-	enum db_run_status status;
-	int err = run_status(db, run_id, &status);
-	sqlite3_stmt *st;
-	if (!err)
-		err = db_prepare(db, "SELECT t_ns, pattern, text, captures FROM log_line WHERE "
-		                     "run_id = ?1 AND (?2 IS NULL OR pattern = ?2) ORDER BY id", &st);
-	if (err)
-		return err;
-	sqlite3_bind_int64(st, 1, run_id);
-	db_bind_text(st, 2, pattern);
 	struct line_tmp *tmp = NULL;
 	size_t count = 0, cap = 0, n_caps = 0, str_B = 0;
-	int rc;
+	int err = 0, rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (count == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
@@ -777,6 +770,67 @@ int db_log_lines_read(struct db *db, int64_t run_id, const char *pattern,
 		if (err)
 			break;
 	}
+	*tmp_out = tmp;
+	*count_out = count;
+	*n_caps_out = n_caps;
+	*str_B_out = str_B;
+	*step_rc = rc;
+	return err;
+}
+
+/* The lines packed into one block: the lines, every capture pointer, then
+ * the strings.  NULL when out of memory. */
+static struct db_log_line *pack_lines(const struct line_tmp *tmp, size_t count, size_t n_caps,
+                                      size_t str_B)
+{
+	struct db_log_line *lines = malloc(count * sizeof *lines + n_caps * sizeof(char *) + str_B + 1);
+	if (!lines)
+		return NULL;
+	const char **caps = (const char **)((char *)lines + count * sizeof *lines);
+	char *s = (char *)(caps + n_caps);
+	for (size_t i = 0; i < count; i++) {
+		const struct line_tmp *t = &tmp[i];
+		size_t len;
+		lines[i] = (struct db_log_line){ .t_ns = t->t_ns };
+		len = strlen(t->pattern) + 1;
+		lines[i].pattern = memcpy(s, t->pattern, len);
+		s += len;
+		len = strlen(t->text) + 1;
+		lines[i].text = memcpy(s, t->text, len);
+		s += len;
+		lines[i].captures = caps;
+		lines[i].n_captures = json_array_size(t->captures);
+		for (size_t k = 0; k < lines[i].n_captures; k++) {
+			json_t *c = json_array_get(t->captures, k);
+			if (json_is_string(c)) {
+				len = json_string_length(c) + 1;
+				*caps++ = memcpy(s, json_string_value(c), len);
+				s += len;
+			} else {
+				*caps++ = NULL;
+			}
+		}
+	}
+	return lines;
+}
+
+int db_log_lines_read(struct db *db, int64_t run_id, const char *pattern,
+                      struct db_log_line **out, size_t *n)
+{
+	enum db_run_status status;
+	int err = run_status(db, run_id, &status);
+	sqlite3_stmt *st;
+	if (!err)
+		err = db_prepare(db, "SELECT t_ns, pattern, text, captures FROM log_line WHERE "
+		                     "run_id = ?1 AND (?2 IS NULL OR pattern = ?2) ORDER BY id", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_text(st, 2, pattern);
+	struct line_tmp *tmp;
+	size_t count, n_caps, str_B;
+	int rc;
+	err = read_line_rows(st, &tmp, &count, &n_caps, &str_B, &rc);
 	if (!err && rc != SQLITE_DONE)
 		err = db_fail_sql(db, rc, "cannot read the log lines");
 	else if (err == -ENOMEM)
@@ -786,39 +840,8 @@ int db_log_lines_read(struct db *db, int64_t run_id, const char *pattern,
 	sqlite3_finalize(st);
 
 	struct db_log_line *lines = NULL;
-	if (!err) {
-		size_t lines_B = count * sizeof *lines;
-		lines = malloc(lines_B + n_caps * sizeof(char *) + str_B + 1);
-		if (!lines)
-			err = db_fail(db, -ENOMEM, "out of memory reading log lines");
-	}
-	if (!err) {
-		const char **caps = (const char **)((char *)lines + count * sizeof *lines);
-		char *s = (char *)(caps + n_caps);
-		for (size_t i = 0; i < count; i++) {
-			struct line_tmp *t = &tmp[i];
-			size_t len;
-			lines[i] = (struct db_log_line){ .t_ns = t->t_ns };
-			len = strlen(t->pattern) + 1;
-			lines[i].pattern = memcpy(s, t->pattern, len);
-			s += len;
-			len = strlen(t->text) + 1;
-			lines[i].text = memcpy(s, t->text, len);
-			s += len;
-			lines[i].captures = caps;
-			lines[i].n_captures = json_array_size(t->captures);
-			for (size_t k = 0; k < lines[i].n_captures; k++) {
-				json_t *c = json_array_get(t->captures, k);
-				if (json_is_string(c)) {
-					len = json_string_length(c) + 1;
-					*caps++ = memcpy(s, json_string_value(c), len);
-					s += len;
-				} else {
-					*caps++ = NULL;
-				}
-			}
-		}
-	}
+	if (!err && !(lines = pack_lines(tmp, count, n_caps, str_B)))
+		err = db_fail(db, -ENOMEM, "out of memory reading log lines");
 	for (size_t i = 0; i < count; i++) {
 		free(tmp[i].pattern);
 		free(tmp[i].text);

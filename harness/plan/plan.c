@@ -392,122 +392,149 @@ static void put_lines(struct writer *w, const char *key, const struct plan_strv 
 	}
 }
 
-int plan_write(const struct plan *p, FILE *f)
+/* notes: the first line on the key, the others as continuation lines;
+ * a line a reader would take for a comment cannot be written.  0 or
+ * -ENOMEM (w->err says what else went wrong). */
+static int write_notes(struct writer *w, const char *notes)
 {
-	struct writer w = { .f = f };
-	put(&w, "# rxdeck plan, every key written out (docs/running.md)\n[campaign]\n");
+	const char *s = notes;
+	bool first = true;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		char *line = strndup(s, n);
+		if (!line)
+			return -ENOMEM;
+		if (!writable(line, PLAN_MAX_LINE - 8) || (!first && (line[0] == '#' || line[0] == ';')))
+			w->err = -EINVAL;
+		else if (first)
+			put(w, "notes = %s\n", line);
+		else if (*line)
+			put(w, "    %s\n", line);
+		free(line);
+		first = false;
+		s += nl ? n + 1 : n;
+	}
+	return 0;
+}
+
+/* [campaign], every key.  0 or -ENOMEM. */
+static int write_campaign(struct writer *w, const struct plan *p)
+{
+	put(w, "# rxdeck plan, every key written out (docs/running.md)\n[campaign]\n");
 	if (p->name)
-		put_kv(&w, "name", p->name);
-	if (p->notes) {
-		const char *s = p->notes;
-		bool first = true;
-		while (*s) {
-			const char *nl = strchr(s, '\n');
-			size_t n = nl ? (size_t)(nl - s) : strlen(s);
-			char *line = strndup(s, n);
-			if (!line)
-				return -ENOMEM;
-			if (!writable(line, PLAN_MAX_LINE - 8) || (!first && (line[0] == '#' || line[0] == ';')))
-				w.err = -EINVAL;
-			else if (first)
-				put(&w, "notes = %s\n", line);
-			else if (*line)
-				put(&w, "    %s\n", line);
-			free(line);
-			first = false;
-			s += nl ? n + 1 : n;
-		}
-	}
+		put_kv(w, "name", p->name);
+	if (p->notes && write_notes(w, p->notes) < 0)
+		return -ENOMEM;
 	if (p->route)
-		put_kv(&w, "route", p->route);
+		put_kv(w, "route", p->route);
 	if (p->profile)
-		put_kv(&w, "profile", p->profile);
+		put_kv(w, "profile", p->profile);
 	if (p->collect)
-		put_kv(&w, "collect", p->collect);
-	put_kv(&w, "order", plan_order(p));
+		put_kv(w, "collect", p->collect);
+	put_kv(w, "order", plan_order(p));
 	if (p->until)
-		put_kv(&w, "until", p->until);
+		put_kv(w, "until", p->until);
 	else
-		put(&w, "rounds = %d\n", plan_rounds(p));
+		put(w, "rounds = %d\n", plan_rounds(p));
 	if (p->max_rounds > 0)
-		put(&w, "max_rounds = %d\n", p->max_rounds);
-	put(&w, "warmup = %s\n", p->warmup == PLAN_WARMUP_EACH    ? "each"
-	                          : p->warmup == PLAN_WARMUP_FIRST ? "first"
-	                                                           : "no");
-	put_duration(&w, "watchdog", p->watchdog_s);
-	put_duration(&w, "start_timeout", p->start_timeout_s);
-	put_duration(&w, "start_delay", p->start_delay_s);
+		put(w, "max_rounds = %d\n", p->max_rounds);
+	put(w, "warmup = %s\n", p->warmup == PLAN_WARMUP_EACH    ? "each"
+	                         : p->warmup == PLAN_WARMUP_FIRST ? "first"
+	                                                          : "no");
+	put_duration(w, "watchdog", p->watchdog_s);
+	put_duration(w, "start_timeout", p->start_timeout_s);
+	put_duration(w, "start_delay", p->start_delay_s);
 	if (p->hard_limit_s > 0)
-		put_duration(&w, "hard_limit", p->hard_limit_s);
+		put_duration(w, "hard_limit", p->hard_limit_s);
 	else
-		put(&w, "hard_limit = auto\n");
-	put_duration(&w, "stop_timeout", p->stop_timeout_s);
+		put(w, "hard_limit = auto\n");
+	put_duration(w, "stop_timeout", p->stop_timeout_s);
 	if (p->inherit.n)
-		put_words(&w, "inherit", &p->inherit);
-	put(&w, "pad = %s\n", p->pad == PLAN_PAD_UINPUT ? "uinput" : p->pad == PLAN_PAD_SOCKET ? "socket"
-	                       : p->pad == PLAN_PAD_NONE ? "none" : "auto");
-	put(&w, "frames = %s\n", p->frames == PLAN_FRAMES_MANGOHUD ? "mangohud" : "rxvk");
+		put_words(w, "inherit", &p->inherit);
+	put(w, "pad = %s\n", p->pad == PLAN_PAD_UINPUT ? "uinput" : p->pad == PLAN_PAD_SOCKET ? "socket"
+	                      : p->pad == PLAN_PAD_NONE ? "none" : "auto");
+	put(w, "frames = %s\n", p->frames == PLAN_FRAMES_MANGOHUD ? "mangohud" : "rxvk");
 	if (p->gpu_clock_mhz)
-		put(&w, "gpu_clock = %u\n", p->gpu_clock_mhz);
+		put(w, "gpu_clock = %u\n", p->gpu_clock_mhz);
 	if (p->tdp_w > 0)
-		put_number(&w, "tdp_w", p->tdp_w);
-	put_number(&w, "min_battery_pct", p->min_battery_pct);
+		put_number(w, "tdp_w", p->tdp_w);
+	put_number(w, "min_battery_pct", p->min_battery_pct);
+	return 0;
+}
 
-	put(&w, "\n[void]\n");
-	put_number(&w, "swap_factor", p->void_rules.swap_factor);
-	put_number(&w, "swap_min_pages", p->void_rules.swap_min_pages);
-	put_number(&w, "shot_luma", p->void_rules.shot_luma);
-	put_number(&w, "clock_drop_pct", p->void_rules.clock_drop_pct);
-	put_number(&w, "temp_max_c", p->void_rules.temp_max_c);
-	put_number(&w, "min_coverage", p->void_rules.min_coverage_pct);
+/* [void] always, [verdict] when it says anything. */
+static void write_rules(struct writer *w, const struct plan *p)
+{
+	put(w, "\n[void]\n");
+	put_number(w, "swap_factor", p->void_rules.swap_factor);
+	put_number(w, "swap_min_pages", p->void_rules.swap_min_pages);
+	put_number(w, "shot_luma", p->void_rules.shot_luma);
+	put_number(w, "clock_drop_pct", p->void_rules.clock_drop_pct);
+	put_number(w, "temp_max_c", p->void_rules.temp_max_c);
+	put_number(w, "min_coverage", p->void_rules.min_coverage_pct);
 
-	if (p->verdict.primary.n || p->verdict.n_min_effects) {
-		put(&w, "\n[verdict]\n");
-		if (p->verdict.primary.n) {
-			/* metric keys: plain words, on the one line the key takes */
-			put(&w, "primary =");
-			for (size_t i = 0; i < p->verdict.primary.n; i++)
-				put(&w, " %s", p->verdict.primary.v[i]);
-			put(&w, "\n");
-		}
-		for (size_t i = 0; i < p->verdict.n_min_effects; i++)
-			put(&w, "%s = %g %%\n", p->verdict.min_effects[i].key, p->verdict.min_effects[i].pct);
+	if (!p->verdict.primary.n && !p->verdict.n_min_effects)
+		return;
+	put(w, "\n[verdict]\n");
+	if (p->verdict.primary.n) {
+		/* metric keys: plain words, on the one line the key takes */
+		put(w, "primary =");
+		for (size_t i = 0; i < p->verdict.primary.n; i++)
+			put(w, " %s", p->verdict.primary.v[i]);
+		put(w, "\n");
 	}
+	for (size_t i = 0; i < p->verdict.n_min_effects; i++)
+		put(w, "%s = %g %%\n", p->verdict.min_effects[i].key, p->verdict.min_effects[i].pct);
+}
 
+/* [profile] and [inherited] when the plan has them, every [build] and
+ * every [arm]. */
+static void write_envs_builds_arms(struct writer *w, const struct plan *p)
+{
 	if (p->has_profile_env) {
-		put(&w, "\n[profile]\n");
-		put_lines(&w, "env", &p->profile_env);
+		put(w, "\n[profile]\n");
+		put_lines(w, "env", &p->profile_env);
 	}
 	if (p->has_inherited) {
-		put(&w, "\n[inherited]\n");
-		put_lines(&w, "env", &p->inherited_env);
+		put(w, "\n[inherited]\n");
+		put_lines(w, "env", &p->inherited_env);
 	}
 	for (size_t i = 0; i < p->n_builds; i++) {
 		const struct plan_build *b = &p->builds[i];
-		put(&w, "\n[build %s]\n", b->name);
+		put(w, "\n[build %s]\n", b->name);
 		if (b->launcher.n)
-			put_words(&w, "launcher", &b->launcher);
-		put_words(&w, "command", &b->argv);
+			put_words(w, "launcher", &b->launcher);
+		put_words(w, "command", &b->argv);
 		if (b->commit)
-			put_kv(&w, "commit", b->commit);
+			put_kv(w, "commit", b->commit);
 		if (b->workdir)
-			put_kv(&w, "workdir", b->workdir);
-		put_kv(&w, "pad_option", b->pad_option ? b->pad_option : "none");
+			put_kv(w, "workdir", b->workdir);
+		put_kv(w, "pad_option", b->pad_option ? b->pad_option : "none");
 	}
 	for (size_t i = 0; i < p->n_arms; i++) {
 		const struct plan_arm *a = &p->arms[i];
-		put(&w, "\n[arm %c]\n", a->letter);
+		put(w, "\n[arm %c]\n", a->letter);
 		if (a->label)
-			put_kv(&w, "label", a->label);
+			put_kv(w, "label", a->label);
 		if (a->build)
-			put_kv(&w, "build", a->build);
-		put_lines(&w, "env", &a->env);
-		put_words(&w, "args", &a->args);
+			put_kv(w, "build", a->build);
+		put_lines(w, "env", &a->env);
+		put_words(w, "args", &a->args);
 		if (a->gpu_clock_mhz)
-			put(&w, "gpu_clock = %u\n", a->gpu_clock_mhz);
+			put(w, "gpu_clock = %u\n", a->gpu_clock_mhz);
 		if (a->tdp_w > 0)
-			put_number(&w, "tdp_w", a->tdp_w);
+			put_number(w, "tdp_w", a->tdp_w);
 	}
+}
+
+int plan_write(const struct plan *p, FILE *f)
+{
+	struct writer w = { .f = f };
+	if (write_campaign(&w, p) < 0)
+		return -ENOMEM;
+	write_rules(&w, p);
+	write_envs_builds_arms(&w, p);
 	if (fflush(f) != 0 && !w.err)
 		w.err = -EIO;
 	return w.err;
