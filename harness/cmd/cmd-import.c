@@ -163,20 +163,388 @@ static int check_arm(const struct opts *o, const struct db_campaign *c, const st
 	return 0;
 }
 
+/* One import, step by step: the command line, what was read, what is
+ * written.  Each step returns 0 to go on, or the command's exit code
+ * after saying why. */
+struct import {
+	struct opts o;
+	const char *campaign;
+	char letter;
+	size_t n_logs;
+	struct one *logs;
+	char *collect_path, *abs_game_log, *env;
+	struct new_campaign nc;
+	struct db *db;
+	struct db_campaign *c;     /* the campaign (read back once made) */
+	bool new_campaign;
+	int64_t cid;
+	struct db_arm *arms;
+	size_t na;
+	struct db_run *runs, *added;
+	size_t nr;
+	const struct db_arm *arm;  /* the existing arm; NULL: a new one */
+	double window[2];
+};
+
+/* CAMPAIGN ARM LOG... and the options that go together. */
+static int check_words(struct import *im, int npos, char **argv)
+{
+	if (npos < 3) {
+		cli_error(COMMAND, "expected CAMPAIGN ARM LOG... (see --help)");
+		return RXDECK_EXIT_USAGE;
+	}
+	const char *arm_s = argv[2];
+	im->campaign = argv[1];
+	im->n_logs = (size_t)npos - 2;
+	if (strlen(arm_s) != 1 || arm_s[0] < 'A' || arm_s[0] > 'Z') {
+		cli_error(COMMAND, "bad arm '%s': expected one capital letter, A to Z", arm_s);
+		return RXDECK_EXIT_USAGE;
+	}
+	if (im->o.log && im->n_logs > 1) {
+		cli_error(COMMAND, "--log goes with one frame log, not %zu", im->n_logs);
+		return RXDECK_EXIT_USAGE;
+	}
+	if (im->o.collect && !im->o.log) {
+		cli_error(COMMAND, "--collect goes with --log");
+		return RXDECK_EXIT_USAGE;
+	}
+	im->letter = arm_s[0];
+	return 0;
+}
+
+/* The frame logs, read first: nothing is written for a log that cannot
+ * be read.  Each log's t0 on its own clock. */
+static int read_logs(struct import *im, char **paths)
+{
+	if (!(im->logs = calloc(im->n_logs, sizeof *im->logs))) {
+		cli_error(COMMAND, "out of memory");
+		return RXDECK_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < im->n_logs; i++) {
+		struct one *l = &im->logs[i];
+		l->path = paths[i];
+		struct collect_error ce;
+		if (collect_frames_load(l->path, COLLECT_SOURCE_AUTO, &l->frames, &ce) < 0) {
+			cli_error(COMMAND, "%s", ce.msg);
+			return RXDECK_EXIT_FAILURE;
+		}
+		if (l->frames->n == 0) {
+			cli_error(COMMAND, "frame log '%s' has no frame", l->path);
+			return RXDECK_EXIT_FAILURE;
+		}
+		l->abs = util_path_absolute(l->path);
+		l->dir = l->abs ? strdup(l->abs) : NULL;
+		if (!l->dir) {
+			cli_error(COMMAND, "out of memory");
+			return RXDECK_EXIT_FAILURE;
+		}
+		char *slash = strrchr(l->dir, '/');
+		if (slash && slash != l->dir)
+			*slash = 0;
+		l->t0_ns = im->o.have_t0 ? im->o.t0_ns
+		           : l->frames->clock == COLLECT_CLOCK_MONOTONIC ? l->frames->frames[0].present_ns : 0;
+	}
+	return 0;
+}
+
+/* --log with its collector profile, and a new campaign's window from
+ * --route or --window. */
+static int read_game_log_and_route(struct import *im)
+{
+	const struct opts *o = &im->o;
+	if (o->log) {
+		const char *name = o->collect ? o->collect : "rxvk";
+		if (run_find_data("profiles", name, ".collect", NULL, &im->collect_path) < 0) {
+			cli_error(COMMAND, "cannot find collector profile '%s'", name);
+			return RXDECK_EXIT_FAILURE;
+		}
+		struct stat st;
+		errno = 0;
+		if (stat(o->log, &st) < 0 || !S_ISREG(st.st_mode)) {
+			cli_error(COMMAND, "cannot read game log '%s': %s", o->log,
+			          errno ? strerror(errno) : "not a file");
+			return RXDECK_EXIT_FAILURE;
+		}
+		if (!(im->abs_game_log = util_path_absolute(o->log))) {
+			cli_error(COMMAND, "out of memory");
+			return RXDECK_EXIT_FAILURE;
+		}
+	}
+	if (o->route && read_route(o, &im->nc) < 0)
+		return RXDECK_EXIT_FAILURE;
+	if (!o->route && o->have_window) {
+		im->nc.window_s[0] = o->window_s[0];
+		im->nc.window_s[1] = o->window_s[1];
+	}
+	return 0;
+}
+
+/* The campaign: found (its window must be the one asked for, if any), or
+ * to be made when a window says how. */
+static int find_campaign(struct import *im, struct cmd_context *ctx)
+{
+	const struct opts *o = &im->o;
+	if (cmd_open_db(ctx, CMD_DB_CREATE) < 0)
+		return RXDECK_EXIT_FAILURE;
+	struct db *db = im->db = ctx->db;
+	int rc = db_campaign_find(db, im->campaign, &im->c);
+	im->new_campaign = rc == -ENOENT;
+	if (rc < 0 && !im->new_campaign) {
+		cli_error(COMMAND, "cannot read campaign '%s': %s", im->campaign, db_errmsg(db));
+		return RXDECK_EXIT_FAILURE;
+	}
+	if (im->new_campaign) {
+		if (!o->route && !o->have_window) {
+			cli_error(COMMAND, "no campaign '%s' in '%s': give --window START END or --route FILE to make it",
+			          im->campaign, db_path(db));
+			return RXDECK_EXIT_USAGE;
+		}
+		if (!plan_name_valid(im->campaign, PLAN_MAX_NAME)) {
+			cli_error(COMMAND, "bad campaign name '%s': use letters, digits, '.', '_' and '-', not starting with '.' or '-', at most %d",
+			          im->campaign, PLAN_MAX_NAME);
+			return RXDECK_EXIT_USAGE;
+		}
+		im->window[0] = im->nc.window_s[0];
+		im->window[1] = im->nc.window_s[1];
+		return 0;
+	}
+	const struct db_campaign *c = im->c;
+	im->cid = c->id;
+	if (!(c->window_start_s < c->window_end_s)) {
+		cli_error(COMMAND, "campaign '%s' has no measured window", c->name);
+		return RXDECK_EXIT_FAILURE;
+	}
+	if ((o->route || o->have_window) && (fabs(im->nc.window_s[0] - c->window_start_s) > 1e-9 ||
+	                                     fabs(im->nc.window_s[1] - c->window_end_s) > 1e-9)) {
+		cli_error(COMMAND, "campaign '%s' measures %g s to %g s, not %g s to %g s: --window and --route are for a new campaign",
+		          c->name, c->window_start_s, c->window_end_s, im->nc.window_s[0], im->nc.window_s[1]);
+		return RXDECK_EXIT_USAGE;
+	}
+	im->window[0] = c->window_start_s;
+	im->window[1] = c->window_end_s;
+	if (db_arm_list(db, im->cid, &im->arms, &im->na) < 0 ||
+	    db_run_list(db, im->cid, &im->runs, &im->nr) < 0) {
+		cli_error(COMMAND, "%s", db_errmsg(db));
+		return RXDECK_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* The arm (an existing one must match --label and --env), and each log's
+ * round and place in the run order. */
+static int place_runs(struct import *im)
+{
+	for (size_t i = 0; i < im->na; i++)
+		if (im->arms[i].letter == im->letter)
+			im->arm = &im->arms[i];
+	int rc;
+	if (im->arm && (rc = check_arm(&im->o, im->c, im->arm)) < 0)
+		return rc == -ENOMEM ? RXDECK_EXIT_FAILURE : RXDECK_EXIT_USAGE;
+	int last_position = 0, last_round = 0;
+	for (size_t i = 0; i < im->nr; i++) {
+		if (im->runs[i].position > last_position)
+			last_position = im->runs[i].position;
+		if (im->arm && im->runs[i].arm_id == im->arm->id && im->runs[i].round > last_round)
+			last_round = im->runs[i].round;
+	}
+	for (size_t i = 0; i < im->n_logs; i++) {
+		struct one *l = &im->logs[i];
+		l->round = (int)(im->o.round ? im->o.round : last_round + 1) + (int)i;
+		l->position = (int)(im->o.position ? im->o.position : last_position + 1) + (int)i;
+		if (l->round > PLAN_MAX_ROUNDS) {
+			cli_error(COMMAND, "round %d is past the last round there can be (%d)", l->round,
+			          PLAN_MAX_ROUNDS);
+			return RXDECK_EXIT_USAGE;
+		}
+		for (size_t k = 0; k < im->nr; k++)
+			if (im->runs[k].position == l->position) {
+				cli_error(COMMAND, "position %d of campaign '%s' is taken (arm %c, round %d); leave --position out to import after the last run",
+				          l->position, im->c->name, im->runs[k].arm_letter, im->runs[k].round);
+				return RXDECK_EXIT_USAGE;
+			}
+	}
+	return 0;
+}
+
+/* Every log measured over the window before anything is written. */
+static int measure_logs(struct import *im)
+{
+	char msg[1024] = "";
+	for (size_t i = 0; i < im->n_logs; i++) {
+		struct one *l = &im->logs[i];
+		struct run_collect_spec cs = {
+			.run_dir = l->dir,
+			.window_s = { im->window[0], im->window[1] },
+			.t0_ns = l->t0_ns,
+			.t0_log_ns = l->t0_ns,
+			.has_t0 = true,
+			.min_coverage_pct = im->o.min_coverage_pct,
+			.collect_profile = im->collect_path,
+			.frame_log = l->abs,
+			.game_log = im->abs_game_log,
+		};
+		if (run_collect(&cs, &l->col, msg, sizeof msg) < 0) {
+			cli_error(COMMAND, "%s", msg);
+			return RXDECK_EXIT_FAILURE;
+		}
+		if (l->col.no_frames) {
+			cli_error(COMMAND, "frame log '%s' has no real frame in the window (%g to %g s after t0 = %" PRId64
+			          " ns); nothing imported (see --t0)", l->path, im->window[0], im->window[1], l->t0_ns);
+			return RXDECK_EXIT_FAILURE;
+		}
+		if (l->col.warnings[0])
+			fprintf(stderr, "%s: %s\n", COMMAND, l->col.warnings);
+		/* plots place the window from the database alone */
+		run_collected_add_metric(&l->col, "route_t0_ns", (double)l->t0_ns);
+	}
+	return 0;
+}
+
+/* Inside the transaction: the campaign if new, the arm if new, the
+ * campaign's rounds.  0, -ENOMEM (said), or a database error. */
+static int write_campaign_and_arm(struct import *im, int64_t *arm_id)
+{
+	struct db *db = im->db;
+	const struct one *last = &im->logs[im->n_logs - 1];
+	if (im->new_campaign) {
+		struct db_campaign dc = {
+			.name = im->campaign,
+			.route_name = im->nc.route ? route_name(im->nc.route) : NULL,
+			.route_text = im->nc.route_text,
+			.window_start_s = im->window[0],
+			.window_end_s = im->window[1],
+			.rounds = last->round,
+			.notes = "made by rxdeck import",
+		};
+		int rc;
+		if ((rc = db_campaign_create(db, &dc, &im->cid)) < 0 ||
+		    (rc = db_campaign_set_status(db, im->cid, DB_CAMPAIGN_DONE, 0)) < 0 ||
+		    (rc = db_campaign_get(db, im->cid, &im->c)) < 0)
+			return rc;
+	}
+	*arm_id = im->arm ? im->arm->id : 0;
+	if (!im->arm) {
+		if (!(im->env = plan_strv_join(&im->o.env, "\n"))) {
+			cli_error(COMMAND, "out of memory");
+			return -ENOMEM;
+		}
+		struct db_arm a = { .campaign_id = im->cid, .letter = im->letter, .label = im->o.label,
+			            .env = im->env };
+		int rc = db_arm_add(db, &a, arm_id);
+		if (rc < 0)
+			return rc;
+	}
+	if (!im->new_campaign && last->round > im->c->rounds) {
+		im->c->rounds = last->round;
+		return db_campaign_update(db, im->c);
+	}
+	return 0;
+}
+
+/* Inside the transaction: the runs in their places, with their results. */
+static int write_runs(struct import *im, int64_t arm_id)
+{
+	struct db *db = im->db;
+	struct db_run *plan = calloc(im->n_logs, sizeof *plan);
+	if (!plan) {
+		cli_error(COMMAND, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < im->n_logs; i++)
+		plan[i] = (struct db_run){ .arm_id = arm_id, .round = im->logs[i].round,
+			                   .position = im->logs[i].position };
+	int rc = db_run_plan(db, im->cid, plan, im->n_logs);
+	free(plan);
+	size_t n_added;
+	if (rc < 0 || (rc = db_run_list(db, im->cid, &im->added, &n_added)) < 0)
+		return rc;
+	for (size_t i = 0; i < im->n_logs; i++) {
+		struct one *l = &im->logs[i];
+		for (size_t k = 0; k < n_added; k++)
+			if (im->added[k].position == l->position)
+				l->run_id = im->added[k].id;
+		struct stat st;
+		int64_t mtime_ms = stat(l->abs, &st) == 0 ? (int64_t)st.st_mtime * 1000 : 0;
+		if ((rc = db_run_mark_running(db, l->run_id, mtime_ms, l->dir)) < 0)
+			return rc;
+		l->col.r.status = l->col.void_reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
+		l->col.r.void_reason = l->col.void_reason[0] ? l->col.void_reason : NULL;
+		l->col.r.end_unix_ms = mtime_ms;
+		l->col.r.exit_status = -1;
+		if ((rc = db_run_store_results(db, l->run_id, &l->col.r)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One transaction: the campaign and the arm if new, the runs, their
+ * results; then what was imported, a line each. */
+static int write_all(struct import *im)
+{
+	struct db *db = im->db;
+	if (db_begin(db) < 0) {
+		cli_error(COMMAND, "%s", db_errmsg(db));
+		return RXDECK_EXIT_FAILURE;
+	}
+	int64_t arm_id = 0;
+	int rc = write_campaign_and_arm(im, &arm_id);
+	if (rc == 0)
+		rc = write_runs(im, arm_id);
+	if (rc == 0)
+		rc = db_commit(db);
+	if (rc < 0) {
+		if (rc != -ENOMEM)
+			cli_error(COMMAND, "%s", db_errmsg(db));
+		db_rollback(db);
+		return RXDECK_EXIT_FAILURE;
+	}
+	if (im->new_campaign)
+		printf("made campaign %s, measuring %g s to %g s\n", im->campaign, im->window[0], im->window[1]);
+	for (size_t i = 0; i < im->n_logs; i++) {
+		const struct one *l = &im->logs[i];
+		printf("imported '%s' (%s) into campaign %s as run %d, arm %c, round %d%s%s\n", l->path,
+		       l->frames->format, im->campaign, l->position, im->letter, l->round,
+		       l->col.void_reason[0] ? ": void, " : "", l->col.void_reason);
+	}
+	return 0;
+}
+
+static void import_finish(struct import *im)
+{
+	for (size_t i = 0; im->logs && i < im->n_logs; i++) {
+		run_collected_finish(&im->logs[i].col);
+		collect_frames_destroy(im->logs[i].frames);
+		free(im->logs[i].abs);
+		free(im->logs[i].dir);
+	}
+	free(im->logs);
+	route_free(im->nc.route);
+	free(im->nc.route_text);
+	free(im->collect_path);
+	free(im->abs_game_log);
+	free(im->env);
+	free(im->c);
+	free(im->arms);
+	free(im->runs);
+	free(im->added);
+	plan_strv_finish(&im->o.env);
+}
+
 int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 {
-	struct opts o = { 0 };
+	struct import im = { 0 };
+	struct opts *o = &im.o;
 	const struct cli_option options[] = {
-		OPT_STRING('l', "log", &o.log, "GAMELOG", "the game's log (RX_LOG or stderr), read through the collector profile (one frame log only)"),
-		OPT_STRING(0, "label", &o.label, "TEXT", "the arm's label: names a new arm, or must match an existing arm's"),
+		OPT_STRING('l', "log", &o->log, "GAMELOG", "the game's log (RX_LOG or stderr), read through the collector profile (one frame log only)"),
+		OPT_STRING(0, "label", &o->label, "TEXT", "the arm's label: names a new arm, or must match an existing arm's"),
 		OPT_CALLBACK('e', "env", 1, "KEY=VALUE", "the arm's env (repeatable): for a new arm, or the existing arm's exactly", OPT_ENV),
-		OPT_INT(0, "round", &o.round, 1, PLAN_MAX_ROUNDS, "N", "the first log's round, the next logs' the rounds after it (default: after the arm's last)"),
-		OPT_INT(0, "position", &o.position, 1, INT_MAX / 2, "N", "the first log's place in the campaign's run order, the next logs' after it (default: after the last run)"),
+		OPT_INT(0, "round", &o->round, 1, PLAN_MAX_ROUNDS, "N", "the first log's round, the next logs' the rounds after it (default: after the arm's last)"),
+		OPT_INT(0, "position", &o->position, 1, INT_MAX / 2, "N", "the first log's place in the campaign's run order, the next logs' after it (default: after the last run)"),
 		OPT_CALLBACK(0, "t0", 1, "NS", "the route's start on the logs' clock, ns (default: the renderer's first frame; MangoHud and PresentMon: 0, the log's start)", OPT_T0),
 		OPT_CALLBACK('w', "window", 2, "START END", "a new campaign's measured window on the route, e.g. 30s 110s", OPT_WINDOW),
-		OPT_STRING(0, "route", &o.route, "FILE", "a new campaign's route: its window and text are kept"),
+		OPT_STRING(0, "route", &o->route, "FILE", "a new campaign's route: its window and text are kept"),
 		OPT_CALLBACK(0, "min-coverage", 1, "PCT", "a log covering less of the window makes its run void (default: 90; off: 0)", OPT_MIN_COVERAGE),
-		OPT_STRING(0, "collect", &o.collect, "PROFILE", "collector profile for --log (default: rxvk)"),
+		OPT_STRING(0, "collect", &o->collect, "PROFILE", "collector profile for --log (default: rxvk)"),
 		OPT_DB(&ctx->db_path),
 		OPT_END,
 	};
@@ -199,316 +567,17 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 			"through the collector profile.",
 		.options = options,
 		.on_option = on_option,
-		.ctx = &o,
+		.ctx = o,
 	};
-	int npos = 0, parse_exit;
-	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &parse_exit)) {
-		plan_strv_finish(&o.env);
-		return parse_exit;
+	int npos = 0, code;
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &code)) {
+		plan_strv_finish(&o->env);
+		return code;
 	}
-	if (npos < 3) {
-		cli_error(COMMAND, "expected CAMPAIGN ARM LOG... (see --help)");
-		plan_strv_finish(&o.env);
-		return RXDECK_EXIT_USAGE;
-	}
-	const char *campaign = argv[1], *arm_s = argv[2];
-	size_t n_logs = (size_t)npos - 2;
-	if (strlen(arm_s) != 1 || arm_s[0] < 'A' || arm_s[0] > 'Z') {
-		cli_error(COMMAND, "bad arm '%s': expected one capital letter, A to Z", arm_s);
-		plan_strv_finish(&o.env);
-		return RXDECK_EXIT_USAGE;
-	}
-	if (o.log && n_logs > 1) {
-		cli_error(COMMAND, "--log goes with one frame log, not %zu", n_logs);
-		plan_strv_finish(&o.env);
-		return RXDECK_EXIT_USAGE;
-	}
-	if (o.collect && !o.log) {
-		cli_error(COMMAND, "--collect goes with --log");
-		plan_strv_finish(&o.env);
-		return RXDECK_EXIT_USAGE;
-	}
-	char letter = arm_s[0];
-	int code = RXDECK_EXIT_FAILURE;
-	char msg[1024] = "";
-	struct db *db = NULL;
-	struct db_campaign *c = NULL;
-	struct db_arm *arms = NULL;
-	struct db_run *runs = NULL, *added = NULL;
-	char *collect_path = NULL, *abs_game_log = NULL, *env = NULL;
-	struct new_campaign nc = { { 0, 0 }, NULL, NULL };
-	struct one *logs = calloc(n_logs, sizeof *logs);
-	if (!logs) {
-		cli_error(COMMAND, "out of memory");
-		goto out;
-	}
-
-	/* the files first: nothing is written for a log that cannot be read */
-	for (size_t i = 0; i < n_logs; i++) {
-		struct one *l = &logs[i];
-		l->path = argv[3 + i];
-		struct collect_error ce;
-		if (collect_frames_load(l->path, COLLECT_SOURCE_AUTO, &l->frames, &ce) < 0) {
-			cli_error(COMMAND, "%s", ce.msg);
-			goto out;
-		}
-		if (l->frames->n == 0) {
-			cli_error(COMMAND, "frame log '%s' has no frame", l->path);
-			goto out;
-		}
-		l->abs = util_path_absolute(l->path);
-		l->dir = l->abs ? strdup(l->abs) : NULL;
-		if (!l->dir) {
-			cli_error(COMMAND, "out of memory");
-			goto out;
-		}
-		char *slash = strrchr(l->dir, '/');
-		if (slash && slash != l->dir)
-			*slash = 0;
-		l->t0_ns = o.have_t0 ? o.t0_ns
-		           : l->frames->clock == COLLECT_CLOCK_MONOTONIC ? l->frames->frames[0].present_ns : 0;
-	}
-	if (o.log) {
-		const char *name = o.collect ? o.collect : "rxvk";
-		if (run_find_data("profiles", name, ".collect", NULL, &collect_path) < 0) {
-			cli_error(COMMAND, "cannot find collector profile '%s'", name);
-			goto out;
-		}
-		struct stat st;
-		errno = 0;
-		if (stat(o.log, &st) < 0 || !S_ISREG(st.st_mode)) {
-			cli_error(COMMAND, "cannot read game log '%s': %s", o.log,
-			          errno ? strerror(errno) : "not a file");
-			goto out;
-		}
-		if (!(abs_game_log = util_path_absolute(o.log))) {
-			cli_error(COMMAND, "out of memory");
-			goto out;
-		}
-	}
-	if (o.route && read_route(&o, &nc) < 0)
-		goto out;
-	if (!o.route && o.have_window) {
-		nc.window_s[0] = o.window_s[0];
-		nc.window_s[1] = o.window_s[1];
-	}
-
-	/* the campaign: found, or made when a window says how */
-	if (cmd_open_db(ctx, CMD_DB_CREATE) < 0)
-		goto out;
-	db = ctx->db;
-	int rc = db_campaign_find(db, campaign, &c);
-	bool new_campaign = rc == -ENOENT;
-	if (rc < 0 && !new_campaign) {
-		cli_error(COMMAND, "cannot read campaign '%s': %s", campaign, db_errmsg(db));
-		goto out;
-	}
-	int64_t cid = 0;
-	size_t na = 0, nr = 0;
-	double window[2];
-	if (new_campaign) {
-		if (!o.route && !o.have_window) {
-			cli_error(COMMAND, "no campaign '%s' in '%s': give --window START END or --route FILE to make it",
-			          campaign, db_path(db));
-			code = RXDECK_EXIT_USAGE;
-			goto out;
-		}
-		if (!plan_name_valid(campaign, PLAN_MAX_NAME)) {
-			cli_error(COMMAND, "bad campaign name '%s': use letters, digits, '.', '_' and '-', not starting with '.' or '-', at most %d",
-			          campaign, PLAN_MAX_NAME);
-			code = RXDECK_EXIT_USAGE;
-			goto out;
-		}
-		window[0] = nc.window_s[0];
-		window[1] = nc.window_s[1];
-	} else {
-		cid = c->id;
-		if (!(c->window_start_s < c->window_end_s)) {
-			cli_error(COMMAND, "campaign '%s' has no measured window", c->name);
-			goto out;
-		}
-		if ((o.route || o.have_window) &&
-		    (fabs(nc.window_s[0] - c->window_start_s) > 1e-9 || fabs(nc.window_s[1] - c->window_end_s) > 1e-9)) {
-			cli_error(COMMAND, "campaign '%s' measures %g s to %g s, not %g s to %g s: --window and --route are for a new campaign",
-			          c->name, c->window_start_s, c->window_end_s, nc.window_s[0], nc.window_s[1]);
-			code = RXDECK_EXIT_USAGE;
-			goto out;
-		}
-		window[0] = c->window_start_s;
-		window[1] = c->window_end_s;
-		if (db_arm_list(db, cid, &arms, &na) < 0 || db_run_list(db, cid, &runs, &nr) < 0) {
-			cli_error(COMMAND, "%s", db_errmsg(db));
-			goto out;
-		}
-	}
-
-	/* the arm, and the runs' places */
-	const struct db_arm *arm = NULL;
-	for (size_t i = 0; i < na; i++)
-		if (arms[i].letter == letter)
-			arm = &arms[i];
-	if (arm && (rc = check_arm(&o, c, arm)) < 0) {
-		code = rc == -ENOMEM ? RXDECK_EXIT_FAILURE : RXDECK_EXIT_USAGE;
-		goto out;
-	}
-	int last_position = 0, last_round = 0;
-	for (size_t i = 0; i < nr; i++) {
-		if (runs[i].position > last_position)
-			last_position = runs[i].position;
-		if (arm && runs[i].arm_id == arm->id && runs[i].round > last_round)
-			last_round = runs[i].round;
-	}
-	for (size_t i = 0; i < n_logs; i++) {
-		struct one *l = &logs[i];
-		l->round = (int)(o.round ? o.round : last_round + 1) + (int)i;
-		l->position = (int)(o.position ? o.position : last_position + 1) + (int)i;
-		if (l->round > PLAN_MAX_ROUNDS) {
-			cli_error(COMMAND, "round %d is past the last round there can be (%d)", l->round,
-			          PLAN_MAX_ROUNDS);
-			code = RXDECK_EXIT_USAGE;
-			goto out;
-		}
-		for (size_t k = 0; k < nr; k++)
-			if (runs[k].position == l->position) {
-				cli_error(COMMAND, "position %d of campaign '%s' is taken (arm %c, round %d); leave --position out to import after the last run",
-				          l->position, c->name, runs[k].arm_letter, runs[k].round);
-				code = RXDECK_EXIT_USAGE;
-				goto out;
-			}
-	}
-
-	/* every log measured before anything is written */
-	for (size_t i = 0; i < n_logs; i++) {
-		struct one *l = &logs[i];
-		struct run_collect_spec cs = {
-			.run_dir = l->dir,
-			.window_s = { window[0], window[1] },
-			.t0_ns = l->t0_ns,
-			.t0_log_ns = l->t0_ns,
-			.has_t0 = true,
-			.min_coverage_pct = o.min_coverage_pct,
-			.collect_profile = collect_path,
-			.frame_log = l->abs,
-			.game_log = abs_game_log,
-		};
-		if (run_collect(&cs, &l->col, msg, sizeof msg) < 0) {
-			cli_error(COMMAND, "%s", msg);
-			goto out;
-		}
-		if (l->col.no_frames) {
-			cli_error(COMMAND, "frame log '%s' has no real frame in the window (%g to %g s after t0 = %" PRId64
-			          " ns); nothing imported (see --t0)", l->path, window[0], window[1], l->t0_ns);
-			goto out;
-		}
-		if (l->col.warnings[0])
-			fprintf(stderr, "%s: %s\n", COMMAND, l->col.warnings);
-		/* plots place the window from the database alone */
-		run_collected_add_metric(&l->col, "route_t0_ns", (double)l->t0_ns);
-	}
-
-	/* one transaction: the campaign and the arm if new, the runs, their results */
-	if (db_begin(db) < 0)
-		goto db_fail;
-	if (new_campaign) {
-		struct db_campaign dc = {
-			.name = campaign,
-			.route_name = nc.route ? route_name(nc.route) : NULL,
-			.route_text = nc.route_text,
-			.window_start_s = window[0],
-			.window_end_s = window[1],
-			.rounds = logs[n_logs - 1].round,
-			.notes = "made by rxdeck import",
-		};
-		if (db_campaign_create(db, &dc, &cid) < 0)
-			goto db_rollback;
-		if (db_campaign_set_status(db, cid, DB_CAMPAIGN_DONE, 0) < 0)
-			goto db_rollback;
-		if (db_campaign_get(db, cid, &c) < 0)
-			goto db_rollback;
-	}
-	int64_t arm_id = arm ? arm->id : 0;
-	if (!arm) {
-		env = plan_strv_join(&o.env, "\n");
-		struct db_arm a = { .campaign_id = cid, .letter = letter, .label = o.label, .env = env };
-		if (!env) {
-			cli_error(COMMAND, "out of memory");
-			db_rollback(db);
-			goto out;
-		}
-		if (db_arm_add(db, &a, &arm_id) < 0)
-			goto db_rollback;
-	}
-	if (!new_campaign && logs[n_logs - 1].round > c->rounds) {
-		c->rounds = logs[n_logs - 1].round;
-		if (db_campaign_update(db, c) < 0)
-			goto db_rollback;
-	}
-	struct db_run *plan = calloc(n_logs, sizeof *plan);
-	if (!plan) {
-		cli_error(COMMAND, "out of memory");
-		db_rollback(db);
-		goto out;
-	}
-	for (size_t i = 0; i < n_logs; i++)
-		plan[i] = (struct db_run){ .arm_id = arm_id, .round = logs[i].round, .position = logs[i].position };
-	rc = db_run_plan(db, cid, plan, n_logs);
-	free(plan);
-	if (rc < 0)
-		goto db_rollback;
-	size_t n_added;
-	if (db_run_list(db, cid, &added, &n_added) < 0)
-		goto db_rollback;
-	for (size_t i = 0; i < n_logs; i++) {
-		struct one *l = &logs[i];
-		for (size_t k = 0; k < n_added; k++)
-			if (added[k].position == l->position)
-				l->run_id = added[k].id;
-		struct stat st;
-		int64_t mtime_ms = stat(l->abs, &st) == 0 ? (int64_t)st.st_mtime * 1000 : 0;
-		if (db_run_mark_running(db, l->run_id, mtime_ms, l->dir) < 0)
-			goto db_rollback;
-		l->col.r.status = l->col.void_reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
-		l->col.r.void_reason = l->col.void_reason[0] ? l->col.void_reason : NULL;
-		l->col.r.end_unix_ms = mtime_ms;
-		l->col.r.exit_status = -1;
-		if (db_run_store_results(db, l->run_id, &l->col.r) < 0)
-			goto db_rollback;
-	}
-	if (db_commit(db) < 0)
-		goto db_rollback;
-	if (new_campaign)
-		printf("made campaign %s, measuring %g s to %g s\n", campaign, window[0], window[1]);
-	for (size_t i = 0; i < n_logs; i++) {
-		const struct one *l = &logs[i];
-		printf("imported '%s' (%s) into campaign %s as run %d, arm %c, round %d%s%s\n", l->path,
-		       l->frames->format, campaign, l->position, letter, l->round,
-		       l->col.void_reason[0] ? ": void, " : "", l->col.void_reason);
-	}
-	code = RXDECK_EXIT_OK;
-	goto out;
-db_rollback:
-	cli_error(COMMAND, "%s", db_errmsg(db));
-	db_rollback(db);
-	goto out;
-db_fail:
-	cli_error(COMMAND, "%s", db_errmsg(db));
-out:
-	for (size_t i = 0; logs && i < n_logs; i++) {
-		run_collected_finish(&logs[i].col);
-		collect_frames_destroy(logs[i].frames);
-		free(logs[i].abs);
-		free(logs[i].dir);
-	}
-	free(logs);
-	route_free(nc.route);
-	free(nc.route_text);
-	free(collect_path);
-	free(abs_game_log);
-	free(env);
-	free(c);
-	free(arms);
-	free(runs);
-	free(added);
-	plan_strv_finish(&o.env);
+	if ((code = check_words(&im, npos, argv)) == 0 && (code = read_logs(&im, argv + 3)) == 0 &&
+	    (code = read_game_log_and_route(&im)) == 0 && (code = find_campaign(&im, ctx)) == 0 &&
+	    (code = place_runs(&im)) == 0 && (code = measure_logs(&im)) == 0)
+		code = write_all(&im);
+	import_finish(&im);
 	return code;
 }

@@ -379,26 +379,223 @@ static int check_time(struct parser *p, const struct line *l, const struct colle
 	return 1;
 }
 
-/* Parses one data row; returns 0 (row kept or skipped as broken) or -ENOMEM. */
+/* A data row being read: its frame, and what PresentMon's columns add. */
+struct row {
+	struct collect_frame fr;
+	double app_frame_ms;       /* PresentMon 2.x's CPU frame time; NaN if absent */
+	bool dropped;              /* PresentMon: the frame was never shown */
+};
+
+/* Says a field is broken: "bad NAME 'excerpt'" at its place.  false. */
+static bool bad_field(struct parser *p, const struct line *l, const char *at, const char *name,
+                      const char *fs, const char *fe)
+{
+	char ex[40];
+	collect_excerpt(fs, fe, ex, sizeof ex);
+	broken(p, l, at, "bad %s '%s'", name, ex);
+	return false;
+}
+
+/* PresentMon's fields: times, frame times, frame type, dropped.  false:
+ * the row is broken (said). */
+static bool field_presentmon(struct parser *p, const struct line *l, const char *at, enum role r,
+                             const char *fs, const char *fe, struct row *row)
+{
+	const char *name = role_name(p->f->source, r);
+	double v;
+	switch (r) {
+	case R_PM_TIME_S:
+	case R_PM_TIME_MS: {
+		double scale = r == R_PM_TIME_S ? 1e9 : 1e6;
+		if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v * scale > 9e18)
+			return bad_field(p, l, at, name, fs, fe);
+		row->fr.present_ns = (int64_t)llround(v * scale);
+		return true;
+	}
+	case R_PM_BETWEEN:
+	case R_PM_APP_FRAME:
+		if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v > 1e9)
+			return bad_field(p, l, at, name, fs, fe);
+		if (r == R_PM_BETWEEN)
+			row->fr.frame_ms = (float)v;
+		else
+			row->app_frame_ms = v;
+		return true;
+	case R_PM_FRAME_TYPE:
+		/* NotSet and Repeated are written as Application */
+		if (!field_is(fs, fe, "Application") && fe > fs)
+			row->fr.kind = COLLECT_FRAME_SHOWN;
+		return true;
+	case R_PM_DROPPED:
+		row->dropped = field_is(fs, fe, "1");
+		return true;
+	case R_PM_DISPLAYED:
+		row->dropped = field_is(fs, fe, "NA");
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* The frame's number, its time (present_ns, MangoHud's elapsed) and the
+ * renderer's kind.  false: the row is broken (said). */
+static bool field_count_or_kind(struct parser *p, const struct line *l, const char *at, enum role r,
+                                const char *fs, const char *fe, struct row *row)
+{
+	const char *name = role_name(p->f->source, r);
+	int64_t iv;
+	double v;
+	char ex[40];
+	switch (r) {
+	case R_FRAME:
+		return collect_parse_i64(fs, fe, &iv) == 0 || bad_field(p, l, at, name, fs, fe);
+	case R_PRESENT_NS:
+	case R_ELAPSED:
+		if (collect_parse_i64(fs, fe, &iv) != 0) {
+			/* some writers print large counts as floats */
+			if (r == R_ELAPSED && collect_parse_number(fs, fe, &v) == 0 && v >= 0 && v < 9e18)
+				iv = (int64_t)v;
+			else
+				return bad_field(p, l, at, name, fs, fe);
+		}
+		row->fr.present_ns = iv;
+		return true;
+	case R_KIND:
+		if (field_is(fs, fe, "real")) {
+			row->fr.kind = COLLECT_FRAME_REAL;
+		} else if (field_is(fs, fe, "shown")) {
+			row->fr.kind = COLLECT_FRAME_SHOWN;
+		} else {
+			collect_excerpt(fs, fe, ex, sizeof ex);
+			broken(p, l, at, "kind '%s' is neither 'real' nor 'shown'%s", ex, "");
+			return false;
+		}
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* The numeric columns: frame_ms, draws, rb_wait_ms, memsync_ms, fps,
+ * MangoHud's frametime.  false: the row is broken (said). */
+static bool field_number(struct parser *p, const struct line *l, const char *at, enum role r,
+                         const char *fs, const char *fe, struct row *row)
+{
+	double v;
+	char ex[40];
+	if (collect_parse_number(fs, fe, &v) != 0 || v < 0)
+		return bad_field(p, l, at, role_name(p->f->source, r), fs, fe);
+	switch (r) {
+	case R_FRAME_MS:
+		row->fr.frame_ms = (float)v;
+		break;
+	case R_DRAWS:
+		/* a count: whole, and at most 2^32 - 1 (the database's) */
+		if (v > 4294967295.0 || v != floor(v)) {
+			collect_excerpt(fs, fe, ex, sizeof ex);
+			broken(p, l, at, "draws '%s' is not a whole number up to 4294967295%s", ex, "");
+			return false;
+		}
+		row->fr.draws = (float)v;
+		break;
+	case R_RB_WAIT_MS:
+		row->fr.rb_wait_ms = (float)v;
+		break;
+	case R_MEMSYNC_MS:
+		row->fr.memsync_ms = (float)v;
+		break;
+	case R_FPS:
+		row->fr.fps = (float)v;
+		break;
+	case R_FRAMETIME:
+		/* 1e9 is 1000 s in µs, 11 days in ms: not a frame */
+		if (v > 1e9 || v <= 0) {
+			collect_excerpt(fs, fe, ex, sizeof ex);
+			broken(p, l, at, v > 1e9 ? "frametime '%s' is out of range%s"
+			                         : "frametime '%s' is not above 0%s", ex, "");
+			return false;
+		}
+		row->fr.frame_ms = (float)v;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/* One field of the row, by its column's role.  false: broken (said). */
+static bool read_field(struct parser *p, const struct line *l, const char *at, enum role r,
+                       const char *fs, const char *fe, struct row *row)
+{
+	switch (r) {
+	case R_PM_TIME_S:
+	case R_PM_TIME_MS:
+	case R_PM_BETWEEN:
+	case R_PM_APP_FRAME:
+	case R_PM_FRAME_TYPE:
+	case R_PM_DROPPED:
+	case R_PM_DISPLAYED:
+		return field_presentmon(p, l, at, r, fs, fe, row);
+	case R_FRAME:
+	case R_PRESENT_NS:
+	case R_ELAPSED:
+	case R_KIND:
+		return field_count_or_kind(p, l, at, r, fs, fe, row);
+	default:
+		return field_number(p, l, at, r, fs, fe, row);
+	}
+}
+
+/* The row read whole: its frame time where a source has it elsewhere
+ * (PresentMon 2.x's CPU frame time, MangoHud's fps), its time checked
+ * against the rows before, and kept.  0 (kept or skipped as broken) or
+ * -ENOMEM. */
+static int finish_row(struct parser *p, const struct line *l, struct row *row)
+{
+	struct collect_frame *fr = &row->fr;
+	bool mango = p->f->source == COLLECT_SOURCE_MANGOHUD;
+	if (p->f->source == COLLECT_SOURCE_PRESENTMON) {
+		if (!p->have[R_PM_BETWEEN])
+			fr->frame_ms = (float)row->app_frame_ms;
+		p->dropped += row->dropped;
+	}
+	if (mango && !p->have[R_FRAMETIME]) {
+		if (!(fr->fps > 0)) {
+			broken(p, l, l->s, "fps is 0, no frame time%s%s", "", "");
+			return 0;
+		}
+		fr->frame_ms = (float)(1000.0 / fr->fps);
+	}
+	if (fr->present_ns >= 0 && p->f->n > 0) {
+		int rc = check_time(p, l, fr);
+		if (rc <= 0)
+			return rc;
+	}
+	if (mango && p->f->n < STARTUP_ROWS_MAX)
+		p->first_lines[p->f->n] = l->no;
+	p->last_line = l->no;
+	return push(p, fr);
+}
+
+/* Parses one data row: its fields by their columns' roles, then
+ * finish_row().  Returns 0 (row kept or skipped as broken) or -ENOMEM. */
 static int parse_row(struct parser *p, const struct line *l)
 {
-	struct collect_frame fr = {
-		.present_ns = -1,
-		.frame_ms = NAN,
-		.rb_wait_ms = NAN,
-		.memsync_ms = NAN,
-		.draws = NAN,
-		.fps = NAN,
-		.kind = COLLECT_FRAME_REAL,
+	struct row row = {
+		.fr = {
+			.present_ns = -1,
+			.frame_ms = NAN,
+			.rb_wait_ms = NAN,
+			.memsync_ms = NAN,
+			.draws = NAN,
+			.fps = NAN,
+			.kind = COLLECT_FRAME_REAL,
+		},
+		.app_frame_ms = NAN,
 	};
-	char ex[40];
 	const char *s = l->s;
 	const char *extra_at = NULL;
 	size_t i = 0;
-	bool mango = p->f->source == COLLECT_SOURCE_MANGOHUD;
-	bool pm = p->f->source == COLLECT_SOURCE_PRESENTMON;
-	double app_frame_ms = NAN;
-	bool dropped = false;
 	for (;; i++) {
 		const char *c = memchr(s, ',', (size_t)(l->end - s));
 		const char *e = c ? c : l->end;
@@ -408,125 +605,8 @@ static int parse_row(struct parser *p, const struct line *l)
 		if (r != R_IGNORE) {
 			const char *fs = s, *fe = e;
 			trim(&fs, &fe);
-			double v;
-			int64_t iv;
-			const char *name = role_name(p->f->source, r);
-			switch (r) {
-			case R_PM_TIME_S:
-			case R_PM_TIME_MS: {
-				double scale = r == R_PM_TIME_S ? 1e9 : 1e6;
-				if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v * scale > 9e18) {
-					collect_excerpt(fs, fe, ex, sizeof ex);
-					broken(p, l, s, "bad %s '%s'", name, ex);
-					return 0;
-				}
-				fr.present_ns = (int64_t)llround(v * scale);
-				break;
-			}
-			case R_PM_BETWEEN:
-			case R_PM_APP_FRAME:
-				if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v > 1e9) {
-					collect_excerpt(fs, fe, ex, sizeof ex);
-					broken(p, l, s, "bad %s '%s'", name, ex);
-					return 0;
-				}
-				if (r == R_PM_BETWEEN)
-					fr.frame_ms = (float)v;
-				else
-					app_frame_ms = v;
-				break;
-			case R_PM_FRAME_TYPE:
-				/* NotSet and Repeated are written as Application */
-				if (!field_is(fs, fe, "Application") && fe > fs)
-					fr.kind = COLLECT_FRAME_SHOWN;
-				break;
-			case R_PM_DROPPED:
-				dropped = field_is(fs, fe, "1");
-				break;
-			case R_PM_DISPLAYED:
-				dropped = field_is(fs, fe, "NA");
-				break;
-			case R_FRAME:
-				if (collect_parse_i64(fs, fe, &iv) != 0) {
-					collect_excerpt(fs, fe, ex, sizeof ex);
-					broken(p, l, s, "bad %s '%s'", name, ex);
-					return 0;
-				}
-				break;
-			case R_PRESENT_NS:
-			case R_ELAPSED:
-				if (collect_parse_i64(fs, fe, &iv) != 0) {
-					/* some writers print large counts as floats */
-					if (r == R_ELAPSED && collect_parse_number(fs, fe, &v) == 0 &&
-					    v >= 0 && v < 9e18) {
-						iv = (int64_t)v;
-					} else {
-						collect_excerpt(fs, fe, ex, sizeof ex);
-						broken(p, l, s, "bad %s '%s'", name, ex);
-						return 0;
-					}
-				}
-				fr.present_ns = iv;
-				break;
-			case R_KIND:
-				if (field_is(fs, fe, "real")) {
-					fr.kind = COLLECT_FRAME_REAL;
-				} else if (field_is(fs, fe, "shown")) {
-					fr.kind = COLLECT_FRAME_SHOWN;
-				} else {
-					collect_excerpt(fs, fe, ex, sizeof ex);
-					broken(p, l, s, "kind '%s' is neither 'real' nor 'shown'%s", ex, "");
-					return 0;
-				}
-				break;
-			default:
-				if (collect_parse_number(fs, fe, &v) != 0 || v < 0) {
-					collect_excerpt(fs, fe, ex, sizeof ex);
-					broken(p, l, s, "bad %s '%s'", name, ex);
-					return 0;
-				}
-				switch (r) {
-				case R_FRAME_MS:
-					fr.frame_ms = (float)v;
-					break;
-				case R_DRAWS:
-					/* a count: whole, and at most 2^32 - 1 (the database's) */
-					if (v > 4294967295.0 || v != floor(v)) {
-						collect_excerpt(fs, fe, ex, sizeof ex);
-						broken(p, l, s, "draws '%s' is not a whole number up to 4294967295%s",
-						       ex, "");
-						return 0;
-					}
-					fr.draws = (float)v;
-					break;
-				case R_RB_WAIT_MS:
-					fr.rb_wait_ms = (float)v;
-					break;
-				case R_MEMSYNC_MS:
-					fr.memsync_ms = (float)v;
-					break;
-				case R_FPS:
-					fr.fps = (float)v;
-					break;
-				case R_FRAMETIME:
-					/* 1e9 is 1000 s in µs, 11 days in ms: not a frame */
-					if (v > 1e9) {
-						collect_excerpt(fs, fe, ex, sizeof ex);
-						broken(p, l, s, "frametime '%s' is out of range%s", ex, "");
-						return 0;
-					}
-					if (v <= 0) {
-						collect_excerpt(fs, fe, ex, sizeof ex);
-						broken(p, l, s, "frametime '%s' is not above 0%s", ex, "");
-						return 0;
-					}
-					fr.frame_ms = (float)v;
-					break;
-				default:
-					break;
-				}
-				break;
-			}
+			if (!read_field(p, l, s, r, fs, fe, &row))
+				return 0;
 		}
 		if (!c)
 			break;
@@ -539,29 +619,7 @@ static int parse_row(struct parser *p, const struct line *l)
 		broken(p, l, extra_at ? extra_at : l->end, "%s columns where the header has %s", a, b);
 		return 0;
 	}
-	if (pm) {
-		if (!p->have[R_PM_BETWEEN])
-			fr.frame_ms = (float)app_frame_ms;
-		p->dropped += dropped;
-	}
-	if (mango) {
-		if (!p->have[R_FRAMETIME]) {
-			if (!(fr.fps > 0)) {
-				broken(p, l, l->s, "fps is 0, no frame time%s%s", "", "");
-				return 0;
-			}
-			fr.frame_ms = (float)(1000.0 / fr.fps);
-		}
-	}
-	if (fr.present_ns >= 0 && p->f->n > 0) {
-		int rc = check_time(p, l, &fr);
-		if (rc <= 0)
-			return rc;
-	}
-	if (mango && p->f->n < STARTUP_ROWS_MAX)
-		p->first_lines[p->f->n] = l->no;
-	p->last_line = l->no;
-	return push(p, &fr);
+	return finish_row(p, l, &row);
 }
 
 static double median_of(double *tmp, size_t n)
@@ -580,49 +638,49 @@ static double median_of(double *tmp, size_t n)
 	return m;
 }
 
-/* MangoHud after the rows are read: units, start-up rows, timestamps,
- * sampling.  See docs/metrics.md "MangoHud logs". */
-static int mangohud_finish(struct parser *p)
+/* MangoHud step 1: the frametime unit.  fps x frametime is ~1000 for ms,
+ * ~1e6 for µs; without a usable fps, a median frame time too long for ms
+ * is µs.  Frame times in µs are converted to ms. */
+static void mangohud_unit(struct parser *p, double *tmp)
 {
 	struct collect_frames *f = p->f;
-	if (f->n == 0)
-		return 0;
-	double *tmp = malloc(f->n * sizeof *tmp);
-	if (!tmp)
-		return -ENOMEM;
-
-	/* 1. frametime unit: fps x frametime is ~1000 for ms, ~1e6 for µs */
-	if (p->have[R_FRAMETIME]) {
-		size_t m = 0;
+	if (!p->have[R_FRAMETIME])
+		return;
+	size_t m = 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->frames[i].fps > 0)
+			tmp[m++] = (double)f->frames[i].fps * f->frames[i].frame_ms;
+	bool us;
+	if (m > 0) {
+		double prod = median_of(tmp, m);
+		us = prod > 31622.8; /* 10^4.5, between 1e3 and 1e6 */
+		util_warnings_add(&f->warnings,
+		                     us ? "%s: frametime read as µs (older MangoHud: fps × frametime ≈ %.0f), converted to ms"
+		                        : "%s: frametime read as ms (current MangoHud: fps × frametime ≈ %.0f)",
+		                     p->name, prod);
+	} else {
 		for (size_t i = 0; i < f->n; i++)
-			if (f->frames[i].fps > 0)
-				tmp[m++] = (double)f->frames[i].fps * f->frames[i].frame_ms;
-		bool us;
-		if (m > 0) {
-			double prod = median_of(tmp, m);
-			us = prod > 31622.8; /* 10^4.5, between 1e3 and 1e6 */
-			util_warnings_add(&f->warnings,
-			                     us ? "%s: frametime read as µs (older MangoHud: fps × frametime ≈ %.0f), converted to ms"
-			                        : "%s: frametime read as ms (current MangoHud: fps × frametime ≈ %.0f)",
-			                     p->name, prod);
-		} else {
-			for (size_t i = 0; i < f->n; i++)
-				tmp[i] = f->frames[i].frame_ms;
-			double med = median_of(tmp, f->n);
-			us = med > 250.0;
-			util_warnings_add(&f->warnings,
-			                     us ? "%s: frametime read as µs (no usable fps column; median frametime %.0f is too long for ms), converted to ms"
-			                        : "%s: frametime read as ms (no usable fps column; median frametime %.3g)",
-			                     p->name, med);
-		}
-		if (us) {
-			f->frametime_was_us = true;
-			for (size_t i = 0; i < f->n; i++)
-				f->frames[i].frame_ms /= 1000.0f;
-		}
+			tmp[i] = f->frames[i].frame_ms;
+		double med = median_of(tmp, f->n);
+		us = med > 250.0;
+		util_warnings_add(&f->warnings,
+		                     us ? "%s: frametime read as µs (no usable fps column; median frametime %.0f is too long for ms), converted to ms"
+		                        : "%s: frametime read as ms (no usable fps column; median frametime %.3g)",
+		                     p->name, med);
 	}
+	if (us) {
+		f->frametime_was_us = true;
+		for (size_t i = 0; i < f->n; i++)
+			f->frames[i].frame_ms /= 1000.0f;
+	}
+}
 
-	/* 2. start-up rows with an absurd frame time */
+/* MangoHud step 2: the first rows with an absurd frame time (the time
+ * since the game's start, not a frame) are left out, each said; later
+ * long frames are kept, counted in one warning. */
+static void mangohud_startup_rows(struct parser *p, double *tmp)
+{
+	struct collect_frames *f = p->f;
 	for (size_t i = 0; i < f->n; i++)
 		tmp[i] = f->frames[i].frame_ms;
 	double med_ms = median_of(tmp, f->n);
@@ -648,9 +706,14 @@ static int mangohud_finish(struct parser *p)
 		util_warnings_add(&f->warnings,
 		                     "%s: %zu frame times over %.0f s after the start are kept (real stalls?)",
 		                     p->name, stalls, ABSURD_FRAME_MS / 1000);
+}
 
-	/* 3. timestamps: elapsed (ns since the log's start), else the running
-	 * sum of frame times */
+/* MangoHud step 3: the timestamps.  elapsed (ns since the log's start)
+ * where it counts ns, else the running sum of frame times.  Returns
+ * whether elapsed is used. */
+static bool mangohud_timestamps(struct parser *p)
+{
+	struct collect_frames *f = p->f;
 	bool use_elapsed = p->have[R_ELAPSED] != 0;
 	if (use_elapsed && f->n >= 2) {
 		double span_ns = (double)(f->frames[f->n - 1].present_ns - f->frames[0].present_ns);
@@ -664,41 +727,63 @@ static int mangohud_finish(struct parser *p)
 			use_elapsed = false;
 		}
 	}
-	if (!use_elapsed) {
-		if (!p->have[R_ELAPSED])
+	if (use_elapsed)
+		return true;
+	if (!p->have[R_ELAPSED])
+		util_warnings_add(&f->warnings,
+		                     "%s: no 'elapsed' column: rows are taken as consecutive frames, timed by the running sum of frame times",
+		                     p->name);
+	double t = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		t += f->frames[i].frame_ms * 1e6;
+		if (t > 9e18) { /* past the clock's range: keep what fits */
 			util_warnings_add(&f->warnings,
-			                     "%s: no 'elapsed' column: rows are taken as consecutive frames, timed by the running sum of frame times",
-			                     p->name);
-		double t = 0;
-		for (size_t i = 0; i < f->n; i++) {
-			t += f->frames[i].frame_ms * 1e6;
-			if (t > 9e18) { /* past the clock's range: keep what fits */
-				util_warnings_add(&f->warnings,
-				                     "%s: the frame times add up past %.0f years; the last %zu rows are left out",
-				                     p->name, 9e18 / 1e9 / 86400 / 365, f->n - i);
-				f->dropped_rows += f->n - i;
-				f->n = i;
-				break;
-			}
-			f->frames[i].present_ns = (int64_t)llround(t);
+			                     "%s: the frame times add up past %.0f years; the last %zu rows are left out",
+			                     p->name, 9e18 / 1e9 / 86400 / 365, f->n - i);
+			f->dropped_rows += f->n - i;
+			f->n = i;
+			break;
 		}
+		f->frames[i].present_ns = (int64_t)llround(t);
 	}
+	return false;
+}
 
-	/* 4. samples or frames: rows of a per-frame log are a frame time apart */
-	if (use_elapsed && f->n >= 3) {
-		for (size_t i = 1; i < f->n; i++)
-			tmp[i - 1] = (double)(f->frames[i].present_ns - f->frames[i - 1].present_ns) / 1e6;
-		double step_ms = median_of(tmp, f->n - 1);
-		for (size_t i = 0; i < f->n; i++)
-			tmp[i] = f->frames[i].frame_ms;
-		double ft_ms = median_of(tmp, f->n);
-		if (step_ms > 1.5 * ft_ms) {
-			f->sampled = true;
-			util_warnings_add(&f->warnings,
-			                     "%s: rows are samples every %.1f ms (MangoHud's log interval), not frames (median frame time %.2f ms): percentiles and over_100ms are of sampled frame times, real fps is the mean of the fps column",
-			                     p->name, step_ms, ft_ms);
-		}
+/* MangoHud step 4: samples or frames.  Rows of a per-frame log are a
+ * frame time apart; rows further apart are samples of a log interval. */
+static void mangohud_sampling(struct parser *p, double *tmp)
+{
+	struct collect_frames *f = p->f;
+	if (f->n < 3)
+		return;
+	for (size_t i = 1; i < f->n; i++)
+		tmp[i - 1] = (double)(f->frames[i].present_ns - f->frames[i - 1].present_ns) / 1e6;
+	double step_ms = median_of(tmp, f->n - 1);
+	for (size_t i = 0; i < f->n; i++)
+		tmp[i] = f->frames[i].frame_ms;
+	double ft_ms = median_of(tmp, f->n);
+	if (step_ms > 1.5 * ft_ms) {
+		f->sampled = true;
+		util_warnings_add(&f->warnings,
+		                     "%s: rows are samples every %.1f ms (MangoHud's log interval), not frames (median frame time %.2f ms): percentiles and over_100ms are of sampled frame times, real fps is the mean of the fps column",
+		                     p->name, step_ms, ft_ms);
 	}
+}
+
+/* MangoHud after the rows are read: units, start-up rows, timestamps,
+ * sampling, in that order.  See docs/metrics.md "MangoHud logs". */
+static int mangohud_finish(struct parser *p)
+{
+	struct collect_frames *f = p->f;
+	if (f->n == 0)
+		return 0;
+	double *tmp = malloc(f->n * sizeof *tmp);
+	if (!tmp)
+		return -ENOMEM;
+	mangohud_unit(p, tmp);
+	mangohud_startup_rows(p, tmp);
+	if (mangohud_timestamps(p))
+		mangohud_sampling(p, tmp);
 	free(tmp);
 	return 0;
 }
