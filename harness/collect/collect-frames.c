@@ -788,6 +788,69 @@ static int mangohud_finish(struct parser *p)
 	return 0;
 }
 
+/* Finds the header in the first HEADER_SEARCH_LINES lines (the first line
+ * alone for the renderer's log), of the given source or, for AUTO, of any;
+ * sets the log's source and leaves *l at the header line.  Returns 0, or
+ * a negative errno with err saying what was looked for. */
+static int find_header(struct parser *p, struct line *l, size_t len, enum collect_source source,
+                       struct collect_error *err)
+{
+	struct collect_frames *f = p->f;
+	bool cut = false;
+	while (p->line_no < HEADER_SEARCH_LINES && next_line(p, l, &cut)) {
+		enum collect_source k = header_kind(l);
+		if (k != COLLECT_SOURCE_AUTO && (source == COLLECT_SOURCE_AUTO || source == k)) {
+			f->source = k;
+			return 0;
+		}
+		/* the renderer's header is its first line; anything else before
+		 * a header is MangoHud's preamble (version, system info) */
+		if (source == COLLECT_SOURCE_RXVK)
+			break;
+	}
+	if (len == 0)
+		return set_error(err, "%s:1:1: empty frame log (no header yet)", p->name);
+	if (source == COLLECT_SOURCE_RXVK)
+		return set_error(err, "%s:1:1: not a renderer frame log: the first line has no 'present_ns' and 'kind' columns",
+		                 p->name);
+	if (source == COLLECT_SOURCE_MANGOHUD)
+		return set_error(err, "%s:1:1: not a MangoHud log: no header with 'frametime' or 'fps' in the first %d lines",
+		                 p->name, HEADER_SEARCH_LINES);
+	if (source == COLLECT_SOURCE_PRESENTMON)
+		return set_error(err, "%s:1:1: not a PresentMon CSV: no header with a time column (TimeInSeconds, CPUStartTime) and MsBetweenPresents in the first %d lines",
+		                 p->name, HEADER_SEARCH_LINES);
+	return set_error(err, "%s:1:1: not a frame log: no renderer header (present_ns, kind), MangoHud header (frametime, fps) or PresentMon header (TimeInSeconds, MsBetweenPresents) in the first %d lines",
+	                 p->name, HEADER_SEARCH_LINES);
+}
+
+/* Reads the rows after the header; a last line with no end is skipped
+ * with a warning, as are broken lines past BROKEN_WARN_MAX in one count. */
+static int read_rows(struct parser *p)
+{
+	struct collect_frames *f = p->f;
+	struct line l;
+	bool cut = false;
+	while (next_line(p, &l, &cut)) {
+		if (cut) {
+			f->broken_lines++;
+			util_warnings_add(&f->warnings,
+			                     "%s:%zu:%zu: last line has no end (the file is still being written?), skipped",
+			                     p->name, l.no, (size_t)(l.end - l.s) + 1);
+			break;
+		}
+		if (l.end == l.s)
+			continue;
+		int rc = parse_row(p, &l);
+		if (rc < 0)
+			return rc;
+	}
+	f->lines = p->line_no;
+	if (f->broken_lines > BROKEN_WARN_MAX)
+		util_warnings_add(&f->warnings, "%s: %zu broken lines skipped in all", p->name,
+		                     f->broken_lines);
+	return 0;
+}
+
 int collect_frames_parse(const char *name, const char *data, size_t len,
                          enum collect_source source, struct collect_frames **out,
                          struct collect_error *err)
@@ -807,39 +870,10 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 		.pos = data,
 		.f = f,
 	};
-	int rc = 0;
 	struct line l;
-	bool cut = false;
-	bool found = false;
-	while (p.line_no < HEADER_SEARCH_LINES && next_line(&p, &l, &cut)) {
-		enum collect_source k = header_kind(&l);
-		if (k != COLLECT_SOURCE_AUTO && (source == COLLECT_SOURCE_AUTO || source == k)) {
-			f->source = k;
-			found = true;
-			break;
-		}
-		/* the renderer's header is its first line; anything else before
-		 * a header is MangoHud's preamble (version, system info) */
-		if (source == COLLECT_SOURCE_RXVK)
-			break;
-	}
-	if (!found) {
-		if (len == 0)
-			rc = set_error(err, "%s:1:1: empty frame log (no header yet)", p.name);
-		else if (source == COLLECT_SOURCE_RXVK)
-			rc = set_error(err, "%s:1:1: not a renderer frame log: the first line has no 'present_ns' and 'kind' columns",
-			               p.name);
-		else if (source == COLLECT_SOURCE_MANGOHUD)
-			rc = set_error(err, "%s:1:1: not a MangoHud log: no header with 'frametime' or 'fps' in the first %d lines",
-			               p.name, HEADER_SEARCH_LINES);
-		else if (source == COLLECT_SOURCE_PRESENTMON)
-			rc = set_error(err, "%s:1:1: not a PresentMon CSV: no header with a time column (TimeInSeconds, CPUStartTime) and MsBetweenPresents in the first %d lines",
-			               p.name, HEADER_SEARCH_LINES);
-		else
-			rc = set_error(err, "%s:1:1: not a frame log: no renderer header (present_ns, kind), MangoHud header (frametime, fps) or PresentMon header (TimeInSeconds, MsBetweenPresents) in the first %d lines",
-			               p.name, HEADER_SEARCH_LINES);
+	int rc = find_header(&p, &l, len, source, err);
+	if (rc < 0)
 		goto fail;
-	}
 	f->clock = f->source == COLLECT_SOURCE_RXVK ? COLLECT_CLOCK_MONOTONIC : COLLECT_CLOCK_LOG_START;
 	f->frame_ms_is_interval = f->source != COLLECT_SOURCE_RXVK;
 	if (f->source == COLLECT_SOURCE_RXVK) {
@@ -852,24 +886,9 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 	rc = read_header(&p, &l, err);
 	if (rc < 0)
 		goto fail;
-	while (next_line(&p, &l, &cut)) {
-		if (cut) {
-			f->broken_lines++;
-			util_warnings_add(&f->warnings,
-			                     "%s:%zu:%zu: last line has no end (the file is still being written?), skipped",
-			                     p.name, l.no, (size_t)(l.end - l.s) + 1);
-			break;
-		}
-		if (l.end == l.s)
-			continue;
-		rc = parse_row(&p, &l);
-		if (rc < 0)
-			goto fail;
-	}
-	f->lines = p.line_no;
-	if (f->broken_lines > BROKEN_WARN_MAX)
-		util_warnings_add(&f->warnings, "%s: %zu broken lines skipped in all", p.name,
-		                     f->broken_lines);
+	rc = read_rows(&p);
+	if (rc < 0)
+		goto fail;
 	if (f->source == COLLECT_SOURCE_MANGOHUD) {
 		rc = mangohud_finish(&p);
 		if (rc < 0)

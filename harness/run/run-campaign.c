@@ -1618,6 +1618,108 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	return 0;
 }
 
+/* Readies the device and the database for the runs: the device set up
+ * for the plan, the host's facts recorded as the runs will find them, the
+ * campaign marked open.  c->device is always left for run_device_end(). */
+static int play_begin(struct run_campaign *c, struct deck *deck, char *errmsg, size_t size)
+{
+	int drc = 0;
+	char *ddir = data_dir(&c->opt, &drc);
+	if (!ddir)
+		return run_errf(errmsg, size, drc, "cannot find the data folder");
+	int rc = run_device_begin(&c->device, deck, c->plan, ddir, c->name, errmsg, size);
+	free(ddir);
+	if (rc < 0)
+		return rc;
+	/* after the device is put back: the host as the runs will find it */
+	char changes[2048];
+	int hrc = run_host_record(c->db, c->id, deck, changes, sizeof changes);
+	if (hrc < 0)
+		return run_errf(errmsg, size, hrc, "cannot record the host's facts: %s",
+		                db_errmsg(c->db));
+	if (hrc > 0)
+		progress_line(c, "the host changed since the campaign last played (recorded):\n%s",
+		              changes);
+	if (db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_OPEN, 0) < 0)
+		return run_errf(errmsg, size, -EIO, "%s", db_errmsg(c->db));
+	return 0;
+}
+
+/* Plays the pending runs one by one, adding rounds while the plan wants
+ * them, until none is left (o->complete), the stop flag is raised or a run
+ * is interrupted (o->interrupted).  Returns 0 or a negative errno. */
+static int play_runs(struct run_campaign *c, struct deck *deck, const char *pad_spec,
+                     struct run_outcome *o, char *errmsg, size_t size)
+{
+	int rc;
+	for (;;) {
+		if (c->opt.stop && *c->opt.stop) {
+			o->interrupted = true;
+			return 0;
+		}
+		int max_pos, max_round;
+		if ((rc = count_runs(c, &max_pos, &max_round)) < 0) {
+			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			return rc;
+		}
+		struct db_run *next;
+		rc = db_run_next(c->db, c->id, &next);
+		if (rc == -ENOENT) {
+			bool added;
+			if ((rc = next_round(c, &added, &o->stop, errmsg, size)) < 0)
+				return rc;
+			if (added)
+				continue;
+			o->complete = true;
+			o->rounds = max_round;
+			return 0;
+		}
+		if (rc < 0) {
+			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			return rc;
+		}
+		bool interrupted = false;
+		rc = play_one(c, next, deck, pad_spec, &interrupted, errmsg, size);
+		free(next);
+		if (rc < 0)
+			return rc;
+		if (interrupted) {
+			o->interrupted = true;
+			return 0;
+		}
+		o->runs_done++;
+	}
+}
+
+/* After the runs: a complete campaign gets its void rules applied and is
+ * marked done; the voided runs are counted into o and the progress line is
+ * cleared. */
+static int play_end(struct run_campaign *c, struct run_outcome *o, char *errmsg, size_t size)
+{
+	int rc;
+	if (o->complete) {
+		size_t voided = 0;
+		if ((rc = run_void_apply(c->db, c->id, &c->plan->void_rules, &voided, errmsg, size)) < 0)
+			return rc;
+		if ((rc = db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_DONE, 0)) < 0) {
+			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+			return rc;
+		}
+	}
+	struct db_run *runs;
+	size_t n;
+	if (db_run_list(c->db, c->id, &runs, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			o->runs_void += runs[i].status == DB_RUN_VOID;
+		free(runs);
+	}
+	if (c->tty && !c->opt.quiet) {
+		fputs("\r\033[K", c->progress);
+		fflush(c->progress);
+	}
+	return 0;
+}
+
 int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *errmsg, size_t size)
 {
 	struct run_outcome o = { 0 };
@@ -1635,96 +1737,14 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 	}
 	c->device = (struct run_device){ .progress = c->progress, .quiet = c->opt.quiet,
 	                                 .poll_s = c->opt.ac_poll_s };
-	{
-		int drc = 0;
-		char *ddir = data_dir(&c->opt, &drc);
-		if (!ddir) {
-			rc = run_errf(errmsg, size, drc, "cannot find the data folder");
-			goto out;
-		}
-		rc = run_device_begin(&c->device, deck, c->plan, ddir, c->name, errmsg, size);
-		free(ddir);
-		if (rc < 0)
-			goto out;
-	}
-	{
-		/* after the device is put back: the host as the runs will find it */
-		char changes[2048];
-		int hrc = run_host_record(c->db, c->id, deck, changes, sizeof changes);
-		if (hrc < 0) {
-			rc = run_errf(errmsg, size, hrc, "cannot record the host's facts: %s",
-			              db_errmsg(c->db));
-			goto out;
-		}
-		if (hrc > 0)
-			progress_line(c, "the host changed since the campaign last played (recorded):\n%s",
-			              changes);
-	}
-	if (db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_OPEN, 0) < 0) {
-		rc = run_errf(errmsg, size, -EIO, "%s", db_errmsg(c->db));
+	if ((rc = play_begin(c, deck, errmsg, size)) < 0)
 		goto out;
-	}
 	c->play_start_ns = util_now_ns();
-	for (;;) {
-		if (c->opt.stop && *c->opt.stop) {
-			o.interrupted = true;
-			break;
-		}
-		int max_pos, max_round;
-		if ((rc = count_runs(c, &max_pos, &max_round)) < 0) {
-			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
-			goto out;
-		}
-		struct db_run *next;
-		rc = db_run_next(c->db, c->id, &next);
-		if (rc == -ENOENT) {
-			bool added;
-			if ((rc = next_round(c, &added, &o.stop, errmsg, size)) < 0)
-				goto out;
-			if (added)
-				continue;
-			o.complete = true;
-			o.rounds = max_round;
-			rc = 0;
-			break;
-		}
-		if (rc < 0) {
-			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
-			goto out;
-		}
-		bool interrupted = false;
-		rc = play_one(c, next, deck, pad_spec, &interrupted, errmsg, size);
-		free(next);
-		if (rc < 0)
-			goto out;
-		if (interrupted) {
-			o.interrupted = true;
-			break;
-		}
-		o.runs_done++;
-	}
-	if (o.complete) {
-		size_t voided = 0;
-		if ((rc = run_void_apply(c->db, c->id, &c->plan->void_rules, &voided, errmsg, size)) < 0)
-			goto out;
-		if ((rc = db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_DONE, 0)) < 0) {
-			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
-			goto out;
-		}
-	}
-	struct db_run *runs;
-	size_t n;
-	if (db_run_list(c->db, c->id, &runs, &n) == 0) {
-		for (size_t i = 0; i < n; i++)
-			o.runs_void += runs[i].status == DB_RUN_VOID;
-		free(runs);
-	}
-	if (c->tty && !c->opt.quiet) {
-		fputs("\r\033[K", c->progress);
-		fflush(c->progress);
-	}
+	if ((rc = play_runs(c, deck, pad_spec, &o, errmsg, size)) < 0)
+		goto out;
+	if ((rc = play_end(c, &o, errmsg, size)) < 0)
+		goto out;
 	*out = o;
-	rc = 0;
 out:
 	run_device_end(&c->device);
 	deck_destroy(deck);

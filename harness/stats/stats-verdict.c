@@ -316,6 +316,62 @@ static int fit_model(const struct stats_design *d, const bool *use, size_t base,
 
 /* ---- the decision ---------------------------------------------------- */
 
+/* Fits the model for base against arm over the runs marked in use (n_all
+ * of them): arm and time over every arm's runs when each has a place in
+ * the order (timed); else the two arms alone, pooled variance, with use
+ * narrowed to those two arms.  Sets r's method and time terms; returns 0
+ * with *f filled, or a negative errno when no model fits. */
+static int model_fit(const struct stats_design *d, bool *use, size_t base, size_t arm,
+                     bool timed, size_t n_all, struct stats_decision *r, struct fit *f)
+{
+	int rc = -EDOM;
+	if (timed) {
+		r->method = STATS_METHOD_ARM_TIME;
+		size_t k = 0;
+		size_t cnt[STATS_MAX_GROUPS] = { 0 };
+		for (size_t i = 0; i < d->n; i++)
+			if (use[i])
+				cnt[d->group[i]]++;
+		for (size_t g = 0; g < d->n_groups; g++)
+			k += cnt[g] > 0;
+		int terms = (int)n_all - (int)k - 2 >= 3 ? 2 : 1;
+		for (; terms >= 1 && rc < 0; terms--) {
+			rc = fit_model(d, use, base, arm, terms, f);
+			if (rc == 0)
+				r->time_terms = terms;
+		}
+	}
+	if (rc < 0) {
+		r->method = STATS_METHOD_TWO_SAMPLE;
+		r->time_terms = 0;
+		for (size_t i = 0; i < d->n; i++)
+			use[i] = use[i] && (d->group[i] == base || d->group[i] == arm);
+		rc = fit_model(d, use, base, arm, 0, f);
+	}
+	return rc;
+}
+
+/* The estimate, its interval at alpha and its raw p value from a fit,
+ * widened by r's resolution. */
+static void interval_from_fit(const struct fit *f, double alpha, struct stats_decision *r)
+{
+	r->delta = f->delta;
+	r->df = f->df;
+	double tq = stats_t_quantile_two_sided(alpha, f->df);
+	/* a hair over the resolution: 16.5 - 16.6 is not exactly -0.1 */
+	double res = r->resolution * (1 + 1e-9);
+	double half = tq * f->se + res;
+	r->ci_low = f->delta - half;
+	r->ci_high = f->delta + half;
+	/* rounding may move each arm's mean by half the resolution: the
+	 * evidence is what lies beyond that */
+	double beyond = fmax(0.0, fabs(f->delta) - res);
+	if (f->se > 0)
+		r->p_raw = stats_t_p_two_sided(beyond / f->se, f->df);
+	else
+		r->p_raw = beyond > 0 ? 0.0 : 1.0;
+}
+
 int stats_decide(const struct stats_metric_def *metric, const struct stats_design *d,
                  size_t base, size_t arm, const struct stats_decide_options *opt,
                  struct stats_decision *out)
@@ -371,50 +427,11 @@ int stats_decide(const struct stats_metric_def *metric, const struct stats_desig
 	r.min_effect = fmax(pct / 100.0 * fabs(base_mean), r.resolution);
 	r.min_effect_pct = pct;
 
-	/* the model: arm and time over every arm's runs when each has a place
-	 * in the order; else the two arms alone, pooled variance */
 	struct fit f;
-	int rc = -EDOM;
-	if (timed) {
-		r.method = STATS_METHOD_ARM_TIME;
-		size_t k = 0;
-		size_t cnt[STATS_MAX_GROUPS] = { 0 };
-		for (size_t i = 0; i < d->n; i++)
-			if (use[i])
-				cnt[d->group[i]]++;
-		for (size_t g = 0; g < d->n_groups; g++)
-			k += cnt[g] > 0;
-		int terms = (int)n_all - (int)k - 2 >= 3 ? 2 : 1;
-		for (; terms >= 1 && rc < 0; terms--) {
-			rc = fit_model(d, use, base, arm, terms, &f);
-			if (rc == 0)
-				r.time_terms = terms;
-		}
-	}
-	if (rc < 0) {
-		r.method = STATS_METHOD_TWO_SAMPLE;
-		r.time_terms = 0;
-		for (size_t i = 0; i < d->n; i++)
-			use[i] = use[i] && (d->group[i] == base || d->group[i] == arm);
-		rc = fit_model(d, use, base, arm, 0, &f);
-	}
+	int rc = model_fit(d, use, base, arm, timed, n_all, &r, &f);
 	free(use);
 	if (rc == 0) {
-		r.delta = f.delta;
-		r.df = f.df;
-		double tq = stats_t_quantile_two_sided(alpha, f.df);
-		/* a hair over the resolution: 16.5 - 16.6 is not exactly -0.1 */
-		double res = r.resolution * (1 + 1e-9);
-		double half = tq * f.se + res;
-		r.ci_low = f.delta - half;
-		r.ci_high = f.delta + half;
-		/* rounding may move each arm's mean by half the resolution: the
-		 * evidence is what lies beyond that */
-		double beyond = fmax(0.0, fabs(f.delta) - res);
-		if (f.se > 0)
-			r.p_raw = stats_t_p_two_sided(beyond / f.se, f.df);
-		else
-			r.p_raw = beyond > 0 ? 0.0 : 1.0;
+		interval_from_fit(&f, alpha, &r);
 	} else {
 		/* too few runs for any interval: Δ of the means, undecided */
 		r.method = STATS_METHOD_NONE;

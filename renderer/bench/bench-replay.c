@@ -155,15 +155,13 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
 	free(r);
 }
 
-int main(int argc, char **argv)
+/* 1 and 2: CPU cost of replay, one part and one part per op; a part's
+ * CPU split into recording, submitting and publishing */
+static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, double *op_us,
+                          double *part_us, double *rec_us, double *sub_us, double *pub_us)
 {
-	uint32_t iters = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 20000;
-	static struct rxvk_op ops[NOPS + 8];
-	struct rxvk_device_info info;
-
-	/* 1 and 2: CPU cost of replay, one part and one part per op */
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
-	rxvk_device_info_get(rx, &info);
+	rxvk_device_info_get(rx, info);
 	size_t n = frame_ops(ops, rx);
 	double per_op[9], per_part[9];
 	for (int k = 0; k < 9; k++) {
@@ -186,10 +184,67 @@ int main(int argc, char **argv)
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
 	double parts_n = (double)(p1.parts - p0.parts);
-	double rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
-	double sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
-	double pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
-	double op_us = median(per_op, 9), part_us = median(per_part, 9) - op_us;
+	*rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
+	*sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
+	*pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
+	*op_us = median(per_op, 9);
+	*part_us = median(per_part, 9) - *op_us;
+	return n;
+}
+
+enum { IDLE_ROUNDS = 21 };
+
+/* 5: the early switch where it has nothing to do: two renderers, frames
+ * interleaved off/on so drift on a shared machine hits both alike.
+ * Returns 1 when the switch was not idle, else 0 with the medians. */
+static int idle_switch(struct rxvk_op *ops, double *off_ms, double *on_ms)
+{
+	size_t n = 0;
+	double idle[2][IDLE_ROUNDS];
+	struct rxvk *pair[2];
+	for (int on = 0; on < 2; on++) {
+		pair[on] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
+		                                      .readback_early = on ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
+		n = frame_ops(ops, pair[on]);
+		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
+			rxvk_submit(pair[on], ops, n, NULL);
+			rxvk_finish(pair[on]);
+		}
+	}
+	for (int k = 0; k < IDLE_ROUNDS; k++)
+		for (int i = 0; i < 2; i++) {
+			int on = (k + i) % 2;
+			double t0 = now_us();
+			rxvk_submit(pair[on], ops, n, NULL);
+			rxvk_invalidate(pair[on], SCRATCH, 8, NULL);
+			rxvk_finish(pair[on]);
+			idle[on][k] = (now_us() - t0) / 1000.0;
+		}
+	for (int on = 0; on < 2; on++) {
+		struct rxvk_counters c;
+		rxvk_counters_get(pair[on], &c);
+		if (on && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
+			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
+			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
+			return 1;
+		}
+		rxvk_destroy(pair[on]);
+	}
+	*off_ms = median(idle[0], IDLE_ROUNDS);
+	*on_ms = median(idle[1], IDLE_ROUNDS);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t iters = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 20000;
+	static struct rxvk_op ops[NOPS + 8];
+	struct rxvk_device_info info;
+
+	/* 1 and 2: CPU cost of replay, one part and one part per op */
+	double op_us, part_us, rec_us, sub_us, pub_us;
+	size_t n = replay_cost(ops, &info, &op_us, &part_us, &rec_us, &sub_us, &pub_us);
+	struct rxvk *rx;
 
 	/* 3: wake-up after the writer's value is visible (default policy, the
 	 * writer alone: its part is its submission) */
@@ -241,40 +296,10 @@ int main(int argc, char **argv)
 			rxvk_destroy(rx);
 		}
 
-	/* 5: the early switch where it has nothing to do: two renderers, frames
-	 * interleaved off/on so drift on a shared machine hits both alike */
-	enum { IDLE_ROUNDS = 21 };
-	double idle[2][IDLE_ROUNDS];
-	struct rxvk *pair[2];
-	for (int on = 0; on < 2; on++) {
-		pair[on] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
-		                                      .readback_early = on ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
-		n = frame_ops(ops, pair[on]);
-		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
-			rxvk_submit(pair[on], ops, n, NULL);
-			rxvk_finish(pair[on]);
-		}
-	}
-	for (int k = 0; k < IDLE_ROUNDS; k++)
-		for (int i = 0; i < 2; i++) {
-			int on = (k + i) % 2;
-			double t0 = now_us();
-			rxvk_submit(pair[on], ops, n, NULL);
-			rxvk_invalidate(pair[on], SCRATCH, 8, NULL);
-			rxvk_finish(pair[on]);
-			idle[on][k] = (now_us() - t0) / 1000.0;
-		}
-	for (int on = 0; on < 2; on++) {
-		struct rxvk_counters c;
-		rxvk_counters_get(pair[on], &c);
-		if (on && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
-			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
-			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
-			return 1;
-		}
-		rxvk_destroy(pair[on]);
-	}
-	double off_ms = median(idle[0], IDLE_ROUNDS), on_ms = median(idle[1], IDLE_ROUNDS);
+	/* 5: the early switch where it has nothing to do */
+	double off_ms, on_ms;
+	if (idle_switch(ops, &off_ms, &on_ms))
+		return 1;
 
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");

@@ -185,6 +185,26 @@ static uint64_t target_size(uint32_t w, uint32_t h, uint32_t pitch_B)
 	return (uint64_t)pitch_B * (h - 1) + (uint64_t)w * 4;
 }
 
+/* A SET_TARGET op: a known format, a size and pitch in range, and a write
+ * the target fits in. */
+static int validate_target(size_t i, const struct rxvk_op *op)
+{
+	uint32_t w = op->params[0], h = op->params[1], pitch = op->params[2], f = op->params[3];
+	if (f < RXVK_FORMAT_RGBA8 || f > RXVK_FORMAT_DEPTH)
+		return invalid(i, op, "unknown format %" PRIu32, f);
+	if (w == 0 || h == 0 || w > MAX_TARGET_DIM || h > MAX_TARGET_DIM)
+		return invalid(i, op, "size %" PRIu32 "x%" PRIu32 " is not in 1..%u", w, h,
+		               MAX_TARGET_DIM);
+	if (pitch < w * 4 || pitch % 4)
+		return invalid(i, op, "pitch %" PRIu32 " B is under 4 x width or not a multiple of 4",
+		               pitch);
+	if (op->write.size_B < target_size(w, h, pitch) || op->write.addr % 4)
+		return invalid(i, op, "a %" PRIu32 "x%" PRIu32 " target does not fit in write "
+		               "(%" PRIu64 " B, %" PRIu64 " needed, 4-byte aligned)",
+		               w, h, op->write.size_B, target_size(w, h, pitch));
+	return 0;
+}
+
 static int validate(struct rxvk *rx, const struct rxvk_op *ops, size_t n)
 {
 	int cur_format = rx->replay->current_target >= 0 ? (int)rx->replay->targets[rx->replay->current_target].format : 0;
@@ -218,20 +238,10 @@ static int validate(struct rxvk *rx, const struct rxvk_op *ops, size_t n)
 		}
 		switch (op->kind) {
 		case RXVK_OP_SET_TARGET: {
-			uint32_t w = op->params[0], h = op->params[1], pitch = op->params[2], f = op->params[3];
-			if (f < RXVK_FORMAT_RGBA8 || f > RXVK_FORMAT_DEPTH)
-				return invalid(i, op, "unknown format %" PRIu32, f);
-			if (w == 0 || h == 0 || w > MAX_TARGET_DIM || h > MAX_TARGET_DIM)
-				return invalid(i, op, "size %" PRIu32 "x%" PRIu32 " is not in 1..%u", w, h,
-				               MAX_TARGET_DIM);
-			if (pitch < w * 4 || pitch % 4)
-				return invalid(i, op, "pitch %" PRIu32 " B is under 4 x width or not a multiple of 4",
-				               pitch);
-			if (op->write.size_B < target_size(w, h, pitch) || op->write.addr % 4)
-				return invalid(i, op, "a %" PRIu32 "x%" PRIu32 " target does not fit in write "
-				               "(%" PRIu64 " B, %" PRIu64 " needed, 4-byte aligned)",
-				               w, h, op->write.size_B, target_size(w, h, pitch));
-			cur_format = (int)f;
+			int rc = validate_target(i, op);
+			if (rc < 0)
+				return rc;
+			cur_format = (int)op->params[3];
 			break;
 		}
 		case RXVK_OP_DRAW:
