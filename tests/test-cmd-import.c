@@ -17,6 +17,7 @@
 
 #include "cmd/cmd.h"
 #include "results-db/db.h"
+#include "test-capture.h"
 #include "test-run-util.h"
 
 struct out {
@@ -24,18 +25,10 @@ struct out {
 	char *text; /* stdout and stderr */
 };
 
-/* Runs a command through the dispatcher with stdout and stderr captured. */
+/* Runs a command through the dispatcher with stdout and stderr captured;
+ * text holds what it wrote to stdout, then what it wrote to stderr. */
 static struct out run(const char *const *args)
 {
-	char tmpl[] = "/tmp/rxdeck-import-XXXXXX";
-	int fd = mkstemp(tmpl);
-	assert_true(fd >= 0);
-	unlink(tmpl);
-	fflush(stdout);
-	fflush(stderr);
-	int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
 	char *argv[32];
 	int argc = 0;
 	while (args[argc]) {
@@ -44,17 +37,16 @@ static struct out run(const char *const *args)
 	}
 	argv[argc] = NULL;
 	struct out r = { 0 };
+	struct test_capture cap;
+	test_capture_begin(&cap);
 	r.rc = cmd_dispatch(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, STDOUT_FILENO);
-	dup2(se, STDERR_FILENO);
-	close(so);
-	close(se);
-	off_t len = lseek(fd, 0, SEEK_END);
-	r.text = calloc(1, (size_t)len + 1);
-	assert_int_equal(pread(fd, r.text, (size_t)len, 0), len);
-	close(fd);
+	test_capture_end(&cap);
+	size_t n_out = strlen(cap.out), n_err = strlen(cap.err);
+	r.text = malloc(n_out + n_err + 1);
+	assert_non_null(r.text);
+	memcpy(r.text, cap.out, n_out);
+	memcpy(r.text + n_out, cap.err, n_err + 1);
+	test_capture_free(&cap);
 	print_message("%s", r.text);
 	return r;
 }
