@@ -26,6 +26,11 @@
  *                      (0.7), then ":LoggingFinished"; no other frame log
  *   --mangohud-no-csv  with --mangohud: never write the CSV
  *
+ * DOUBLE_FPS sets the frames a second as --fps does (a plan's arm sets it
+ * through env); a list "60,40" with DOUBLE_FPS_COUNTER naming a file takes
+ * the entry the number in that file points at (0 when there is none) and
+ * writes the next number, so starts one after another cycle through it.
+ *
  * The readback wait it reports per frame is 4 ms, 1 ms with
  * RX_VK_READBACK_EARLY=1, 0 with RX_VK_READBACK_LATE=newest; the luma of its
  * shots is DOUBLE_LUMA (default 100). */
@@ -243,6 +248,37 @@ static void mango_frame(struct mango *m, int64_t t, double frame_ms)
 	}
 }
 
+/* DOUBLE_FPS (and DOUBLE_FPS_COUNTER), as the header says; else fps. */
+static double fps_from_env(double fps)
+{
+	const char *list = getenv("DOUBLE_FPS");
+	if (!list || !*list)
+		return fps;
+	const char *counter = getenv("DOUBLE_FPS_COUNTER");
+	long at = 0;
+	if (counter) {
+		FILE *f = fopen(counter, "r");
+		if (f) {
+			if (fscanf(f, "%ld", &at) != 1)
+				at = 0;
+			fclose(f);
+		}
+		f = fopen(counter, "w");
+		if (f) {
+			fprintf(f, "%ld\n", at + 1);
+			fclose(f);
+		}
+	}
+	size_t n = 1;
+	for (const char *c = list; *c; c++)
+		n += *c == ',';
+	const char *entry = list;
+	for (long i = at % (long)n; i > 0; i--)
+		entry = strchr(entry, ',') + 1;
+	double v = atof(entry);
+	return v > 0 ? v : fps;
+}
+
 int main(int argc, char **argv)
 {
 	struct mango mango = { 0 };
@@ -291,6 +327,7 @@ int main(int argc, char **argv)
 			pause();
 	}
 
+	fps = fps_from_env(fps);
 	const char *frames_path = getenv("RX_FRAME_LOG");
 	const char *log_path = getenv("RX_LOG");
 	const char *control = getenv("RX_CONTROL");

@@ -1,0 +1,330 @@
+/* test-run-sequential: `rxdeck run` on a plan with max_rounds, the stand-in
+ * game as the game, through the real decision (no injected callback): arms
+ * whose frame rates differ hugely stop as soon as every primary comparison
+ * is decided, and the database, `rxdeck report` (text and JSON),
+ * `rxdeck tested` and the HTML page all say "decided after N rounds"; arms
+ * whose difference flips sign from round to round stay undecided, run the
+ * maximum and say "max rounds reached"; a campaign killed in its first
+ * added round and resumed goes on deciding at the levels of the plan's
+ * maximum and stops decided. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "results-db/db.h"
+#include "test-run-util.h"
+
+static struct tdir t;
+static char rxdeck[PATH_MAX], db_file[PATH_MAX];
+
+static int remove_tdir(void **state)
+{
+	(void)state;
+	tdir_remove(&t);
+	return 0;
+}
+
+/* rxdeck started with args (NULL-terminated), stdout and stderr to the
+ * file out; its pid. */
+static pid_t rxdeck_start(const char *out, va_list ap)
+{
+	const char *args[16] = { rxdeck };
+	int n = 1;
+	for (const char *a; (a = va_arg(ap, const char *)) && n < 15;)
+		args[n++] = a;
+	args[n] = NULL;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		unsetenv("XDG_RUNTIME_DIR");
+		execv(rxdeck, (char *const *)args);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Waits for pid; its output (the file out) into *text (the caller frees
+ * it); its exit code, 128 + the signal that ended it. */
+static int rxdeck_wait(pid_t pid, const char *out, char **text)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	*text = NULL;
+	size_t len = 0;
+	FILE *f = fopen(out, "r");
+	assert_non_null(f);
+	if (getdelim(text, &len, 0, f) < 0) {
+		free(*text);
+		*text = strdup("");
+	}
+	fclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* rxdeck run to its end with args (NULL-terminated): rxdeck_wait(). */
+static int rxdeck_run(char **text, const char *out, ...)
+{
+	va_list ap;
+	va_start(ap, out);
+	pid_t pid = rxdeck_start(out, ap);
+	va_end(ap);
+	return rxdeck_wait(pid, out, text);
+}
+
+static pid_t rxdeck_spawn(const char *out, ...)
+{
+	va_list ap;
+	va_start(ap, out);
+	pid_t pid = rxdeck_start(out, ap);
+	va_end(ap);
+	return pid;
+}
+
+/* Writes the plan of a campaign of order AB, rounds = 1 and max_rounds
+ * with the arms' env lines, a 1 s route and the stand-in game; its path
+ * into plan. */
+static void write_plan(const char *name, int max_rounds, const char *env_a, const char *env_b,
+                       char *plan, size_t plan_size)
+{
+	char game[PATH_MAX], route[PATH_MAX], text[4 * PATH_MAX];
+	build_path("harness/run/game-double", game, sizeof game);
+	write_text(tdir_file(&t, "t.route", route, sizeof route),
+	           "route t\nduration 1s\nwindow 0.2s 1s\n0s press A 100ms\n");
+	snprintf(text, sizeof text,
+	         "[campaign]\nname = %s\nroute = t.route\nprofile = lavapipe\norder = AB\n"
+	         "rounds = 1\nmax_rounds = %d\nwarmup = no\nwatchdog = 2s\nstart_timeout = 5s\n"
+	         "stop_timeout = 1s\npad = socket\n"
+	         "[build double]\nbinary = %s\npad_option = --pad\n"
+	         "[arm A]\nenv = %s\n[arm B]\nenv = %s\n",
+	         name, max_rounds, game, env_a, env_b);
+	tdir_file(&t, "plan.ini", plan, plan_size);
+	write_text(plan, text);
+}
+
+/* The campaign started as name (stored as NAME-YYYYMMDD-HHMM, into full),
+ * which must be done with two runs a round, all done: its rounds, or -1
+ * when there is none. */
+static int campaign_rounds(const char *name, char *full, size_t full_size)
+{
+	struct db *db;
+	struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
+	assert_int_equal(db_open_ex(db_file, &o, &db), 0);
+	struct db_campaign *cs;
+	size_t nc;
+	assert_int_equal(db_campaign_list(db, &cs, &nc), 0);
+	int rounds = -1;
+	for (size_t i = 0; i < nc; i++) {
+		if (strncmp(cs[i].name, name, strlen(name)) != 0 || cs[i].name[strlen(name)] != '-')
+			continue;
+		snprintf(full, full_size, "%s", cs[i].name);
+		assert_int_equal(cs[i].status, DB_CAMPAIGN_DONE);
+		rounds = cs[i].rounds;
+		struct db_run *r;
+		size_t n;
+		assert_int_equal(db_run_list(db, cs[i].id, &r, &n), 0);
+		assert_int_equal(n, (size_t)rounds * 2);
+		for (size_t k = 0; k < n; k++) {
+			assert_int_equal(r[k].status, DB_RUN_DONE);
+			assert_int_equal(r[k].round, (int)k / 2 + 1);
+		}
+		free(r);
+	}
+	free(cs);
+	db_close(db);
+	return rounds;
+}
+
+/* Plays the campaign write_plan() writes to its end with `rxdeck run`:
+ * campaign_rounds(). */
+static int play(const char *name, int max_rounds, const char *env_a, const char *env_b,
+                char *full, size_t full_size)
+{
+	char plan[PATH_MAX], out[PATH_MAX];
+	write_plan(name, max_rounds, env_a, env_b, plan, sizeof plan);
+	char *log;
+	int rc = rxdeck_run(&log, tdir_file(&t, "run.out", out, sizeof out), "run", plan, "--db",
+	                    db_file, NULL);
+	if (rc != 0)
+		fail_msg("rxdeck run exited %d:\n%s", rc, log);
+	free(log);
+	return campaign_rounds(name, full, full_size);
+}
+
+/* What the report (text, JSON, HTML) and the run file say about the stop:
+ * each must contain want; JSON's stop.reason is reason. */
+static void check_stop(const char *name, const char *want, const char *reason)
+{
+	char out[PATH_MAX], json_reason[64];
+	char *text;
+	tdir_file(&t, "cmd.out", out, sizeof out);
+	assert_int_equal(rxdeck_run(&text, out, "report", name, "--db", db_file, NULL), 0);
+	/* the table's header, before the table */
+	char *at = strstr(text, want);
+	if (!at)
+		fail_msg("report says no '%s':\n%s", want, text);
+	char *table = strstr(text, "| metric |");
+	assert_true(table == NULL || at < table);
+	free(text);
+
+	assert_int_equal(rxdeck_run(&text, out, "report", name, "--format", "json", "--db", db_file,
+	                            NULL), 0);
+	char *stop = strstr(text, "\"stop\"");
+	assert_non_null(stop);
+	snprintf(json_reason, sizeof json_reason, "\"reason\": \"%s\"", reason);
+	if (!strstr(stop, json_reason))
+		fail_msg("JSON stop without %s:\n%.600s", json_reason, stop);
+	if (!strstr(stop, want))
+		fail_msg("JSON stop without '%s':\n%.600s", want, stop);
+	free(text);
+
+	assert_int_equal(rxdeck_run(&text, out, "tested", name, "--stdout", "--db", db_file, NULL),
+	                 0);
+	if (!strstr(text, want))
+		fail_msg("run file says no '%s':\n%s", want, text);
+	free(text);
+
+	assert_int_equal(rxdeck_run(&text, out, "report", name, "--format", "html", "--db", db_file,
+	                            NULL), 0);
+	if (!strstr(text, want))
+		fail_msg("HTML page says no '%s'", want);
+	free(text);
+}
+
+static void setup_paths(void)
+{
+	if (!t.path[0])
+		tdir_make(&t);
+	build_path("harness/rxdeck", rxdeck, sizeof rxdeck);
+	tdir_file(&t, "results.db", db_file, sizeof db_file);
+	char v[PATH_MAX + 32];
+	snprintf(v, sizeof v, "%s/data", t.path);
+	setenv("XDG_DATA_HOME", v, 1);
+	setenv("TEST_RUN_DIR", t.path, 1);
+	setenv("TMPDIR", t.path, 1); /* the pad's socket goes there */
+}
+
+static void test_run_sequential__a_huge_difference_stops_decided(void **state)
+{
+	(void)state;
+	setup_paths();
+	char name[256];
+	int rounds = play("huge", 6, "DOUBLE_FPS=60", "DOUBLE_FPS=30", name, sizeof name);
+	assert_true(rounds >= 2);
+	assert_true(rounds < 6);
+	char want[64];
+	snprintf(want, sizeof want, "decided after %d rounds", rounds);
+	check_stop(name, want, "decided");
+	assert_int_equal(processes_mentioning(t.path), 0);
+}
+
+static void test_run_sequential__a_flipping_difference_runs_to_the_maximum(void **state)
+{
+	(void)state;
+	setup_paths();
+	/* every start takes the next of 60, 40: A and B swap places from
+	 * round to round (AB, BA, AB), so Δ flips sign and nothing is decided */
+	char counter[PATH_MAX], env[PATH_MAX + 64];
+	tdir_file(&t, "fps.counter", counter, sizeof counter);
+	snprintf(env, sizeof env, "DOUBLE_FPS=60,40 DOUBLE_FPS_COUNTER=%s", counter);
+	char name[256];
+	int rounds = play("flips", 3, env, env, name, sizeof name);
+	assert_int_equal(rounds, 3);
+	check_stop(name, "max rounds reached (3)", "max_rounds");
+	assert_int_equal(processes_mentioning(t.path), 0);
+}
+
+/* Runs of the only open campaign that are done (0 while there is none). */
+static size_t runs_done(void)
+{
+	struct db *db;
+	struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
+	if (db_open_ex(db_file, &o, &db) != 0)
+		return 0;
+	struct db_campaign *cs = NULL;
+	size_t nc = 0, count = 0;
+	if (db_campaign_list(db, &cs, &nc) == 0) {
+		for (size_t i = 0; i < nc; i++) {
+			struct db_run *r;
+			size_t n;
+			if (cs[i].status != DB_CAMPAIGN_OPEN || db_run_list(db, cs[i].id, &r, &n) != 0)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				count += r[k].status == DB_RUN_DONE;
+			free(r);
+		}
+	}
+	free(cs);
+	db_close(db);
+	return count;
+}
+
+static void test_run_sequential__a_resume_goes_on_deciding_at_the_same_levels(void **state)
+{
+	(void)state;
+	setup_paths();
+	char plan[PATH_MAX], out[PATH_MAX], name[256];
+	write_plan("cut", 6, "DOUBLE_FPS=60", "DOUBLE_FPS=30", plan, sizeof plan);
+	tdir_file(&t, "run.out", out, sizeof out);
+	pid_t pid = rxdeck_spawn(out, "run", plan, "--db", db_file, NULL);
+	/* cut it in the first added round: round 1 and one run of round 2 done */
+	size_t done = 0;
+	for (int i = 0; i < 600 && done < 3; i++) {
+		struct timespec ts = { 0, 50 * 1000000 };
+		nanosleep(&ts, NULL);
+		done = runs_done();
+	}
+	assert_int_equal(done, 3);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	char *log;
+	assert_int_equal(rxdeck_wait(pid, out, &log), 128 + SIGKILL);
+	free(log);
+	for (int i = 0; i < 50 && processes_mentioning(t.path) > 0; i++) {
+		struct timespec ts = { 0, 100 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+
+	int rc = rxdeck_run(&log, out, "resume", "--db", db_file, NULL);
+	if (rc != 0)
+		fail_msg("rxdeck resume exited %d:\n%s", rc, log);
+	/* the resume looked and stopped, as the run would have */
+	assert_non_null(strstr(log, "every primary comparison is decided after"));
+	free(log);
+	int rounds = campaign_rounds("cut", name, sizeof name);
+	assert_true(rounds >= 2);
+	assert_true(rounds < 6);
+	char want[64];
+	snprintf(want, sizeof want, "decided after %d rounds", rounds);
+	check_stop(name, want, "decided");
+	/* at the levels of a maximum of 6 rounds, the plan's, frozen at the start */
+	char *text;
+	tdir_file(&t, "cmd.out", out, sizeof out);
+	assert_int_equal(rxdeck_run(&text, out, "report", name, "--db", db_file, NULL), 0);
+	snprintf(want, sizeof want, "the level round %d spends of 5 %% over at most 6 rounds", rounds);
+	if (!strstr(text, want))
+		fail_msg("report says no '%s':\n%s", want, text);
+	free(text);
+	assert_int_equal(processes_mentioning(t.path), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_sequential__a_huge_difference_stops_decided),
+		cmocka_unit_test(test_run_sequential__a_flipping_difference_runs_to_the_maximum),
+		cmocka_unit_test_teardown(test_run_sequential__a_resume_goes_on_deciding_at_the_same_levels,
+		                          remove_tdir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
