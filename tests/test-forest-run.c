@@ -151,6 +151,14 @@ static void test_frame_log__rows_flushed_while_running_and_complete_after_sigter
 			break;
 		line = nl + 1;
 	}
+	/* the renderer says how many rows it wrote and what they cost it */
+	const char *fl = strstr(text, "] vk: frame log: ");
+	assert_non_null(fl);
+	unsigned long long logged = 0;
+	double us = -1;
+	assert_int_equal(sscanf(fl, "] vk: frame log: %llu rows, %lf us a row", &logged, &us), 2);
+	assert_int_equal(logged, real);
+	assert_true(us > 0 && us < 10000);
 	free(text);
 	size_t count;
 	struct ft_row *rows = ft_frame_log(log, &count);

@@ -9,6 +9,8 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,76 @@ static void test_read_file__refuses_what_it_cannot_hold(void **state)
 	/* a stream is read to its end when a regular file is not asked for */
 	assert_int_equal(util_read_file("/dev/null", 0, 0, &text, &len), 0);
 	assert_int_equal(len, 0);
+	free(text);
+}
+
+/* The VmFlags of the mapping holding p in /proc/self/smaps ("" if none). */
+static void vm_flags_of(const void *p, char *out, size_t cap)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	assert_non_null(f);
+	char line[512];
+	bool in = false;
+	out[0] = '\0';
+	uintptr_t a = (uintptr_t)p;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = a >= lo && a < hi;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			snprintf(out, cap, "%s", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void test_hint_huge__big_buffers_marked_small_ones_left(void **state)
+{
+	(void)state;
+	/* 16 MiB from malloc is its own mapping; its 2 MiB-aligned interior
+	 * gets MADV_HUGEPAGE ("hg" in smaps' VmFlags) */
+	size_t big = (size_t)16 << 20;
+	char *p = malloc(big);
+	assert_non_null(p);
+	char flags[512];
+	vm_flags_of(p + big / 2, flags, sizeof flags);
+	assert_null(strstr(flags, " hg"));
+	util_hint_huge(p, big);
+	vm_flags_of(p + big / 2, flags, sizeof flags);
+	assert_non_null(strstr(flags, " hg"));
+	free(p);
+	/* under 4 MiB nothing is asked; NULL is a no-op */
+	size_t small = (size_t)3 << 20;
+	char *q = malloc(small);
+	assert_non_null(q);
+	util_hint_huge(q, small);
+	vm_flags_of(q + small / 2, flags, sizeof flags);
+	assert_null(strstr(flags, " hg"));
+	free(q);
+	util_hint_huge(NULL, big);
+}
+
+static void test_read_file__large_file_read_in_one_buffer(void **state)
+{
+	(void)state;
+	/* a file of 9 MiB comes back whole; its buffer is its size plus two
+	 * (the NUL and the byte that finds the end), not grown and copied */
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/large", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	size_t n = (size_t)9 << 20;
+	for (size_t i = 0; i < n; i++)
+		fputc('a' + (int)(i % 26), f);
+	fclose(f);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(util_read_file(path, 0, UTIL_READ_REGULAR, &text, &len), 0);
+	assert_int_equal(len, n);
+	assert_int_equal(text[n - 1], 'a' + (int)((n - 1) % 26));
+	assert_int_equal(text[n], '\0');
+	assert_true(malloc_usable_size(text) < n + 4096 * 2);
 	free(text);
 }
 
@@ -176,6 +248,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_file__whole_file_nul_terminated),
 		cmocka_unit_test(test_read_file__refuses_what_it_cannot_hold),
+		cmocka_unit_test(test_hint_huge__big_buffers_marked_small_ones_left),
+		cmocka_unit_test(test_read_file__large_file_read_in_one_buffer),
 		cmocka_unit_test(test_clock__monotonic_and_wall),
 		cmocka_unit_test(test_stop_signals__flag_set_and_sigpipe_ignored),
 		cmocka_unit_test(test_mkdir_p__parents_and_what_is_in_the_way),

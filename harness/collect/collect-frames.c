@@ -328,6 +328,7 @@ static int push(struct parser *p, const struct collect_frame *fr)
 		struct collect_frame *v = realloc(p->f->frames, ncap * sizeof *v);
 		if (!v)
 			return -ENOMEM;
+		util_hint_huge(v, ncap * sizeof *v);
 		p->f->frames = v;
 		p->cap = ncap;
 	}
@@ -780,6 +781,7 @@ static int mangohud_finish(struct parser *p)
 	double *tmp = malloc(f->n * sizeof *tmp);
 	if (!tmp)
 		return -ENOMEM;
+	util_hint_huge(tmp, f->n * sizeof *tmp);
 	mangohud_unit(p, tmp);
 	mangohud_startup_rows(p, tmp);
 	if (mangohud_timestamps(p))
@@ -825,6 +827,28 @@ static int find_header(struct parser *p, struct line *l, size_t len, enum collec
 
 /* Reads the rows after the header; a last line with no end is skipped
  * with a warning, as are broken lines past BROKEN_WARN_MAX in one count. */
+/* Room for one frame a line still to come (counted once: growing the
+ * array while parsing a million rows copied it about 20 times). */
+static int reserve_rows(struct parser *p)
+{
+	size_t lines = 1;
+	for (const char *c = p->pos; c && c < p->end; c++) {
+		c = memchr(c, '\n', (size_t)(p->end - c));
+		if (!c)
+			break;
+		lines++;
+	}
+	if (lines <= p->cap)
+		return 0;
+	struct collect_frame *v = realloc(p->f->frames, lines * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	util_hint_huge(v, lines * sizeof *v);
+	p->f->frames = v;
+	p->cap = lines;
+	return 0;
+}
+
 static int read_rows(struct parser *p)
 {
 	struct collect_frames *f = p->f;
@@ -884,6 +908,9 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 		p.time_role = R_ELAPSED;
 	}
 	rc = read_header(&p, &l, err);
+	if (rc < 0)
+		goto fail;
+	rc = reserve_rows(&p);
 	if (rc < 0)
 		goto fail;
 	rc = read_rows(&p);

@@ -489,6 +489,7 @@ int run_stats_log(const struct collect_frames *frames, struct stats_log *out)
 	struct stats_frame *v = malloc((frames->n ? frames->n : 1) * sizeof *v);
 	if (!v)
 		return -ENOMEM;
+	util_hint_huge(v, frames->n * sizeof *v);
 	for (size_t i = 0; i < frames->n; i++) {
 		const struct collect_frame *f = &frames->frames[i];
 		v[i] = (struct stats_frame){

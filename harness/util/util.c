@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,10 +36,14 @@ int util_read_file(const char *path, size_t max_B, unsigned flags, char **text_o
 		err = -ENOTSUP;
 	else if (max_B && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_B)
 		err = -EFBIG;
-	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	/* a regular file's size plus its NUL and one byte more, so the read
+	 * that finds its end does not grow (and copy) the buffer first */
+	size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
 	char *buf = err ? NULL : malloc(cap);
 	if (!err && !buf)
 		err = -ENOMEM;
+	if (buf)
+		util_hint_huge(buf, cap);
 	size_t len = 0;
 	while (!err) {
 		if (len + 1 >= cap) {
@@ -72,6 +77,17 @@ int util_read_file(const char *path, size_t max_B, unsigned flags, char **text_o
 	*text_out = buf;
 	*len_out = len;
 	return 0;
+}
+
+void util_hint_huge(void *p, size_t len)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	if (!p || len < 2 * huge)
+		return;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(huge - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 int64_t util_now_ns(void)

@@ -30,6 +30,15 @@ enum util_read_flags {
 int util_read_file(const char *path, size_t max_B, unsigned flags, char **text_out,
                    size_t *len_out);
 
+/*
+ * Asks the kernel to back the 2 MiB-aligned interior of [p, p + len) with
+ * huge pages (madvise MADV_HUGEPAGE) when len is at least 4 MiB: a
+ * million-frame log's buffers then fault in 2 MiB at a time instead of
+ * 4 KiB (docs/performance.md, "a million frames").  Only a hint: errors
+ * are ignored, and the memory is freed as usual.
+ */
+void util_hint_huge(void *p, size_t len);
+
 /* CLOCK_MONOTONIC in ns: for intervals and deadlines. */
 int64_t util_now_ns(void);
 /* The wall clock (CLOCK_REALTIME) in ms since 1970: for what is stored. */

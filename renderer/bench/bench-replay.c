@@ -14,7 +14,18 @@
  *    guest memory in place, then mirrored (every block active first);
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
  *    time of a 1500-op frame with the switch on against off.
- * Medians over repeated rounds; output is a Markdown table. */
+ * Medians over repeated rounds; output is a Markdown table.
+ *
+ *   rxvk-bench-replay --ranges [spin-iterations] [rounds]   (rounds: 15)
+ *
+ * instead measures how replay's CPU grows with the ranges the early policy
+ * tracks (at most RXVK_EARLY_RANGES, 64): for `1` and `marker`, renderers
+ * with guest memory in place are taught 1, 2, 4 ... 64 ranges (a read of
+ * each, on its own page, waits on an in-place writer), then submit 1500-op
+ * frames in one part that write no tracked byte, so every write is checked
+ * against every range and nothing splits.  Two frames: the frame of 1 (one
+ * op in ten writes) and one where every op writes.  The renderers take
+ * their rounds interleaved; min / median / max µs an op. */
 #include "rxvk.h"
 
 #include <pthread.h>
@@ -235,8 +246,119 @@ static int idle_switch(struct rxvk_op *ops, double *off_ms, double *on_ms)
 	return 0;
 }
 
+/* --ranges: a renderer taught `ranges` tracked ranges (see the top) */
+#define TRACK (16 * MB)
+#define RANGE_STEPS 7 /* 1, 2, 4 ... 64 */
+
+static struct rxvk *taught(enum rxvk_early early, unsigned ranges, uint32_t iters)
+{
+	struct rxvk *rx = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF, .part_ops = NOPS,
+	                                             .readback_early = early });
+	for (unsigned i = 0; i < ranges; i++) {
+		uint64_t addr = TRACK + (uint64_t)i * 2 * RXVK_PAGE_SIZE_B;
+		struct rxvk_counters c = { 0 };
+		for (int tries = 0; tries < 5 && c.early_ranges <= i; tries++) {
+			struct rxvk_op w = spin(addr, iters, i + 1);
+			if (rxvk_submit(rx, &w, 1, NULL) < 0) {
+				fprintf(stderr, "submit: %s\n", rxvk_last_error());
+				exit(1);
+			}
+			rxvk_invalidate(rx, addr, 8, NULL);
+			rxvk_finish(rx);
+			rxvk_counters_get(rx, &c);
+		}
+		if (c.early_ranges != i + 1) {
+			fprintf(stderr, "rxvk-bench-replay: range %u was not learned (%llu tracked); "
+			                "more spin iterations?\n", i + 1, (unsigned long long)c.early_ranges);
+			exit(1);
+		}
+	}
+	return rx;
+}
+
+/* every op a one-iteration spin writing a scratch word */
+static size_t writes_ops(struct rxvk_op *ops)
+{
+	for (size_t i = 0; i < NOPS; i++)
+		ops[i] = spin(SCRATCH + 8 * (i % 512), 1, (uint32_t)i);
+	return NOPS;
+}
+
+static void print_spread(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	printf(" %.3f / %.3f / %.3f |", v[0], median(v, n), v[n - 1]);
+}
+
+static int ranges_main(uint32_t iters, int rounds)
+{
+	enum { POLICIES = 2, SHAPES = 2, N = 1 + POLICIES * RANGE_STEPS };
+	static const enum rxvk_early policy[POLICIES] = { RXVK_EARLY_PART, RXVK_EARLY_MARKER };
+	static struct rxvk_op ops[SHAPES][NOPS + 8];
+	struct rxvk *rx[N];
+	unsigned ranges[N];
+	double *us[N][SHAPES];
+	struct rxvk_device_info info;
+	rx[0] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_OFF, .part_ops = NOPS });
+	ranges[0] = 0;
+	rxvk_device_info_get(rx[0], &info);
+	for (int p = 0; p < POLICIES; p++)
+		for (int k = 0; k < RANGE_STEPS; k++) {
+			int i = 1 + p * RANGE_STEPS + k;
+			ranges[i] = 1u << k;
+			rx[i] = taught(policy[p], ranges[i], iters);
+		}
+	size_t n[SHAPES] = { frame_ops(ops[0], rx[0]), writes_ops(ops[1]) };
+	for (int i = 0; i < N; i++)
+		for (int s = 0; s < SHAPES; s++)
+			us[i][s] = calloc((size_t)rounds, sizeof(double));
+	struct rxvk_counters c0[N], c1[N];
+	for (int i = 0; i < N; i++) {
+		frame_ops(ops[0], rx[i]); /* its quads in this renderer's memory */
+		rxvk_counters_get(rx[i], &c0[i]);
+	}
+	for (int k = 0; k < rounds; k++)
+		for (int j = 0; j < N; j++) {
+			int i = (j + k) % N; /* a different renderer first each round */
+			for (int s = 0; s < SHAPES; s++) {
+				double t0 = now_us();
+				if (rxvk_submit(rx[i], ops[s], n[s], NULL) < 0) {
+					fprintf(stderr, "submit: %s\n", rxvk_last_error());
+					return 1;
+				}
+				us[i][s][k] = (now_us() - t0) / (double)n[s];
+				rxvk_finish(rx[i]);
+			}
+		}
+	printf("device: %s (%s)\n\n", info.name, info.driver);
+	printf("| policy | tracked ranges | replay CPU per op, the replay frame (one op in ten writes): min / median / max µs "
+	       "| every op writes: min / median / max µs | parts a submission | ranges checked |\n"
+	       "|---|---|---|---|---|---|\n");
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		rxvk_counters_get(rx[i], &c1[i]);
+		double parts = (double)(c1[i].parts - c0[i].parts) / (double)(c1[i].submissions - c0[i].submissions);
+		printf("| %s | %u |", i == 0 ? "off" : i <= RANGE_STEPS ? "1" : "marker", ranges[i]);
+		for (int s = 0; s < SHAPES; s++)
+			print_spread(us[i][s], rounds);
+		printf(" %.2f | %llu |\n", parts, (unsigned long long)c1[i].early_ranges);
+		/* a split or a lost range would measure something else */
+		if (parts != 1.0 || c1[i].early_ranges != ranges[i] || c1[i].parts_split_early != c0[i].parts_split_early)
+			bad = 1;
+		for (int s = 0; s < SHAPES; s++)
+			free(us[i][s]);
+		rxvk_destroy(rx[i]);
+	}
+	if (bad)
+		fprintf(stderr, "rxvk-bench-replay: a renderer split a part or lost a range during the rounds\n");
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--ranges") == 0)
+		return ranges_main(argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 20000,
+		                   argc > 3 ? atoi(argv[3]) : 15);
 	uint32_t iters = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 20000;
 	static struct rxvk_op ops[NOPS + 8];
 	struct rxvk_device_info info;

@@ -307,6 +307,8 @@ struct rxvk_counters {
 	uint64_t frames_written_at_once;
 	uint64_t target_write_ns;     /* time writing targets back */
 	uint64_t validation_messages; /* Khronos layer messages (warnings and errors) */
+	uint64_t frame_log_rows;      /* RX_FRAME_LOG: rows written */
+	uint64_t frame_log_ns;        /* RX_FRAME_LOG: presenter time formatting and writing them */
 };
 
 void rxvk_counters_get(struct rxvk *rx, struct rxvk_counters *out);

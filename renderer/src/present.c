@@ -130,14 +130,20 @@ static void rows_append(struct presenter *p, const char *row, size_t len)
 	p->rows_len += len;
 }
 
-static void rows_flush(struct presenter *p)
+/* Writes the rows kept since the last flush; its time counts as the frame
+ * log's (counter frame_log_ns). */
+static void rows_flush(struct rxvk *rx)
 {
+	struct presenter *p = &rx->present;
+	uint64_t t0 = rxvk_now_ns();
 	if (p->frame_log && p->rows_len) {
 		fwrite(p->rows, 1, p->rows_len, p->frame_log);
 		fflush(p->frame_log);
 	}
 	p->rows_len = 0;
 	p->last_flush_ns = rxvk_now_ns();
+	if (p->frame_log)
+		CNT_ADD(rx, frame_log_ns, p->last_flush_ns - t0);
 }
 
 static uint64_t mean_luma(const uint8_t *px, uint32_t w, uint32_t h, enum rxvk_format f)
@@ -184,8 +190,10 @@ static void present_one(struct rxvk *rx, struct present_item *it)
 		                 (double)it->rb_wait_ns / 1e6, (double)it->memsync_ns / 1e6);
 		if (n > 0)
 			rows_append(p, row, (size_t)n);
+		CNT_ADD(rx, frame_log_rows, 1);
+		CNT_ADD(rx, frame_log_ns, rxvk_now_ns() - now);
 		if (now - p->last_flush_ns >= FLUSH_NS)
-			rows_flush(p);
+			rows_flush(rx);
 	}
 	const uint8_t *pixels = NULL;
 	if (it->slot >= 0)
@@ -226,7 +234,7 @@ static void *presenter_main(void *arg)
 			pthread_cond_timedwait(&p->cond, &p->lock, &ts);
 			if (p->head == p->tail && p->rows_len) {
 				pthread_mutex_unlock(&p->lock);
-				rows_flush(p);
+				rows_flush(rx);
 				pthread_mutex_lock(&p->lock);
 			}
 		}
@@ -248,7 +256,7 @@ static void *presenter_main(void *arg)
 				break;
 			}
 			if (rxvk_now_ns() - p->last_flush_ns >= FLUSH_NS)
-				rows_flush(p);
+				rows_flush(rx);
 		}
 		present_one(rx, &it);
 		pthread_mutex_lock(&p->lock);
@@ -256,7 +264,7 @@ static void *presenter_main(void *arg)
 		pthread_cond_broadcast(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
-	rows_flush(p);
+	rows_flush(rx);
 	return NULL;
 }
 
@@ -297,6 +305,12 @@ void rxvk_present_finish(struct rxvk *rx)
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->thread, NULL);
 		p->running = false;
+		if (p->frame_log) {
+			uint64_t rows = __atomic_load_n(&rx->counters.frame_log_rows, __ATOMIC_RELAXED);
+			uint64_t ns = __atomic_load_n(&rx->counters.frame_log_ns, __ATOMIC_RELAXED);
+			rxvk_log(rx, "frame log: %llu rows, %.2f us a row formatting and writing",
+			         (unsigned long long)rows, rows ? (double)ns / 1e3 / (double)rows : 0.0);
+		}
 	}
 	if (rx->device)
 		for (unsigned i = 0; i < PRESENT_SLOTS; i++)
