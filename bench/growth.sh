@@ -11,7 +11,8 @@
 #    2000 runs in one database, made by `rxdeck db import` of EXPORT.json
 #    (an `rxdeck db export` of a real campaign) with its runs repeated;
 #  - guest memory: the demo game's start-up to its first frame and exit
-#    (`rxdeck-forest --frames 1`, 64x64, lavapipe) at RX_VK_GUEST_MB 256,
+#    (`rxdeck-forest --frames 1`, 64x64, on RX_VK_DEVICE, default
+#    llvmpipe) at RX_VK_GUEST_MB 256,
 #    1024, 2048 and 4096, interleaved; a size the device refuses is shown
 #    with the game's error.
 # Times are min / median / max of REPEATS (default 3), wall clock.
@@ -80,7 +81,7 @@ sizes="256 1024 2048 4096"
 for r in $(seq "$reps"); do
 	for mb in $sizes; do
 		a=$(now)
-		if RX_VK_DEVICE=llvmpipe RX_VK_GUEST_MB=$mb "$build/renderer/forest/rxdeck-forest" --frames 1 \
+		if RX_VK_DEVICE=${RX_VK_DEVICE:-llvmpipe} RX_VK_GUEST_MB=$mb "$build/renderer/forest/rxdeck-forest" --frames 1 \
 			--size 64x64 --pad none > "$t/out" 2>&1; then
 			b=$(now)
 			echo "$b - $a" | bc >> "$t/g$mb"

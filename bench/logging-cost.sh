@@ -23,13 +23,29 @@
 # time spent formatting and writing rows); that figure against the median
 # frame time is the direct answer to "under 0.5 % of frame time".  Both logs
 # are checked to hold a row per frame while they logged.
+#
+# LOGGING_COST_PERF=yes adds three MangoHud runs under `perf record` (at
+# 4999 Hz, the game wrapped in /usr/bin/time): the share of the process's
+# CPU samples that fall in MangoHud's own library (libMangoHud*.so) times
+# that run's CPU a frame is the time MangoHud's own code takes a frame, a
+# lower bound on its cost (its calls into libc, libstdc++ and the driver
+# are not counted), to set beside the renderer's log timing itself.
+#
+# LOGGING_COST_WINDOW=no runs the game offscreen (no X: a machine without
+# one, such as a GPU server); MangoHud has no present to hook there, so its
+# arm is left out and the table says so.
 set -eu
 build=$(cd "${1:?usage: logging-cost.sh BUILD_DIR [SECONDS] [REPEATS] [FOREST OPTIONS...]}" && pwd)
 secs=${2:-5}
 reps=${3:-10}
 shift $(($# < 3 ? $# : 3))
 [ $# -gt 0 ] || set -- --size 64x64 --draws 64 --scale 0.1 --alu 0 --cull-alu 0 --job-ms 0 --switches 2 --view 10
-if [ -z "${DISPLAY:-}" ]; then
+window=--window
+arms="neither rxvk mangohud"
+if [ "${LOGGING_COST_WINDOW:-yes}" = no ]; then
+	window=
+	arms="neither rxvk"
+elif [ -z "${DISPLAY:-}" ]; then
 	exec xvfb-run -a -s "-screen 0 1280x800x24" "$0" "$build" "$secs" "$reps" "$@"
 fi
 [ -x /usr/bin/time ] || { echo "logging-cost: needs /usr/bin/time (Debian package time)" >&2; exit 1; }
@@ -42,7 +58,7 @@ run() {   # ARM FOREST-OPTIONS...: one run; fps, frames, rows, CPU µs a frame, 
 	shift
 	rm -rf "$t/mh" "$t/frames.csv"
 	mkdir -p "$t/mh"
-	set -- /usr/bin/time -f "cpu %U %S" -o "$t/cpu.txt" "$forest" --window --seconds "$secs" --pad none --log-every 0 "$@"
+	set -- /usr/bin/time -f "cpu %U %S" -o "$t/cpu.txt" "$forest" $window --seconds "$secs" --pad none --log-every 0 "$@"
 	case $arm in
 	neither) env -u MANGOHUD -u RX_FRAME_LOG "$@" ;;
 	rxvk) env -u MANGOHUD RX_FRAME_LOG="$t/frames.csv" "$@" ;;
@@ -64,21 +80,19 @@ run() {   # ARM FOREST-OPTIONS...: one run; fps, frames, rows, CPU µs a frame, 
 }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for r in $(seq "$reps"); do
-	for arm in neither rxvk mangohud; do
+	for arm in $arms; do
 		run $arm "$@"
 	done
 done
-echo "rxdeck-forest --window --seconds $secs $* on $RX_VK_DEVICE, $reps rounds interleaved;" \
+echo "rxdeck-forest $window --seconds $secs $* on $RX_VK_DEVICE, $reps rounds interleaved;" \
 	"$(nproc) cores, load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo
 echo "| arm | real fps min / median / max | CPU a frame min / median / max, µs | median fps against neither | median CPU a frame against neither | rows logged a run, min / max |"
 echo "|---|---|---|---|---|---|"
 med() { sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
-set -- $(awk '$1 == "neither" { print $2 }' "$t/res" | med)
-bfps=$2
-set -- $(awk '$1 == "neither" { print $5 }' "$t/res" | med)
-bcpu=$2
-for arm in neither rxvk mangohud; do
+bfps=$(awk '$1 == "neither" { print $2 }' "$t/res" | med | awk '{ print $2 }')
+bcpu=$(awk '$1 == "neither" { print $5 }' "$t/res" | med | awk '{ print $2 }')
+for arm in $arms; do
 	f=$(awk -v a=$arm '$1 == a { print $2 }' "$t/res" | med)
 	c=$(awk -v a=$arm '$1 == a { print $5 }' "$t/res" | med)
 	rw=$(awk -v a=$arm '$1 == a && $4 != "-" { print $4 }' "$t/res" | med)
@@ -89,7 +103,32 @@ for arm in neither rxvk mangohud; do
 		printf "| %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %s | %s | %s / %s |\n",
 			$1, $2, $3, $4, $5, $6, $7, vs_f, vs_c, $8, $10 }'
 done
+for arm in $arms; do
+	echo "$arm, each run in order: fps $(awk -v a=$arm '$1 == a { printf "%s ", $2 }' "$t/res"); CPU µs a frame $(awk -v a=$arm '$1 == a { printf "%s ", $5 }' "$t/res")"
+done | sed 's/^/    /' > "$t/raw"
+[ -n "$window" ] || echo "| mangohud | not run: offscreen, MangoHud has no present to hook | | | | |"
 echo
 awk '$1 == "rxvk" { print $6 }' "$t/res" | med | awk -v bf="$bfps" '{
 	printf "the renderer'"'"'s log timing itself: %.2f / %.2f / %.2f µs a row (min / median / max of the runs);\n", $1, $2, $3
 	printf "at neither'"'"'s median frame time (%.3f ms) the median is %.3f %% of a frame\n", 1000 / bf, 100 * $2 / (1e6 / bf) }'
+echo
+cat "$t/raw"
+if [ "${LOGGING_COST_PERF:-no}" = yes ] && [ -n "$window" ]; then
+	command -v perf > /dev/null || { echo "logging-cost: LOGGING_COST_PERF=yes needs perf (Debian package linux-perf)" >&2; exit 1; }
+	echo
+	for k in 1 2 3; do
+	rm -rf "$t/mh" && mkdir -p "$t/mh"
+	env -u RX_FRAME_LOG MANGOHUD=1 \
+		MANGOHUD_CONFIG="no_display,autostart_log=1,log_duration=$((secs - 2)),log_interval=0,output_folder=$t/mh" \
+		perf record -q -F 4999 -o "$t/perf.data" -- /usr/bin/time -f "cpu %U %S" -o "$t/cpu.txt" \
+		"$forest" --window --seconds "$secs" --pad none --log-every 0 "$@" \
+		> "$t/out.txt" 2>&1 || echo "logging-cost: the perf run failed: $(tail -n 3 "$t/out.txt")" >&2
+	frames=$(sed -n 's/.*forest: stopped after \([0-9]*\) real frames.*/\1/p' "$t/out.txt")
+	perf report -i "$t/perf.data" --sort dso --stdio 2> /dev/null |
+		awk '/libMangoHud/ { sub("%", "", $1); s += $1 } END { printf "%.3f\n", s + 0 }' > "$t/share"
+	awk -v n="$frames" -v share="$(cat "$t/share")" '$1 == "cpu" { c = ($2 + $3) * 1e6 / n
+		printf "MangoHud under perf record (4999 Hz, one run of %d real frames, %.1f µs of CPU a frame): ", n, c
+		printf "%.3f %% of the process'"'"'s CPU samples in libMangoHud*.so,\n", share
+		printf "so at least %.2f µs a frame of MangoHud'"'"'s own code (its calls into other libraries not counted)\n", share / 100 * c }' "$t/cpu.txt"
+	done
+fi
