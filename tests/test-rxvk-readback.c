@@ -394,7 +394,7 @@ static bool evicted_relearnt_try(void)
 	/* S: p1 writes P0 (its tracked bytes end p1), p2 = 800 long spins and
 	 * A's first write, p3 (recorded slowly: 10 ms an op) A's second write
 	 * and a writer of an evicting range (ending p3, submitted ~40 ms after
-	 * p2, while p2 still runs), then more slow ops */
+	 * p2, while p2 still runs), then 20 more slow ops of long GPU work */
 	static struct rxvk_op s_ops[840];
 	uint64_t evict_last = P0 + 16 * 126;
 	n = filler(s_ops, 4);
@@ -405,7 +405,10 @@ static bool evicted_relearnt_try(void)
 	n += filler(s_ops + n, 1);
 	s_ops[n++] = rxt_spin(A, 10, 42);
 	s_ops[n++] = rxt_spin(evict_last, 10, 3);
-	n += filler(s_ops + n, 20);
+	/* long GPU work after p3: S is still running when A is read (on a
+	 * fast GPU, short ops here were done with p2, and the read of A found
+	 * nothing pending) */
+	n += long_work(s_ops + n, 20);
 	rx->test.op_delay_from = (uint32_t)p3;
 	rx->test.op_delay_ns = 10000000;
 	uint64_t before = timeline(rx);
