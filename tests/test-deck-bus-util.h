@@ -42,6 +42,16 @@ static inline bool test_bus_can_run(char *why, size_t size)
 	return true;
 }
 
+/* For main(): exits 77 (a skip), saying why, where the doubles cannot run. */
+static inline void test_bus_skip_unless_it_can_run(void)
+{
+	char why[256];
+	if (!test_bus_can_run(why, sizeof why)) {
+		printf("skip: %s\n", why);
+		exit(77);
+	}
+}
+
 /* Starts the bus and the double (extra: "--no-manager" and the like, or
  * NULL); false when either does not come up. */
 static inline bool test_bus_start(struct test_bus *b, const char *dir, const char *extra)

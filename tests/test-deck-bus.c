@@ -210,11 +210,7 @@ static void test_control__state_file_round_trip_and_errors(void **state)
 
 int main(void)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why)) {
-		printf("skip: %s\n", why);
-		return 77;
-	}
+	test_bus_skip_unless_it_can_run();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_inhibit__held_until_released, setup_full, teardown),
 		cmocka_unit_test_setup_teardown(test_inhibit__released_when_the_holder_is_killed,

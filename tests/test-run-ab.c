@@ -14,53 +14,24 @@
 #include "results-db/db.h"
 #include "route/route.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 
 static struct tdir t;
-static char rxdeck[PATH_MAX], xdg[PATH_MAX + 32], mark[PATH_MAX + 32], tmp[PATH_MAX + 32], out[PATH_MAX];
-
-static int run_cmd(const char *const *argv)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		putenv(xdg);
-		putenv(mark);
-		putenv(tmp);
-		unsetenv("XDG_RUNTIME_DIR");
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+static struct test_rxdeck rx;
+static char out[PATH_MAX];
 
 static void show_output(void)
 {
-	FILE *f = fopen(out, "r");
-	char line[512];
-	while (f && fgets(line, sizeof line, f))
-		fputs(line, stderr);
-	if (f)
-		fclose(f);
+	char *text = test_read_text(out);
+	fputs(text, stderr);
+	free(text);
 }
 
 static int setup(void **state)
 {
 	(void)state;
 	tdir_make(&t);
-	build_path("harness/rxdeck", rxdeck, sizeof rxdeck);
-	snprintf(xdg, sizeof xdg, "XDG_DATA_HOME=%s/data", t.path);
-	snprintf(mark, sizeof mark, "TEST_RUN_DIR=%s", t.path);
-	snprintf(tmp, sizeof tmp, "TMPDIR=%s", t.path); /* the pad's socket goes there */
-	tdir_file(&t, "out.txt", out, sizeof out);
+	test_rxdeck_init(&rx, t.path, tdir_file(&t, "out.txt", out, sizeof out));
 	/* the stand-in game under the demo game's name, here and in an "old"
 	 * build folder */
 	char game[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
@@ -127,9 +98,9 @@ static void test_run_ab__switch_against_none(void **state)
 	(void)state;
 	char game[PATH_MAX];
 	tdir_file(&t, "rxdeck-forest", game, sizeof game);
-	const char *args[] = { rxdeck, "ab", "--game", game, "--seconds", "10", "--rounds", "1",
+	const char *args[] = { "ab", "--game", game, "--seconds", "10", "--rounds", "1",
 		               "--no-warmup", "--profile", "lavapipe", "RX_VK_READBACK_EARLY=1", NULL };
-	int rc = run_cmd(args);
+	int rc = test_rxdeck_run(&rx, args);
 	if (rc != 0) {
 		show_output();
 		fail_msg("rxdeck ab exited %d", rc);
@@ -154,10 +125,10 @@ static void test_run_ab__build_against_build_folder(void **state)
 	char game[PATH_MAX], old[PATH_MAX];
 	tdir_file(&t, "rxdeck-forest", game, sizeof game);
 	tdir_file(&t, "old", old, sizeof old);
-	const char *args[] = { rxdeck, "ab", "--against", old, "--game", game, "--seconds", "10",
+	const char *args[] = { "ab", "--against", old, "--game", game, "--seconds", "10",
 		               "--rounds", "1", "--no-warmup", "--profile", "lavapipe",
 		               "RX_VK_READBACK_LATE=newest", NULL };
-	int rc = run_cmd(args);
+	int rc = test_rxdeck_run(&rx, args);
 	if (rc != 0) {
 		show_output();
 		fail_msg("rxdeck ab exited %d", rc);
@@ -169,16 +140,16 @@ static void test_run_ab__build_against_build_folder(void **state)
 static void test_run_ab__bad_command_lines(void **state)
 {
 	(void)state;
-	const char *nothing[] = { rxdeck, "ab", NULL };
-	assert_int_equal(run_cmd(nothing), 2);
-	const char *bad_env[] = { rxdeck, "ab", "NOT-A-SETTING", NULL };
-	assert_int_equal(run_cmd(bad_env), 2);
-	const char *both[] = { rxdeck, "ab", "--route", "x.route", "--seconds", "20", "A=1", NULL };
-	assert_int_equal(run_cmd(both), 2);
-	const char *short_run[] = { rxdeck, "ab", "--seconds", "5", "A=1", NULL };
-	assert_int_equal(run_cmd(short_run), 2);
-	const char *no_build[] = { rxdeck, "ab", "--against", "/nonexistent-folder/x", "--seconds", "10", NULL };
-	assert_int_equal(run_cmd(no_build), 1);
+	const char *nothing[] = { "ab", NULL };
+	assert_int_equal(test_rxdeck_run(&rx, nothing), 2);
+	const char *bad_env[] = { "ab", "NOT-A-SETTING", NULL };
+	assert_int_equal(test_rxdeck_run(&rx, bad_env), 2);
+	const char *both[] = { "ab", "--route", "x.route", "--seconds", "20", "A=1", NULL };
+	assert_int_equal(test_rxdeck_run(&rx, both), 2);
+	const char *short_run[] = { "ab", "--seconds", "5", "A=1", NULL };
+	assert_int_equal(test_rxdeck_run(&rx, short_run), 2);
+	const char *no_build[] = { "ab", "--against", "/nonexistent-folder/x", "--seconds", "10", NULL };
+	assert_int_equal(test_rxdeck_run(&rx, no_build), 1);
 	FILE *f = fopen(out, "r");
 	char line[512] = "";
 	assert_non_null(fgets(line, sizeof line, f));

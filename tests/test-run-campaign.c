@@ -20,6 +20,7 @@
 
 #include "run/run.h"
 #include "test-run-util.h"
+#include "test-run-play.h"
 
 struct env {
 	struct tdir t;
@@ -102,22 +103,36 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	return p;
 }
 
+/* The options the campaigns here run with: quiet, into e's data folder,
+ * with e's environment; named name (NULL: the plan's name and the date). */
+static struct run_options options(struct env *e, const char *name)
+{
+	return (struct run_options){ .data_dir = e->data, .quiet = true, .environ = e->environ_,
+	                             .name = name };
+}
+
+/* A campaign of the plan make_plan() writes, with options(e, NULL),
+ * played: the campaign, and its outcome in out. */
+static struct run_campaign *create_and_play(struct env *e, const char *campaign, const char *arms,
+                                            struct run_outcome *out)
+{
+	struct plan *plan = make_plan(e, campaign, arms);
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = test_campaign_create(e->db, plan, &o);
+	plan_free(plan);
+	*out = test_campaign_play(c);
+	return c;
+}
+
 static void test_run_campaign__hang_and_crash_are_void_and_it_completes(void **state)
 {
 	struct env *e = *state;
-	struct plan *plan = make_plan(e, "order = ABC\n",
-	                                 "[arm A]\nlabel = fine\nenv = RX_VK_READBACK_EARLY=1\n"
-	                                 "[arm B]\nlabel = hangs\nargs = --hang-after 0.5\n"
-	                                 "[arm C]\nlabel = crashes\nargs = --crash-after 1\n");
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
-	struct run_campaign *c;
-	char msg[1024] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	plan_free(plan);
 	struct run_outcome out;
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_campaign *c = create_and_play(e, "order = ABC\n",
+	                                         "[arm A]\nlabel = fine\nenv = RX_VK_READBACK_EARLY=1\n"
+	                                         "[arm B]\nlabel = hangs\nargs = --hang-after 0.5\n"
+	                                         "[arm C]\nlabel = crashes\nargs = --crash-after 1\n",
+	                                         &out);
 	assert_true(out.complete);
 	assert_false(out.interrupted);
 	assert_int_equal(out.runs_done, 3);
@@ -203,7 +218,7 @@ static void test_run_campaign__bad_plan_leaves_nothing(void **state)
 	struct plan *plan = make_plan(e, "", "[arm A]\n");
 	free(plan->builds[0].argv.v[0]);
 	plan->builds[0].argv.v[0] = strdup("./no-such-game");
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_options o = options(e, NULL);
 	struct run_campaign *c = NULL;
 	char msg[1024] = "";
 	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -ENOENT);
@@ -238,7 +253,7 @@ static void test_run_campaign__until_in_the_past_is_refused(void **state)
 	struct plan *plan = make_plan(e, "", "[arm A]\n");
 	plan->rounds = 0;
 	plan->until = strdup("2020-01-01 07:00");
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_options o = options(e, NULL);
 	struct run_campaign *c = NULL;
 	char msg[1024] = "";
 	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -EINVAL);
@@ -254,9 +269,7 @@ static void test_run_campaign__until_in_the_past_is_refused(void **state)
 	/* a time of day is the next time the clock shows it: never past */
 	free(plan->until);
 	plan->until = strdup("00:00");
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	run_campaign_destroy(c);
+	run_campaign_destroy(test_campaign_create(e->db, plan, &o));
 	plan_free(plan);
 }
 
@@ -265,16 +278,11 @@ static void test_run_campaign__names_and_resume_refusal(void **state)
 	struct env *e = *state;
 	struct plan *plan = make_plan(e, "", "[arm A]\n");
 	plan->warmup = PLAN_WARMUP_NO;
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
-		                 .name = "fixed" };
-	struct run_campaign *c;
-	char msg[1024] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_options o = options(e, "fixed");
+	struct run_campaign *c = test_campaign_create(e->db, plan, &o);
 	assert_string_equal(run_campaign_name(c), "fixed");
-	struct run_outcome out;
-	assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), 0);
-	assert_true(out.complete);
+	assert_true(test_campaign_play(c).complete);
+	char msg[1024] = "";
 	run_campaign_destroy(c);
 	/* the same name again is refused; a finished campaign has nothing to resume */
 	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -EEXIST);
@@ -284,8 +292,7 @@ static void test_run_campaign__names_and_resume_refusal(void **state)
 	assert_int_equal(run_campaign_open(e->db, NULL, &o, &c, msg, sizeof msg), -ENOENT);
 	/* without a name: the plan's name and the date */
 	o.name = NULL;
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	c = test_campaign_create(e->db, plan, &o);
 	assert_memory_equal(run_campaign_name(c), "doubles-", 8);
 	run_campaign_destroy(c);
 	plan_free(plan);
@@ -295,12 +302,9 @@ static void test_run_campaign__one_harness_at_a_time(void **state)
 {
 	struct env *e = *state;
 	struct plan *plan = make_plan(e, "", "[arm A]\n");
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
-		                 .name = "held" };
-	struct run_campaign *c, *c2 = NULL;
+	struct run_options o = options(e, "held");
+	struct run_campaign *c = test_campaign_create(e->db, plan, &o), *c2 = NULL;
 	char msg[1024] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
 	plan_free(plan);
 	/* the creator holds it: a resume meanwhile is refused, naming the holder */
 	char want[128];
@@ -310,13 +314,11 @@ static void test_run_campaign__one_harness_at_a_time(void **state)
 		fail_msg("'%s' does not say '%s'", msg, want);
 	run_campaign_destroy(c);
 	/* let go: one resume holds it, a second is refused */
-	if (run_campaign_open(e->db, "held", &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	c = test_campaign_open(e->db, "held", &o);
 	assert_int_equal(run_campaign_open(e->db, NULL, &o, &c2, msg, sizeof msg), -EBUSY);
 	assert_null(c2);
 	run_campaign_destroy(c);
-	if (run_campaign_open(e->db, "held", &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	c = test_campaign_open(e->db, "held", &o);
 	run_campaign_destroy(c);
 }
 
@@ -344,18 +346,11 @@ static void test_run_campaign__resume_refuses_changes_unless_accepted(void **sta
 	copy_file(plan->builds[0].argv.v[0], game);
 	free(plan->builds[0].argv.v[0]);
 	plan->builds[0].argv.v[0] = strdup(game);
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
-		                 .name = "changed" };
-	struct run_campaign *c;
-	char msg[2048] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_options o = options(e, "changed");
+	run_campaign_destroy(test_campaign_create(e->db, plan, &o));
 	plan_free(plan);
-	run_campaign_destroy(c);
 	/* nothing changed: it opens */
-	if (run_campaign_open(e->db, "changed", &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	run_campaign_destroy(c);
+	run_campaign_destroy(test_campaign_open(e->db, "changed", &o));
 
 	/* the route edited (3 s -> 2 s) and the binary rebuilt */
 	char p[PATH_MAX];
@@ -365,7 +360,8 @@ static void test_run_campaign__resume_refuses_changes_unless_accepted(void **sta
 	assert_non_null(f);
 	fputs("rebuilt", f);
 	assert_int_equal(fclose(f), 0);
-	c = NULL;
+	struct run_campaign *c = NULL;
+	char msg[2048] = "";
 	assert_int_equal(run_campaign_open(e->db, "changed", &o, &c, msg, sizeof msg), -ESTALE);
 	assert_null(c);
 	if (!strstr(msg, "campaign 'changed' changed since it started") ||
@@ -375,8 +371,7 @@ static void test_run_campaign__resume_refuses_changes_unless_accepted(void **sta
 
 	/* accepted: it opens, and the campaign's notes keep what changed */
 	o.accept_changes = true;
-	if (run_campaign_open(e->db, "changed", &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	c = test_campaign_open(e->db, "changed", &o);
 	struct db_campaign *dc;
 	assert_int_equal(db_campaign_get(e->db, run_campaign_id(c), &dc), 0);
 	assert_non_null(dc->notes);
@@ -416,12 +411,9 @@ static void test_run_campaign__full_disk_voids_the_run_and_stops(void **state)
 	                              "[arm A]\nlabel = fills the disk\nargs = --fill-disk-after 1\n"
 	                              "[arm B]\nlabel = fine\n");
 	plan->warmup = false;
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_,
-		                 .name = "full" };
-	struct run_campaign *c;
+	struct run_options o = options(e, "full");
+	struct run_campaign *c = test_campaign_create(e->db, plan, &o);
 	char msg[2048] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
 	plan_free(plan);
 	/* the game's writes fail: its run is void "disk full" and the campaign stops */
 	struct run_outcome out;
@@ -445,8 +437,7 @@ static void test_run_campaign__full_disk_voids_the_run_and_stops(void **state)
 	/* resumes while the disk is full: harness trouble, nothing played, no
 	 * folder piled up */
 	for (int k = 0; k < 2; k++) {
-		if (run_campaign_open(e->db, "full", &o, &c, msg, sizeof msg) != 0)
-			fail_msg("%s", msg);
+		c = test_campaign_open(e->db, "full", &o);
 		assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), -ENOSPC);
 		if (!strstr(msg, "cannot start run 2: disk full: "))
 			fail_msg("%s", msg);
@@ -462,11 +453,8 @@ static void test_run_campaign__full_disk_voids_the_run_and_stops(void **state)
 	assert_int_equal(mkdir(p, 0700), 0);
 	snprintf(p, sizeof p, "%s/002-B/stderr.txt", cdir);
 	write_text(p, "");
-	if (run_campaign_open(e->db, "full", &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	assert_true(out.complete);
+	c = test_campaign_open(e->db, "full", &o);
+	assert_true(test_campaign_play(c).complete);
 	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
 	assert_int_equal(runs[1].status, DB_RUN_DONE);
 	free(runs);
@@ -482,7 +470,7 @@ static void test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher(v
 	 * stand-in game reports */
 	struct plan *plan = make_plan(e, "", "launcher = env RX_VK_READBACK_LATE=newest\n[arm A]\n");
 	plan->pad = PLAN_PAD_NONE;
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
+	struct run_options o = options(e, NULL);
 	struct run_campaign *c = NULL;
 	char msg[1024] = "";
 	/* t.route's line 4 presses A: refused at its line, nothing written */
@@ -502,12 +490,9 @@ static void test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher(v
 	           "route s\nduration 3s\nwindow 0.5s 3s\n1s shot one\n1.5s mark half\n2s shot two\n");
 	free(plan->route);
 	plan->route = strdup(p);
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	c = test_campaign_create(e->db, plan, &o);
 	plan_free(plan);
-	struct run_outcome out;
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.complete);
 	assert_int_equal(out.runs_void, 0);
 	struct db_run *runs;
@@ -535,19 +520,12 @@ static void test_run_campaign__mangohud_runs_and_a_run_with_no_log(void **state)
 {
 	struct env *e = *state;
 	/* MangoHud 0.6.8 and 0.7.x in the stand-in; C's writes no CSV */
-	struct plan *plan = make_plan(e, "order = ABC\nframes = mangohud\n",
-	                              "[arm A]\nargs = --mangohud 0.6\n"
-	                              "[arm B]\nargs = --mangohud 0.7\n"
-	                              "[arm C]\nargs = --mangohud 0.6 --mangohud-no-csv\n");
-	struct run_options o = { .data_dir = e->data, .quiet = true, .environ = e->environ_ };
-	struct run_campaign *c;
-	char msg[1024] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	plan_free(plan);
 	struct run_outcome out;
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_campaign *c = create_and_play(e, "order = ABC\nframes = mangohud\n",
+	                                         "[arm A]\nargs = --mangohud 0.6\n"
+	                                         "[arm B]\nargs = --mangohud 0.7\n"
+	                                         "[arm C]\nargs = --mangohud 0.6 --mangohud-no-csv\n",
+	                                         &out);
 	struct db_run *runs;
 	size_t n;
 	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
@@ -585,62 +563,44 @@ static int decided_at(void *ctx, struct db *db, int64_t id, bool *decided, char 
 }
 
 /* Plays a campaign of order AB, rounds = 1 and max_rounds = 3 with a
- * callback deciding at round decide_at; returns its outcome. */
-static struct run_outcome play_sequential(struct env *e, const char *name, int decide_at,
-                                          size_t *n_runs, int *rounds)
+ * callback deciding at round decide_at: it must complete, stopped for
+ * stop, done after rounds rounds of two runs. */
+static void play_sequential(struct env *e, const char *name, int decide_at, enum run_stop stop,
+                            int rounds)
 {
-	char campaign[128];
-	snprintf(campaign, sizeof campaign, "order = AB\nmax_rounds = 3\n");
-	struct plan *plan = make_plan(e, campaign, "[arm A]\n[arm B]\n");
-	struct run_options o = { .data_dir = e->data, .name = name, .quiet = true,
-		                 .environ = e->environ_, .decided = decided_at,
-		                 .decided_ctx = &decide_at };
-	struct run_campaign *c;
-	char msg[1024] = "";
-	if (run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct plan *plan = make_plan(e, "order = AB\nmax_rounds = 3\n", "[arm A]\n[arm B]\n");
+	struct run_options o = options(e, name);
+	o.decided = decided_at;
+	o.decided_ctx = &decide_at;
+	struct run_campaign *c = test_campaign_create(e->db, plan, &o);
 	plan_free(plan);
-	struct run_outcome out;
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_outcome out = test_campaign_play(c);
+	assert_true(out.complete);
+	assert_int_equal(out.stop, stop);
+	assert_int_equal(out.rounds, rounds);
 	struct db_run *runs;
-	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, n_runs), 0);
-	for (size_t i = 0; i < *n_runs; i++)
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, (size_t)rounds * 2);
+	for (size_t i = 0; i < n; i++)
 		assert_int_equal(runs[i].round, (int)(i / 2) + 1);
 	free(runs);
 	struct db_campaign *dc;
 	assert_int_equal(db_campaign_get(e->db, run_campaign_id(c), &dc), 0);
-	*rounds = dc->rounds;
+	assert_int_equal(dc->rounds, rounds);
 	assert_int_equal(dc->status, DB_CAMPAIGN_DONE);
 	free(dc);
 	run_campaign_destroy(c);
-	return out;
 }
 
 static void test_run_campaign__max_rounds_stops_once_decided(void **state)
 {
-	struct env *e = *state;
-	size_t n;
-	int rounds;
-	struct run_outcome out = play_sequential(e, "decides", 2, &n, &rounds);
-	assert_true(out.complete);
-	assert_int_equal(out.stop, RUN_STOP_DECIDED);
-	assert_int_equal(out.rounds, 2);
-	assert_int_equal(rounds, 2);
-	assert_int_equal(n, 4);
+	play_sequential(*state, "decides", 2, RUN_STOP_DECIDED, 2);
 }
 
 static void test_run_campaign__max_rounds_runs_to_the_maximum_undecided(void **state)
 {
-	struct env *e = *state;
-	size_t n;
-	int rounds;
-	struct run_outcome out = play_sequential(e, "undecided", 0, &n, &rounds);
-	assert_true(out.complete);
-	assert_int_equal(out.stop, RUN_STOP_MAX_ROUNDS);
-	assert_int_equal(out.rounds, 3);
-	assert_int_equal(rounds, 3);
-	assert_int_equal(n, 6);
+	play_sequential(*state, "undecided", 0, RUN_STOP_MAX_ROUNDS, 3);
 }
 
 int main(void)

@@ -16,6 +16,7 @@
 #include "results-db/db.h"
 #include "run/run.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 
 /* 2026-12-02 09:00:00 UTC */
 #define MORNING_MS 1796202000000LL
@@ -100,13 +101,10 @@ static void test_deadline_round__order_and_warm_ups_at_route_plus_start(void **s
 
 struct env {
 	struct tdir t;
-	char rxdeck[PATH_MAX];
+	struct test_rxdeck r;
 	char db[PATH_MAX];
 	char plan[PATH_MAX];
 	char out[PATH_MAX];
-	char xdg[PATH_MAX + 32];
-	char mark[PATH_MAX + 32];
-	char tmp[PATH_MAX + 32];
 };
 
 static struct env e;
@@ -118,15 +116,13 @@ static int make_env(void **state)
 	tzset();
 	memset(&e, 0, sizeof e);
 	tdir_make(&e.t);
-	build_path("harness/rxdeck", e.rxdeck, sizeof e.rxdeck);
 	char game[PATH_MAX], p[PATH_MAX];
 	build_path("harness/run/game-double", game, sizeof game);
 	tdir_file(&e.t, "results.db", e.db, sizeof e.db);
 	tdir_file(&e.t, "plan.ini", e.plan, sizeof e.plan);
-	tdir_file(&e.t, "out.txt", e.out, sizeof e.out);
-	snprintf(e.xdg, sizeof e.xdg, "XDG_DATA_HOME=%s/data", e.t.path);
-	snprintf(e.mark, sizeof e.mark, "TEST_RUN_DIR=%s", e.t.path);
-	snprintf(e.tmp, sizeof e.tmp, "TMPDIR=%s", e.t.path);
+	/* rxdeck runs in the test's folder, its output into out.txt */
+	test_rxdeck_init(&e.r, e.t.path, tdir_file(&e.t, "out.txt", e.out, sizeof e.out));
+	e.r.how.cwd = e.t.path;
 	/* a route of ten minutes: a round of AB with a warm-up each is 20 min */
 	write_text(tdir_file(&e.t, "long.route", p, sizeof p),
 	           "route long\nduration 600s\nwindow 1s 600s\n0s press A 100ms\n");
@@ -148,43 +144,9 @@ static int remove_env(void **state)
 	return 0;
 }
 
-/* Runs rxdeck with args (NULL-ended, after the program) in the test's
- * folder, output to e.out; its exit status. */
-static int rxdeck(const char *const *args)
-{
-	const char *argv[16] = { e.rxdeck };
-	for (int i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(e.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || chdir(e.t.path) != 0)
-			_exit(126);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		putenv(e.xdg);
-		putenv(e.mark);
-		putenv(e.tmp);
-		unsetenv("XDG_RUNTIME_DIR");
-		execv(e.rxdeck, (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static const char *output(void)
 {
-	static char buf[16384];
-	FILE *f = fopen(e.out, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-	return buf;
+	return test_rxdeck_output(&e.r);
 }
 
 /* now + minutes, as "YYYY-MM-DD HH:MM" or "HH:MM" (local time) */
@@ -218,7 +180,7 @@ static void test_deadline__rxdeck_run_refuses_a_deadline_closer_than_a_round(voi
 	/* 3 minutes away; a round is 4 runs of 10 minutes */
 	const char *args[] = { "run", e.plan, "--db", e.db, "--until", at(3, true, until, sizeof until),
 	                       NULL };
-	int rc = rxdeck(args);
+	int rc = test_rxdeck_run(&e.r, args);
 	if (rc != 5)
 		fail_msg("exit %d, not 5:\n%s", rc, output());
 	const char *out = output();
@@ -242,13 +204,13 @@ static void test_deadline__rxdeck_run_refuses_a_deadline_closer_than_a_round(voi
 	assert_int_equal(processes_mentioning(e.t.path), 0);
 	/* --quiet does not hide why (a timer's journal shows it) */
 	const char *quiet[] = { "run", e.plan, "--db", e.db, "-q", "--until", until, NULL };
-	assert_int_equal(rxdeck(quiet), 5);
+	assert_int_equal(test_rxdeck_run(&e.r, quiet), 5);
 	assert_non_null(strstr(output(), "not starting campaign"));
 
 	/* the same campaign name then runs as if nothing had happened */
 	const char *later[] = { "run", e.plan, "--db", e.db, "--route", "short.route", "--rounds", "1",
 	                        "--no-warmup", "-q", NULL };
-	rc = rxdeck(later);
+	rc = test_rxdeck_run(&e.r, later);
 	if (rc != 0 && rc != 3)
 		fail_msg("the later run exited %d:\n%s", rc, output());
 	assert_int_equal(campaigns(), 1);
@@ -261,7 +223,7 @@ static void test_deadline__late_scheduled_start_is_refused(void **state)
 	/* the timer's 3 h ago, the deadline 1 h ago: a start on waking */
 	const char *args[] = { "run", e.plan, "--db", e.db, "--scheduled", at(-180, false, sched, 16),
 	                       "--until", at(-60, false, until, 16), NULL };
-	int rc = rxdeck(args);
+	int rc = test_rxdeck_run(&e.r, args);
 	if (rc != 5)
 		fail_msg("exit %d, not 5:\n%s", rc, output());
 	char want[128], date[32];
@@ -271,16 +233,16 @@ static void test_deadline__late_scheduled_start_is_refused(void **state)
 	/* on time, the deadline is the night's: what --print-plan shows */
 	const char *print[] = { "run", e.plan, "--print-plan", "--scheduled", at(-1, false, now, 16),
 	                        "--until", at(300, false, until, 16), NULL };
-	assert_int_equal(rxdeck(print), 0);
+	assert_int_equal(test_rxdeck_run(&e.r, print), 0);
 	snprintf(want, sizeof want, "\nuntil = %s\n", at(300, true, date, sizeof date));
 	assert_non_null(strstr(output(), want));
 	/* --scheduled needs a deadline, and a time of day */
 	const char *none[] = { "run", e.plan, "--print-plan", "--scheduled", "01:00", NULL };
-	assert_int_equal(rxdeck(none), 2);
+	assert_int_equal(test_rxdeck_run(&e.r, none), 2);
 	assert_non_null(strstr(output(), "--scheduled needs a deadline: --until or the plan's until"));
 	const char *bad[] = { "run", e.plan, "--print-plan", "--scheduled", "1am", "--until", "07:00",
 	                      NULL };
-	assert_int_equal(rxdeck(bad), 2);
+	assert_int_equal(test_rxdeck_run(&e.r, bad), 2);
 	assert_non_null(strstr(output(), "bad --scheduled '1am': expected a time of day HH:MM"));
 }
 

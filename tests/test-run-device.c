@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "run/run.h"
 #include "test-run-util.h"
+#include "test-run-play.h"
 #include "test-deck-bus-util.h"
 #include "test-deck-util.h"
 
@@ -127,10 +128,7 @@ static struct run_options options(struct env *e, volatile sig_atomic_t *stop)
 
 static struct run_campaign *create(struct env *e, struct plan *plan, struct run_options *o)
 {
-	struct run_campaign *c;
-	char msg[1024] = "";
-	if (run_campaign_create(e->db, plan, o, &c, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_campaign *c = test_campaign_create(e->db, plan, o);
 	plan_free(plan);
 	return c;
 }
@@ -160,10 +158,7 @@ static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **st
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\ngpu_clock = 1100\n",
 	                                             "[arm A]\n[arm B]\ntdp_w = 12\n"), &o);
-	struct run_outcome out;
-	char msg[1024] = "";
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.complete);
 	/* held for the campaign, released at its end */
 	assert_true(log_at(e, "inhibit sleep:idle rxdeck rxdeck campaign night") >= 0);
@@ -202,10 +197,7 @@ static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state
 	struct env *e = *state;
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
-	struct run_outcome out;
-	char msg[1024] = "";
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	test_campaign_play(c);
 	struct db_run *runs;
 	size_t n;
 	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
@@ -228,6 +220,16 @@ static void *stop_soon(void *arg)
 	return NULL;
 }
 
+/* c played with a stop request 1.5 s in: its outcome. */
+static struct run_outcome play_stopped_soon(struct run_campaign *c)
+{
+	pthread_t th;
+	pthread_create(&th, NULL, stop_soon, NULL);
+	struct run_outcome out = test_campaign_play(c);
+	pthread_join(th, NULL);
+	return out;
+}
+
 static void test_device__put_back_after_a_stop_request(void **state)
 {
 	struct env *e = *state;
@@ -235,13 +237,7 @@ static void test_device__put_back_after_a_stop_request(void **state)
 	struct run_options o = options(e, &stop_flag);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 10\n",
 	                                             "[arm A]\n[arm B]\n"), &o);
-	pthread_t th;
-	pthread_create(&th, NULL, stop_soon, NULL);
-	struct run_outcome out;
-	char msg[1024] = "";
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	pthread_join(th, NULL);
+	struct run_outcome out = play_stopped_soon(c);
 	assert_true(out.interrupted);
 	assert_false(out.complete);
 	assert_true(log_at(e, "set TdpLimit 10\n") >= 0);
@@ -287,13 +283,8 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 	/* what was left running is killed as a resume does; then resume */
 	int left = processes_mentioning(e->t.path);
 	(void)left;
-	struct run_campaign *r;
-	char msg[1024] = "";
-	if (run_campaign_open(e->db, id, &o, &r, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	struct run_outcome out;
-	if (run_campaign_play(r, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_campaign *r = test_campaign_open(e->db, id, &o);
+	test_campaign_play(r);
 	long back = log_at(e, "set TdpLimit 15\n");
 	assert_true(back >= 0);
 	assert_non_null(strstr(progress(e), "put back the GPU level auto and the TDP a stopped "
@@ -314,13 +305,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
-	pthread_t th;
-	pthread_create(&th, NULL, stop_soon, NULL);
-	struct run_outcome out;
-	char msg[1024] = "";
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	pthread_join(th, NULL);
+	struct run_outcome out = play_stopped_soon(c);
 	assert_true(out.interrupted);
 	int64_t cid = run_campaign_id(c);
 	run_campaign_destroy(c);
@@ -340,14 +325,9 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	free(h);
 
 	/* a resume on the same host adds nothing */
-	struct run_campaign *r;
 	stop_flag = 0;
-	if (run_campaign_open(e->db, id, &o, &r, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	pthread_create(&th, NULL, stop_soon, NULL);
-	if (run_campaign_play(r, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	pthread_join(th, NULL);
+	struct run_campaign *r = test_campaign_open(e->db, id, &o);
+	play_stopped_soon(r);
 	run_campaign_destroy(r);
 	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
 	assert_int_equal(n, 1);
@@ -357,10 +337,8 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	fake_write(&e->f, "proc/sys/kernel/osrelease", "6.5.0-valve24-1-neptune-65\n");
 	fake_write(&e->f, "proc/sys/vm/swappiness", "1\n");
 	stop_flag = 0;
-	if (run_campaign_open(e->db, id, &o, &r, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
-	if (run_campaign_play(r, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	r = test_campaign_open(e->db, id, &o);
+	test_campaign_play(r);
 	run_campaign_destroy(r);
 	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
 	assert_int_equal(n, 2);
@@ -418,10 +396,7 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 	struct flip f = { e, 1.5, "0\n", 4, "1\n" };
 	pthread_t th;
 	pthread_create(&th, NULL, flip_ac, &f);
-	struct run_outcome out;
-	char msg[1024] = "";
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_outcome out = test_campaign_play(c);
 	pthread_join(th, NULL);
 	assert_true(out.complete);
 	struct db_run *runs;
@@ -446,10 +421,7 @@ static void test_device__low_battery_stops_cleanly(void **state)
 	fake_write(&e->f, "sys/class/power_supply/BAT1/capacity", "8\n");
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
-	struct run_outcome out;
-	char msg[1024] = "";
-	if (run_campaign_play(c, &out, msg, sizeof msg) != 0)
-		fail_msg("%s", msg);
+	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.interrupted);
 	assert_int_equal(out.runs_done, 0);
 	assert_non_null(strstr(progress(e), "on battery at 8 %, below min_battery_pct 10 %: "
@@ -461,11 +433,7 @@ static void test_device__low_battery_stops_cleanly(void **state)
 
 int main(void)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why)) {
-		printf("skip: %s\n", why);
-		return 77;
-	}
+	test_bus_skip_unless_it_can_run();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_device__clock_and_tdp_per_arm_through_steamos_manager,
 		                                setup, teardown),

@@ -16,47 +16,9 @@
 
 #include "results-db/db.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 
-static char rxdeck[PATH_MAX], forest[PATH_MAX];
-
-/* Runs argv with extra env entries, stdout and stderr to out; exit code. */
-static int run_cmd(const char *const *argv, char *const *env_add, const char *out)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		for (char *const *e = env_add; e && *e; e++)
-			putenv(*e);
-		unsetenv("XDG_RUNTIME_DIR");
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return strdup("");
-	char *s = NULL;
-	size_t n = 0;
-	if (getdelim(&s, &n, 0, f) < 0) {
-		free(s);
-		s = strdup("");
-	}
-	fclose(f);
-	return s;
-}
+static char forest[PATH_MAX];
 
 static struct tdir t;
 
@@ -72,12 +34,9 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	(void)state;
 	tdir_make(&t);
 	char plan[PATH_MAX], out[PATH_MAX], db_path[PATH_MAX + 64];
-	char xdg[PATH_MAX + 32], mark[PATH_MAX + 32], tmpdir[PATH_MAX + 32];
-	snprintf(xdg, sizeof xdg, "XDG_DATA_HOME=%s/data", t.path);
-	snprintf(mark, sizeof mark, "TEST_RUN_DIR=%s", t.path);
-	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", t.path); /* the pad's socket goes there */
+	static struct test_rxdeck rx;
+	test_rxdeck_init(&rx, t.path, tdir_file(&t, "run.out", out, sizeof out));
 	snprintf(db_path, sizeof db_path, "%s/data/rxdeck/results.db", t.path);
-	char *env_add[] = { xdg, mark, tmpdir, NULL };
 	char text[8192];
 	/* a scene small enough for two cores, large enough for the waits */
 	snprintf(text, sizeof text,
@@ -98,9 +57,9 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	         "env = RX_VK_READBACK_EARLY=1\n",
 	         forest);
 	write_text(tdir_file(&t, "e2e.ini", plan, sizeof plan), text);
-	const char *run_args[] = { rxdeck, "run", plan, NULL };
-	int rc = run_cmd(run_args, env_add, tdir_file(&t, "run.out", out, sizeof out));
-	char *log = slurp(out);
+	const char *run_args[] = { "run", plan, NULL };
+	int rc = test_rxdeck_run(&rx, run_args);
+	char *log = test_read_text(out);
 	if (rc != 0)
 		fail_msg("rxdeck run exited %d:\n%s", rc, log);
 	assert_non_null(strstr(log, "| real fps"));          /* the table */
@@ -171,34 +130,34 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	db_close(db);
 
 	/* list, show, and import of a run's files as a new arm */
-	const char *list_args[] = { rxdeck, "list", NULL };
-	assert_int_equal(run_cmd(list_args, env_add, out), 0);
-	log = slurp(out);
+	const char *list_args[] = { "list", NULL };
+	assert_int_equal(test_rxdeck_run(&rx, list_args), 0);
+	log = test_read_text(out);
 	assert_non_null(strstr(log, name));
 	free(log);
 	char run2[160];
 	snprintf(run2, sizeof run2, "%s/2", name);
-	const char *show_args[] = { rxdeck, "show", run2, NULL };
-	assert_int_equal(run_cmd(show_args, env_add, out), 0);
-	log = slurp(out);
+	const char *show_args[] = { "show", run2, NULL };
+	assert_int_equal(test_rxdeck_run(&rx, show_args), 0);
+	log = test_read_text(out);
 	assert_non_null(strstr(log, "real_fps"));
 	free(log);
-	const char *import_args[] = { rxdeck, "import", name, "E", frames, "--log", rlog,
+	const char *import_args[] = { "import", name, "E", frames, "--log", rlog,
 		                      "--label", "imported", "--t0", "0", NULL };
 	/* --t0 0 puts the window decades away: refused, nothing written */
-	assert_int_equal(run_cmd(import_args, env_add, out), 1);
-	log = slurp(out);
+	assert_int_equal(test_rxdeck_run(&rx, import_args), 1);
+	log = test_read_text(out);
 	assert_non_null(strstr(log, "nothing imported"));
 	free(log);
-	import_args[9] = NULL; /* t0: the log's first frame */
-	assert_int_equal(run_cmd(import_args, env_add, out), 0);
+	import_args[8] = NULL; /* t0: the log's first frame */
+	assert_int_equal(test_rxdeck_run(&rx, import_args), 0);
 	/* arm E exists now: the same --label again is fine, another is not */
-	import_args[8] = "another";
-	assert_int_equal(run_cmd(import_args, env_add, out), 2);
-	import_args[8] = "imported";
-	assert_int_equal(run_cmd(import_args, env_add, out), 0);
-	const char *import_again[] = { rxdeck, "import", name, "E", frames, "--log", rlog, NULL };
-	assert_int_equal(run_cmd(import_again, env_add, out), 0);
+	import_args[7] = "another";
+	assert_int_equal(test_rxdeck_run(&rx, import_args), 2);
+	import_args[7] = "imported";
+	assert_int_equal(test_rxdeck_run(&rx, import_args), 0);
+	const char *import_again[] = { "import", name, "E", frames, "--log", rlog, NULL };
+	assert_int_equal(test_rxdeck_run(&rx, import_again), 0);
 	assert_int_equal(db_open(db_path, &db), 0);
 	assert_int_equal(db_run_list(db, cid, &runs, &n), 0);
 	assert_int_equal(n, 12);
@@ -216,7 +175,6 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 
 int main(void)
 {
-	build_path("harness/rxdeck", rxdeck, sizeof rxdeck);
 	build_path("renderer/forest/rxdeck-forest", forest, sizeof forest);
 	if (access(forest, X_OK) != 0) {
 		printf("skip: the demo game was not built (%s)\n", forest);

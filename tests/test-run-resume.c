@@ -14,51 +14,14 @@
 
 #include "results-db/db.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 
 struct env {
 	struct tdir t;
-	char rxdeck[PATH_MAX];
+	struct test_rxdeck r;
 	char db[PATH_MAX];
 	char plan[PATH_MAX];
-	char xdg[PATH_MAX + 32];
-	char mark[PATH_MAX + 32];
-	char tmp[PATH_MAX + 32];
 };
-
-static pid_t spawn(struct env *env, const char *const *args, const char *out)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		putenv(env->xdg);
-		putenv(env->mark);
-		putenv(env->tmp);
-		unsetenv("XDG_RUNTIME_DIR");
-		execv(env->rxdeck, (char *const *)args);
-		_exit(127);
-	}
-	return pid;
-}
-
-static int wait_exit(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
 
 static size_t count_status(const char *path, enum db_run_status s)
 {
@@ -95,16 +58,12 @@ static void test_run_resume__after_sigkill(void **state)
 {
 	(void)state;
 	tdir_make(&e.t);
-	build_path("harness/rxdeck", e.rxdeck, sizeof e.rxdeck);
 	char game[PATH_MAX], p[PATH_MAX], out1[PATH_MAX], out2[PATH_MAX];
 	build_path("harness/run/game-double", game, sizeof game);
 	tdir_file(&e.t, "results.db", e.db, sizeof e.db);
 	tdir_file(&e.t, "plan.ini", e.plan, sizeof e.plan);
-	tdir_file(&e.t, "run.out", out1, sizeof out1);
 	tdir_file(&e.t, "resume.out", out2, sizeof out2);
-	snprintf(e.xdg, sizeof e.xdg, "XDG_DATA_HOME=%s/data", e.t.path);
-	snprintf(e.mark, sizeof e.mark, "TEST_RUN_DIR=%s", e.t.path);
-	snprintf(e.tmp, sizeof e.tmp, "TMPDIR=%s", e.t.path); /* the pad's socket goes there */
+	test_rxdeck_init(&e.r, e.t.path, tdir_file(&e.t, "run.out", out1, sizeof out1));
 	write_text(tdir_file(&e.t, "t.route", p, sizeof p),
 	           "route t\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n1s shot one\n");
 	char text[8192];
@@ -115,23 +74,20 @@ static void test_run_resume__after_sigkill(void **state)
 	         "[arm A]\n[arm B]\nenv = RX_VK_READBACK_EARLY=1\n", game);
 	write_text(e.plan, text);
 
-	const char *run_args[] = { e.rxdeck, "run", e.plan, "--db", e.db, NULL };
-	pid_t pid = spawn(&e, run_args, out1);
+	const char *run_args[] = { "run", e.plan, "--db", e.db, NULL };
+	pid_t pid = test_rxdeck_start(&e.r, run_args);
 	/* kill it in the middle of the fourth run */
 	size_t done = 0;
 	for (int i = 0; i < 600 && done < 3; i++) {
-		sleep_ms(100);
+		test_sleep_ms(100);
 		done = count_status(e.db, DB_RUN_DONE);
 	}
 	assert_int_equal(done, 3);
-	sleep_ms(700);
+	test_sleep_ms(700);
 	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
+	assert_int_equal(test_proc_wait(pid), 128 + SIGKILL);
 	/* its game and route player go with it */
-	int left = 1;
-	for (int i = 0; i < 50 && (left = processes_mentioning(e.t.path)) > 0; i++)
-		sleep_ms(100);
-	assert_int_equal(left, 0);
+	assert_int_equal(test_processes_gone(e.t.path, 50), 0);
 
 	/* what was finished before the kill */
 	struct db *db;
@@ -156,17 +112,12 @@ static void test_run_resume__after_sigkill(void **state)
 	assert_int_equal(running, 1); /* the one that was cut */
 	db_close(db);
 
-	const char *resume_args[] = { e.rxdeck, "resume", "--db", e.db, NULL };
-	pid = spawn(&e, resume_args, out2);
-	int rc = wait_exit(pid);
+	const char *resume_args[] = { "resume", "--db", e.db, NULL };
+	e.r.how.out = out2;
+	int rc = test_rxdeck_run(&e.r, resume_args);
 	if (rc != 0) {
-		char *log = NULL;
-		size_t len = 0;
-		FILE *f = fopen(out2, "r");
-		if (f && getdelim(&log, &len, 0, f) > 0)
-			fprintf(stderr, "%s", log);
-		if (f)
-			fclose(f);
+		char *log = test_read_text(out2);
+		fprintf(stderr, "%s", log);
 		free(log);
 		fail_msg("rxdeck resume exited %d", rc);
 	}

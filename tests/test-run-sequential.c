@@ -19,9 +19,11 @@
 
 #include "results-db/db.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 
 static struct tdir t;
-static char rxdeck[PATH_MAX], db_file[PATH_MAX];
+static struct test_rxdeck rx;
+static char db_file[PATH_MAX];
 
 static int remove_tdir(void **state)
 {
@@ -30,66 +32,23 @@ static int remove_tdir(void **state)
 	return 0;
 }
 
-/* rxdeck started with args (NULL-terminated), stdout and stderr to the
- * file out; its pid. */
-static pid_t rxdeck_start(const char *out, va_list ap)
-{
-	const char *args[16] = { rxdeck };
-	int n = 1;
-	for (const char *a; (a = va_arg(ap, const char *)) && n < 15;)
-		args[n++] = a;
-	args[n] = NULL;
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		unsetenv("XDG_RUNTIME_DIR");
-		execv(rxdeck, (char *const *)args);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Waits for pid; its output (the file out) into *text (the caller frees
- * it); its exit code, 128 + the signal that ended it. */
-static int rxdeck_wait(pid_t pid, const char *out, char **text)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	*text = NULL;
-	size_t len = 0;
-	FILE *f = fopen(out, "r");
-	assert_non_null(f);
-	if (getdelim(text, &len, 0, f) < 0) {
-		free(*text);
-		*text = strdup("");
-	}
-	fclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* rxdeck run to its end with args (NULL-terminated): rxdeck_wait(). */
+/* rxdeck run to its end with args (NULL-terminated), stdout and stderr to
+ * the file out, which goes into *text (the caller frees it); its exit
+ * code, 128 + the signal that ended it. */
 static int rxdeck_run(char **text, const char *out, ...)
 {
+	const char *args[16];
+	size_t n = 0;
 	va_list ap;
 	va_start(ap, out);
-	pid_t pid = rxdeck_start(out, ap);
+	for (const char *a; (a = va_arg(ap, const char *)) && n < 15;)
+		args[n++] = a;
 	va_end(ap);
-	return rxdeck_wait(pid, out, text);
-}
-
-static pid_t rxdeck_spawn(const char *out, ...)
-{
-	va_list ap;
-	va_start(ap, out);
-	pid_t pid = rxdeck_start(out, ap);
-	va_end(ap);
-	return pid;
+	args[n] = NULL;
+	rx.how.out = out;
+	int rc = test_rxdeck_run(&rx, args);
+	*text = test_read_text(out);
+	return rc;
 }
 
 /* Writes the plan of a campaign of order AB, rounds = 1 and max_rounds
@@ -206,13 +165,8 @@ static void setup_paths(void)
 {
 	if (!t.path[0])
 		tdir_make(&t);
-	build_path("harness/rxdeck", rxdeck, sizeof rxdeck);
+	test_rxdeck_init(&rx, t.path, NULL);
 	tdir_file(&t, "results.db", db_file, sizeof db_file);
-	char v[PATH_MAX + 32];
-	snprintf(v, sizeof v, "%s/data", t.path);
-	setenv("XDG_DATA_HOME", v, 1);
-	setenv("TEST_RUN_DIR", t.path, 1);
-	setenv("TMPDIR", t.path, 1); /* the pad's socket goes there */
 }
 
 static void test_run_sequential__a_huge_difference_stops_decided(void **state)
@@ -276,25 +230,21 @@ static void test_run_sequential__a_resume_goes_on_deciding_at_the_same_levels(vo
 	setup_paths();
 	char plan[PATH_MAX], out[PATH_MAX], name[256];
 	write_plan("cut", 6, "DOUBLE_FPS=60", "DOUBLE_FPS=30", plan, sizeof plan);
-	tdir_file(&t, "run.out", out, sizeof out);
-	pid_t pid = rxdeck_spawn(out, "run", plan, "--db", db_file, NULL);
+	const char *run[] = { "run", plan, "--db", db_file, NULL };
+	rx.how.out = tdir_file(&t, "run.out", out, sizeof out);
+	pid_t pid = test_rxdeck_start(&rx, run);
 	/* cut it in the first added round: round 1 and one run of round 2 done */
 	size_t done = 0;
 	for (int i = 0; i < 600 && done < 3; i++) {
-		struct timespec ts = { 0, 50 * 1000000 };
-		nanosleep(&ts, NULL);
+		test_sleep_ms(50);
 		done = runs_done();
 	}
 	assert_int_equal(done, 3);
 	assert_int_equal(kill(pid, SIGKILL), 0);
-	char *log;
-	assert_int_equal(rxdeck_wait(pid, out, &log), 128 + SIGKILL);
-	free(log);
-	for (int i = 0; i < 50 && processes_mentioning(t.path) > 0; i++) {
-		struct timespec ts = { 0, 100 * 1000000 };
-		nanosleep(&ts, NULL);
-	}
+	assert_int_equal(test_proc_wait(pid), 128 + SIGKILL);
+	test_processes_gone(t.path, 50);
 
+	char *log;
 	int rc = rxdeck_run(&log, out, "resume", "--db", db_file, NULL);
 	if (rc != 0)
 		fail_msg("rxdeck resume exited %d:\n%s", rc, log);

@@ -26,6 +26,7 @@
 #include "pad/pad.h"
 #include "results-db/db.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 #include "test-deck-bus-util.h"
 #include "test-deck-util.h"
 
@@ -33,15 +34,12 @@ struct env {
 	struct tdir t;
 	struct fake f;
 	struct test_bus bus;
-	char rxdeck[PATH_MAX];
+	struct test_rxdeck r;
 	char game[PATH_MAX];
 	char db[PATH_MAX];
 	char plan[PATH_MAX];
 	char out[PATH_MAX];
 	char state[PATH_MAX + 32];
-	char xdg[PATH_MAX + 32];
-	char mark[PATH_MAX + 32];
-	char tmp[PATH_MAX + 32];
 	char root[PATH_MAX + 32];
 	/* the pad watcher */
 	pthread_t watcher;
@@ -54,12 +52,6 @@ struct env {
 
 static struct env e;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
-
 /* Connects to the harness's pad socket whenever one is there and follows
  * its key state; a socket that closes with a key held is counted. */
 static void *watch_pad(void *arg)
@@ -71,7 +63,7 @@ static void *watch_pad(void *arg)
 		         (int)e.harness);
 		int fd;
 		if (e.harness <= 0 || pad_socket_connect(path, &fd) != 0) {
-			sleep_ms(5);
+			test_sleep_ms(5);
 			continue;
 		}
 		int keys[KEY_CNT] = { 0 };
@@ -136,16 +128,17 @@ static int setup(void **state)
 		test_bus_stop(&e.bus);
 		fail_msg("the D-Bus doubles did not come up");
 	}
-	build_path("harness/rxdeck", e.rxdeck, sizeof e.rxdeck);
 	build_path("harness/run/game-double", e.game, sizeof e.game);
 	tdir_file(&e.t, "results.db", e.db, sizeof e.db);
 	tdir_file(&e.t, "plan.ini", e.plan, sizeof e.plan);
-	tdir_file(&e.t, "out.txt", e.out, sizeof e.out);
 	snprintf(e.state, sizeof e.state, "%s/data/rxdeck/device-state", e.t.path);
-	snprintf(e.xdg, sizeof e.xdg, "XDG_DATA_HOME=%s/data", e.t.path);
-	snprintf(e.mark, sizeof e.mark, "TEST_RUN_DIR=%s", e.t.path);
-	snprintf(e.tmp, sizeof e.tmp, "TMPDIR=%s", e.t.path);
+	/* rxdeck on the fake Deck, in the test's folder, every call's output
+	 * after the last's in out.txt */
+	test_rxdeck_init(&e.r, e.t.path, tdir_file(&e.t, "out.txt", e.out, sizeof e.out));
+	e.r.how.append = true;
+	e.r.how.cwd = e.t.path;
 	snprintf(e.root, sizeof e.root, "RXDECK_DECK_ROOT=%s", e.f.root);
+	test_rxdeck_env_add(&e.r, e.root);
 	char p[PATH_MAX];
 	/* A held from 1 s to 3.5 s: a stop at 2 s comes while it is down */
 	write_text(tdir_file(&e.t, "t.route", p, sizeof p),
@@ -171,58 +164,22 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Starts rxdeck with args (NULL-ended, after the program), output to
- * e.out; its pid. */
+/* Starts rxdeck with args (NULL-ended, after the program): its pid, which
+ * the pad watcher follows. */
 static pid_t start(const char *const *args)
 {
-	const char *argv[16] = { e.rxdeck };
-	for (int i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(e.out, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd < 0 || chdir(e.t.path) != 0)
-			_exit(126);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		putenv(e.xdg);
-		putenv(e.mark);
-		putenv(e.tmp);
-		putenv(e.root);
-		unsetenv("XDG_RUNTIME_DIR");
-		execv(e.rxdeck, (char *const *)argv);
-		_exit(127);
-	}
-	e.harness = pid;
-	return pid;
-}
-
-static int wait_exit(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	e.harness = test_rxdeck_start(&e.r, args);
+	return e.harness;
 }
 
 static const char *output(void)
 {
-	static char buf[32768];
-	FILE *f = fopen(e.out, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-	return buf;
+	return test_rxdeck_output(&e.r);
 }
 
 static int run_to_end(const char *const *args)
 {
-	int rc = wait_exit(start(args));
-	return rc;
+	return test_proc_wait(start(args));
 }
 
 /* Offset of line in the bus log at or after from, or -1. */
@@ -268,7 +225,7 @@ static void count_runs(size_t *done, size_t *running, size_t *n_out, int *campai
 static void wait_for_a_held(void)
 {
 	for (int i = 0; i < 300 && !(e.pressed_seen && log_at("set TdpLimit 10\n", 0) >= 0); i++)
-		sleep_ms(20);
+		test_sleep_ms(20);
 	if (!e.pressed_seen || log_at("set TdpLimit 10\n", 0) < 0)
 		fail_msg("the run never held A with the TDP set:\n%s\n%s", output(), test_bus_log(&e.bus));
 }
@@ -279,7 +236,7 @@ static void stopped_by(int sig)
 	pid_t pid = start(run);
 	wait_for_a_held();
 	assert_int_equal(kill(pid, sig), 0);
-	int rc = wait_exit(pid);
+	int rc = test_proc_wait(pid);
 	if (rc != 4)
 		fail_msg("rxdeck run exited %d after signal %d, not 4:\n%s", rc, sig, output());
 	assert_non_null(strstr(output(), "rxdeck run: interrupted: 0 runs finished in this call; "
@@ -292,7 +249,7 @@ static void stopped_by(int sig)
 	assert_true(test_bus_logged(&e.bus, "released 1"));
 	assert_int_equal(access(e.state, F_OK), -1);
 	for (int i = 0; i < 100 && e.closes == 0; i++)
-		sleep_ms(20);
+		test_sleep_ms(20);
 	assert_true(e.closes >= 1);
 	assert_int_equal(e.held_at_close, 0);
 	/* the run that was playing is cut: running, no end; nothing left behind */
@@ -303,10 +260,7 @@ static void stopped_by(int sig)
 	assert_int_equal(n, 2);
 	assert_int_equal(done, 0);
 	assert_int_equal(running, 1);
-	int left = 1;
-	for (int i = 0; i < 50 && (left = processes_mentioning(e.t.path)) > 0; i++)
-		sleep_ms(100);
-	assert_int_equal(left, 0);
+	assert_int_equal(test_processes_gone(e.t.path, 50), 0);
 
 	/* resume plays the cut run again and the other one, then puts back */
 	long before = (long)strlen(test_bus_log(&e.bus));
@@ -347,16 +301,13 @@ static void test_signals__sigkill_is_put_back_by_the_next_start_then_resume(void
 	pid_t pid = start(run);
 	wait_for_a_held();
 	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
+	assert_int_equal(test_proc_wait(pid), 128 + SIGKILL);
 	/* logind drops the inhibitor with its descriptor; the TDP stays */
 	assert_true(test_bus_logged(&e.bus, "released 1"));
 	assert_int_equal(access(e.state, F_OK), 0);
 	long set = log_at("set TdpLimit 10\n", 0);
 	assert_true(log_at("set TdpLimit 15\n", set) < 0);
-	int left = 1;
-	for (int i = 0; i < 50 && (left = processes_mentioning(e.t.path)) > 0; i++)
-		sleep_ms(100);
-	assert_int_equal(left, 0);
+	assert_int_equal(test_processes_gone(e.t.path, 50), 0);
 
 	/* the next start, of another plan that sets nothing, puts it back */
 	char other[PATH_MAX], build[PATH_MAX + 16];
@@ -423,11 +374,7 @@ static void test_signals__crashing_game_voids_its_runs_and_the_device_is_put_bac
 
 int main(void)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why)) {
-		printf("skip: %s\n", why);
-		return 77;
-	}
+	test_bus_skip_unless_it_can_run();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_signals__sigterm_stops_cleanly_and_resume_finishes,
 		                                setup, teardown),

@@ -19,6 +19,7 @@
 
 #include "results-db/db.h"
 #include "test-run-util.h"
+#include "test-rxdeck-proc.h"
 #include "test-xvfb.h"
 
 #define VKCUBE "/usr/bin/vkcube"
@@ -95,7 +96,8 @@ static void test_run_vkcube__mangohud_two_arms_abba(void **state)
 	         route, lavapipe_icd, lavapipe_icd);
 	write_text(tdir_file(&t, "cube.ini", plan, sizeof plan), text);
 	const char *run_args[] = { rxdeck, "run", plan, NULL };
-	int rc = test_run_program(run_args, env_add, tdir_file(&t, "run.out", out, sizeof out));
+	struct test_proc how = { .out = tdir_file(&t, "run.out", out, sizeof out), .env = env_add };
+	int rc = test_proc_run(run_args, &how);
 	char *log = test_read_text(out);
 	if (rc != 0)
 		fail_msg("rxdeck run exited %d:\n%s", rc, log);
@@ -159,14 +161,14 @@ static void test_run_vkcube__mangohud_two_arms_abba(void **state)
 	tdir_file(&t, "tested", docs, sizeof docs);
 	tdir_file(&t, "plots", plots, sizeof plots);
 	const char *tested_args[] = { rxdeck, "tested", name, "--out", docs, NULL };
-	assert_int_equal(test_run_program(tested_args, env_add, out), 0);
+	assert_int_equal(test_proc_run(tested_args, &how), 0);
 	log = file_ending(docs, ".md");
 	assert_non_null(strstr(log, "one thread"));
 	assert_non_null(strstr(log, "two threads"));
 	assert_non_null(strstr(log, "vkcube"));
 	free(log);
 	const char *plot_args[] = { rxdeck, "plot", name, "--out", plots, NULL };
-	assert_int_equal(test_run_program(plot_args, env_add, out), 0);
+	assert_int_equal(test_proc_run(plot_args, &how), 0);
 	log = file_ending(plots, "-distribution.svg");
 	assert_non_null(strstr(log, "one thread"));
 	assert_non_null(strstr(log, "two threads"));

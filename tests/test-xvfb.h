@@ -1,6 +1,5 @@
 /* test-xvfb: an X server of the test's own (Xvfb) for the tests that need
- * windows, and running rxdeck (or any program) with its output caught.
- * Header only. */
+ * windows.  Header only. */
 #ifndef RXDECK_TEST_XVFB_H
 #define RXDECK_TEST_XVFB_H
 
@@ -89,50 +88,6 @@ static inline void test_xvfb_stop(pid_t pid)
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
 	}
-}
-
-/* Runs argv with extra env entries (and without XDG_RUNTIME_DIR and
- * WAYLAND_DISPLAY), its stdout and stderr into the file out.  Its exit
- * code, 128 + N for signal N, -1 when it could not be waited for. */
-static inline int test_run_program(const char *const *argv, char *const *env_add, const char *out)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		for (char *const *e = env_add; e && *e; e++)
-			putenv(*e);
-		unsetenv("XDG_RUNTIME_DIR");
-		unsetenv("WAYLAND_DISPLAY");
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* A whole file as a string (malloc'd); "" when it cannot be read. */
-static inline char *test_read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return strdup("");
-	char *s = NULL;
-	size_t n = 0;
-	if (getdelim(&s, &n, 0, f) < 0) {
-		free(s);
-		s = strdup("");
-	}
-	fclose(f);
-	return s;
 }
 
 #endif
