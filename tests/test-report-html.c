@@ -389,6 +389,48 @@ static void test_html__markdown_subset(void **state)
 	trep_cleanup(&t);
 }
 
+static void test_html__host_facts_and_changes(void **state)
+{
+	(void)state;
+	static const char *const labels[] = { "a", "b" };
+	struct trep t = { 0 };
+	trep_open(&t, "hosted", 2, labels, NULL);
+	trep_run(&t, 0, 1, NULL, "real_fps", 10.0, NULL);
+	trep_run(&t, 1, 1, NULL, "real_fps", 11.0, NULL);
+	char *html = page(&t, false);
+	assert_non_null(strstr(html, "<section id=\"host\">\n<h2>Host</h2>\n"
+	                             "<p>No host facts recorded.</p>\n</section>\n"));
+	free(html);
+
+	trep_host_facts(&t);
+	html = page(&t, false);
+	char where[96] = "";
+	const char *why = html_check(html, where, sizeof where);
+	if (why)
+		fail_msg("%s at '%s'", why, where);
+	char *host = between(html, "<section id=\"host\">", "</section>");
+	assert_non_null(host);
+	assert_non_null(strstr(host, "<h2>Host</h2>"));
+	assert_non_null(strstr(host, "<p>At the start, 2026-11-13 22:04 UTC "
+	                             "(<code>rxdeck deck info</code>):</p>"));
+	assert_non_null(strstr(host, "<dt>kernel</dt><dd>6.5.0-a</dd>"));
+	assert_non_null(strstr(host, "<dt>swappiness</dt><dd>100</dd>"));
+	assert_non_null(strstr(host, "<dt>power</dt><dd>ac &lt;mains&gt;</dd>"));
+	assert_null(strstr(host, "zram_B")); /* not known: left out */
+	assert_non_null(strstr(host, "<p>Changed at the resume of 2026-11-13 23:04 UTC:</p>\n"
+	                             "<ul class=\"changes\">\n"
+	                             "<li><code>kernel: &quot;6.5.0-a&quot; -&gt; &quot;6.5.0-b&quot;"
+	                             "</code></li>\n<li><code>swappiness: 100 -&gt; 1</code></li>\n"
+	                             "</ul>"));
+	/* the facts at the start only: the resume's own are its changes */
+	assert_null(strstr(host, "<dd>6.5.0-b</dd>"));
+	/* before the table */
+	assert_true(strstr(html, "<section id=\"host\">") < strstr(html, "<section id=\"table\">"));
+	free(host);
+	free(html);
+	trep_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_html__shot_grid_cells_and_marks),
 		cmocka_unit_test(test_html__embed_shots_base64),
 		cmocka_unit_test(test_html__markdown_subset),
+		cmocka_unit_test(test_html__host_facts_and_changes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -483,6 +483,57 @@ static void test_report__csv_json_same_numbers(void **state)
 	trep_cleanup(&t);
 }
 
+static void test_report__json_host_facts(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	static const char *const labels[] = { "a", "b" };
+	trep_open(&t, "hosted", 2, labels, NULL);
+	trep_run(&t, 0, 1, NULL, "real_fps", 10.0, NULL);
+	trep_run(&t, 1, 1, NULL, "real_fps", 11.0, NULL);
+	/* no host facts: an empty array */
+	char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	json_t *doc = json_loads(js, 0, NULL);
+	assert_non_null(doc);
+	assert_true(json_is_array(json_object_get(doc, "host")));
+	assert_int_equal(json_array_size(json_object_get(doc, "host")), 0);
+	json_decref(doc);
+	free(js);
+
+	trep_host_facts(&t);
+	js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+	doc = json_loads(js, 0, NULL);
+	assert_non_null(doc);
+	json_t *host = json_object_get(doc, "host");
+	assert_int_equal(json_array_size(host), 2);
+	json_t *start = json_array_get(host, 0), *resume = json_array_get(host, 1);
+	assert_int_equal(json_integer_value(json_object_get(start, "at_unix_ms")), TREP_CREATED_MS);
+	assert_string_equal(json_string_value(json_object_get(start, "event")), "start");
+	json_t *facts = json_object_get(start, "facts");
+	assert_true(json_is_object(facts));
+	assert_string_equal(json_string_value(json_object_get(facts, "kernel")), "6.5.0-a");
+	assert_int_equal(json_integer_value(json_object_get(facts, "swappiness")), 100);
+	assert_true(json_is_null(json_object_get(facts, "zram_B")));
+	assert_true(json_is_array(json_object_get(start, "changes")));
+	assert_int_equal(json_array_size(json_object_get(start, "changes")), 0);
+	assert_int_equal(json_integer_value(json_object_get(resume, "at_unix_ms")), TREP_RESUME_MS);
+	assert_string_equal(json_string_value(json_object_get(resume, "event")), "resume");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(resume, "facts"),
+	                                                    "swappiness")), 1);
+	json_t *changes = json_object_get(resume, "changes");
+	assert_int_equal(json_array_size(changes), 2);
+	assert_string_equal(json_string_value(json_array_get(changes, 0)),
+	                    "kernel: \"6.5.0-a\" -> \"6.5.0-b\"");
+	assert_string_equal(json_string_value(json_array_get(changes, 1)), "swappiness: 100 -> 1");
+	json_decref(doc);
+	free(js);
+	/* CSV stays one table of metric rows */
+	char *csv = report_text(t.db, t.campaign, 0, REPORT_FORMAT_CSV);
+	assert_lacks(csv, "swappiness");
+	free(csv);
+	trep_cleanup(&t);
+}
+
 static void test_report__newest_campaign(void **state)
 {
 	(void)state;
@@ -643,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_report__drift_and_void_warnings),
 		cmocka_unit_test(test_report__baseline_option),
 		cmocka_unit_test(test_report__csv_json_same_numbers),
+		cmocka_unit_test(test_report__json_host_facts),
 		cmocka_unit_test(test_report__newest_campaign),
 		cmocka_unit_test(test_report__sequential_stop_reasons),
 		cmocka_unit_test(test_report__small_minimum_effect_not_shown_as_zero),

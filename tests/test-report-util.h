@@ -171,4 +171,20 @@ static inline void trep_frames_at(struct trep *t, int64_t run_id, int64_t t0_ns,
 	assert_int_equal(db_metric_set(t->db, run_id, "route_t0_ns", (double)t0_ns), 0);
 }
 
+/* Host facts of the campaign: the start's (TREP_CREATED_MS), then a resume
+ * an hour later that found the kernel and swappiness changed. */
+#define TREP_RESUME_MS (TREP_CREATED_MS + INT64_C(3600) * 1000)
+static inline void trep_host_facts(struct trep *t)
+{
+	assert_int_equal(db_host_facts_add(t->db, t->campaign, &(struct db_host_facts){
+	                 .at_unix_ms = TREP_CREATED_MS, .event = "start",
+	                 .facts = "{\"kernel\":\"6.5.0-a\",\"swappiness\":100,\"tdp_w\":15,"
+	                          "\"zram_B\":null,\"power\":\"ac <mains>\"}" }), 0);
+	assert_int_equal(db_host_facts_add(t->db, t->campaign, &(struct db_host_facts){
+	                 .at_unix_ms = TREP_RESUME_MS, .event = "resume",
+	                 .facts = "{\"kernel\":\"6.5.0-b\",\"swappiness\":1,\"tdp_w\":15,"
+	                          "\"zram_B\":null,\"power\":\"ac <mains>\"}",
+	                 .changes = "kernel: \"6.5.0-a\" -> \"6.5.0-b\"\nswappiness: 100 -> 1" }), 0);
+}
+
 #endif

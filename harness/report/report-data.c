@@ -297,6 +297,7 @@ void report_data_destroy(struct report_data *rd)
 	free(rd->arms);
 	free(rd->has_data);
 	free(rd->marks);
+	free(rd->hosts);
 	free(rd->db_runs);
 	free(rd->builds);
 	free(rd->db_arms);
@@ -773,7 +774,8 @@ int report_campaign_decided(struct db *db, int64_t campaign_id, char baseline, b
 	return 0;
 }
 
-/* The campaign's rows: the campaign, its arms, builds, runs and marks. */
+/* The campaign's rows: the campaign, its arms, builds, runs, marks and
+ * host facts. */
 static int read_rows(struct db *db, int64_t campaign_id, const struct report_options *opts,
                      struct report_data *rd, size_t *n_arms)
 {
@@ -786,7 +788,8 @@ static int read_rows(struct db *db, int64_t campaign_id, const struct report_opt
 	if ((err = db_arm_list(db, campaign_id, &rd->db_arms, n_arms)) ||
 	    (err = db_build_list(db, campaign_id, &rd->builds, &rd->n_builds)) ||
 	    (err = db_run_list(db, campaign_id, &rd->db_runs, &rd->n_db_runs)) ||
-	    (err = db_route_marks_read(db, campaign_id, &rd->marks, &rd->n_marks)))
+	    (err = db_route_marks_read(db, campaign_id, &rd->marks, &rd->n_marks)) ||
+	    (err = db_host_facts_list(db, campaign_id, &rd->hosts, &rd->n_hosts)))
 		return report_fail(opts, err, "cannot read campaign '%s': %s", cname, db_errmsg(db));
 	rd->no_pad = plan_text_says_no_pad(rd->campaign->plan_text);
 	if (*n_arms == 0)

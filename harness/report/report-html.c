@@ -3,7 +3,8 @@
  * It owns the page (docs/reports.md, "The HTML page"): inline CSS, no
  * script, nothing fetched from the network; the header (device, GPU,
  * driver, Mesa, route, window, order, rounds, baseline, where the campaign
- * stands and why it stopped), the table and verdicts, the plots inline as
+ * stands and why it stopped), the host's facts at the start and what each
+ * resume found changed (results-db host_facts), the table and verdicts, the plots inline as
  * SVG, the void runs with their reasons, and the route shot grid (one row
  * per shot point, one column per arm, each arm's runs stacked).
  *
@@ -22,6 +23,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -698,6 +700,54 @@ static void header(FILE *out, const struct report_data *rd)
 	fputs("</dl>\n</header>\n", out);
 }
 
+/* The host's facts as the campaign recorded them at its start (`rxdeck deck
+ * info`'s), then what each resume found changed. */
+static void host_section(FILE *out, const struct report_data *rd)
+{
+	char t[64];
+	fputs("<section id=\"host\">\n<h2>Host</h2>\n", out);
+	if (rd->n_hosts == 0) {
+		fputs("<p>No host facts recorded.</p>\n</section>\n", out);
+		return;
+	}
+	for (size_t i = 0; i < rd->n_hosts; i++) {
+		const struct db_host_facts *h = &rd->hosts[i];
+		bool start = h->event && strcmp(h->event, "start") == 0;
+		report_format_time(t, sizeof t, h->at_unix_ms, false);
+		fputs(start ? "<p>At the start, " : "<p>Changed at the resume of ", out);
+		html_text(out, t);
+		fputs(start ? " (<code>rxdeck deck info</code>):</p>\n" : ":</p>\n", out);
+		if (start) {
+			json_t *o = h->facts ? json_loads(h->facts, 0, NULL) : NULL;
+			const char *key;
+			json_t *v;
+			fputs("<dl class=\"facts\">\n", out);
+			json_object_foreach(o, key, v) {
+				if (json_is_null(v))
+					continue;
+				char *val = json_is_string(v) ? strdup(json_string_value(v))
+				                              : json_dumps(v, JSON_ENCODE_ANY);
+				fact(out, key, val ? val : "?");
+				free(val);
+			}
+			fputs("</dl>\n", out);
+			json_decref(o);
+			continue;
+		}
+		fputs("<ul class=\"changes\">\n", out);
+		for (const char *line = h->changes; line && *line;) {
+			const char *nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			fputs("<li><code>", out);
+			html_text_n(out, line, len);
+			fputs("</code></li>\n", out);
+			line = nl ? nl + 1 : NULL;
+		}
+		fputs("</ul>\n", out);
+	}
+	fputs("</section>\n", out);
+}
+
 static int plots(FILE *out, struct db *db, const struct report_data *rd)
 {
 	fputs("<section id=\"plots\">\n<h2>Plots</h2>\n<div class=\"plots\">\n", out);
@@ -768,6 +818,7 @@ int report_html_print(struct db *db, const struct report_data *rd,
 	html_text(out, rd->campaign->name);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
 	header(out, rd);
+	host_section(out, rd);
 	fputs("<section id=\"table\">\n<h2>Table and verdicts</h2>\n", out);
 	int err = md_section(out, rd, true, "report");
 	if (err)

@@ -754,6 +754,31 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 	return o;
 }
 
+/* The host facts: the start's, then each resume that found them changed,
+ * {"at_unix_ms", "event", "facts" (the object), "changes" (one string a
+ * change; [] at the start)}. */
+static json_t *host_json(const struct report_data *rd)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < rd->n_hosts; i++) {
+		const struct db_host_facts *h = &rd->hosts[i];
+		json_t *o = json_object(), *changes = json_array();
+		set(o, "at_unix_ms", json_integer((json_int_t)h->at_unix_ms));
+		set(o, "event", jstr(h->event));
+		set(o, "facts", h->facts ? json_loads(h->facts, 0, NULL) : NULL);
+		for (const char *line = h->changes; line && *line;) {
+			const char *nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			if (len)
+				json_array_append_new(changes, json_stringn(line, len));
+			line = nl ? nl + 1 : NULL;
+		}
+		set(o, "changes", changes);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static int print_json(const struct report_data *rd, FILE *out)
 {
 	const struct db_campaign *c = rd->campaign;
@@ -785,6 +810,7 @@ static int print_json(const struct report_data *rd, FILE *out)
 	set(stop, "alpha", jnum(rd->alpha));
 	set(stop, "all_decided", json_boolean(rd->all_decided));
 	set(doc, "stop", stop);
+	set(doc, "host", host_json(rd));
 	json_t *metrics = json_array();
 	for (size_t m = 0; m < rd->n_metrics; m++)
 		json_array_append_new(metrics, json_string(stats_metrics[m].key));

@@ -64,6 +64,9 @@ struct report_data {
 	size_t n_warmup;     /* warm-up runs (not shown) */
 	struct db_route_mark *marks;
 	size_t n_marks;
+	struct db_host_facts *hosts; /* results-db host_facts: the start, then each
+	                              * resume that found the host changed */
+	size_t n_hosts;
 	bool no_pad;         /* the plan ran its programs with pad = none */
 	bool *primary;       /* per metric: decided at alpha alone */
 	double *min_effect_pct; /* per metric */
