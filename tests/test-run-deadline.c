@@ -246,6 +246,179 @@ static void test_deadline__late_scheduled_start_is_refused(void **state)
 	assert_non_null(strstr(output(), "bad --scheduled '1am': expected a time of day HH:MM"));
 }
 
+/* The campaign's id and its frozen plan's path, with its until line
+ * replaced by `until = UNTIL` when until is not NULL. */
+static int64_t frozen_until(const char *until, char *plan_path, size_t size)
+{
+	struct db *db;
+	assert_int_equal(db_open(e.db, &db), 0);
+	struct db_campaign *cs;
+	size_t n;
+	assert_int_equal(db_campaign_list(db, &cs, &n), 0);
+	assert_int_equal(n, 1);
+	int64_t id = cs[0].id;
+	snprintf(plan_path, size, "%s/data/rxdeck/runs/%s/plan.ini", e.t.path, cs[0].name);
+	free(cs);
+	db_close(db);
+	if (!until)
+		return id;
+	FILE *f = fopen(plan_path, "r");
+	assert_non_null(f);
+	char text[16384] = "", line[1024];
+	size_t used = 0;
+	bool found = false;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "until = ", 8) == 0) {
+			snprintf(line, sizeof line, "until = %s\n", until);
+			found = true;
+		}
+		used += (size_t)snprintf(text + used, sizeof text - used, "%s", line);
+	}
+	fclose(f);
+	assert_true(found);
+	write_text(plan_path, text);
+	return id;
+}
+
+static size_t runs_with(int64_t id, enum db_run_status s, char **notes)
+{
+	struct db *db;
+	assert_int_equal(db_open(e.db, &db), 0);
+	struct db_run *r;
+	size_t n, k = 0;
+	assert_int_equal(db_run_list(db, id, &r, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		k += r[i].status == s;
+	free(r);
+	if (notes) {
+		struct db_campaign *c;
+		assert_int_equal(db_campaign_get(db, id, &c), 0);
+		*notes = strdup(c->notes ? c->notes : "");
+		free(c);
+	}
+	db_close(db);
+	return k;
+}
+
+/* The start of the campaign's running run; 0 when none runs. */
+static int64_t running_since(int64_t id)
+{
+	struct db *db;
+	struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
+	if (db_open_ex(e.db, &o, &db) != 0)
+		return 0;
+	struct db_run *r;
+	size_t n;
+	int64_t since = 0;
+	if (db_run_list(db, id, &r, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (r[i].status == DB_RUN_RUNNING)
+				since = r[i].start_unix_ms;
+		free(r);
+	}
+	db_close(db);
+	return since;
+}
+
+/* Kills rxdeck (pid) once a run of its campaign is running, and waits for
+ * its game to go with it. */
+static void kill_when_running(pid_t pid)
+{
+	bool running = false;
+	for (int i = 0; i < 600 && !running; i++) {
+		test_sleep_ms(100);
+		struct db *db;
+		struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
+		if (access(e.db, F_OK) != 0 || db_open_ex(e.db, &o, &db) != 0)
+			continue;
+		struct db_campaign *cs = NULL;
+		size_t nc = 0;
+		if (db_campaign_list(db, &cs, &nc) == 0 && nc == 1) {
+			struct db_run *r;
+			size_t n;
+			if (db_run_list(db, cs[0].id, &r, &n) == 0) {
+				for (size_t i2 = 0; i2 < n; i2++)
+					running |= r[i2].status == DB_RUN_RUNNING;
+				free(r);
+			}
+		}
+		free(cs);
+		db_close(db);
+	}
+	assert_true(running);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(test_proc_wait(pid), 128 + SIGKILL);
+	assert_int_equal(test_processes_gone(e.t.path, 50), 0);
+}
+
+static void test_deadline__rxdeck_resume_refuses_a_deadline_closer_than_a_round(void **state)
+{
+	(void)state;
+	char until[32], plan_path[PATH_MAX + 64], *notes_before, *notes_after;
+	/* a campaign with a deadline 5 h away, killed in its first run */
+	const char *run[] = { "run", e.plan, "--db", e.db, "-q", "--until", at(300, true, until, 32),
+	                      NULL };
+	kill_when_running(test_rxdeck_start(&e.r, run));
+	int64_t id = frozen_until(NULL, plan_path, sizeof plan_path);
+	size_t planned = runs_with(id, DB_RUN_PLANNED, NULL);
+
+	/* the night went by: the frozen deadline is 3 minutes away; a round is
+	 * AB and the warm-up run of each still to play, 4 runs of 10 minutes */
+	frozen_until(at(3, true, until, sizeof until), plan_path, sizeof plan_path);
+	runs_with(id, DB_RUN_RUNNING, &notes_before);
+	const char *resume[] = { "resume", "--db", e.db, NULL };
+	int rc = test_rxdeck_run(&e.r, resume);
+	if (rc != 5)
+		fail_msg("exit %d, not 5:\n%s", rc, output());
+	char want[256];
+	snprintf(want, sizeof want, "rxdeck resume: not resuming campaign 'night-");
+	assert_non_null(strstr(output(), want));
+	snprintf(want, sizeof want, "the deadline %s is ", until);
+	assert_non_null(strstr(output(), want));
+	assert_non_null(strstr(output(), "less than one round, which should take 40m20s (4 runs of "
+	                                 "about 10m05s: the route and 5s to start each)\n"));
+	/* one line, nothing played and nothing written */
+	const char *nl = strchr(output(), '\n');
+	assert_non_null(nl);
+	assert_int_equal(nl[1], '\0');
+	int64_t cut_since = running_since(id);
+	assert_true(cut_since > 0);
+	assert_int_equal(runs_with(id, DB_RUN_PLANNED, &notes_after), planned);
+	assert_int_equal(runs_with(id, DB_RUN_RUNNING, NULL), 1);
+	assert_true(running_since(id) == cut_since);
+	assert_string_equal(notes_after, notes_before);
+	free(notes_after);
+	assert_int_equal(processes_mentioning(e.t.path), 0);
+
+	/* passed, and --quiet does not hide why */
+	frozen_until(at(-60, true, until, sizeof until), plan_path, sizeof plan_path);
+	const char *quiet[] = { "resume", "--db", e.db, "-q", NULL };
+	assert_int_equal(test_rxdeck_run(&e.r, quiet), 5);
+	snprintf(want, sizeof want, "the deadline %s passed 1h00m ago; one round should take 40m20s",
+	         until);
+	assert_non_null(strstr(output(), want));
+	assert_int_equal(runs_with(id, DB_RUN_PLANNED, &notes_after), planned);
+	assert_string_equal(notes_after, notes_before);
+	free(notes_after);
+	free(notes_before);
+
+	/* a deadline a round fits before: the resume plays the cut run again */
+	frozen_until(at(300, true, until, sizeof until), plan_path, sizeof plan_path);
+	const char *again[] = { "resume", "--db", e.db, "-q", NULL };
+	pid_t pid = test_rxdeck_start(&e.r, again);
+	bool started = false;
+	for (int i = 0; i < 600 && !started; i++) {
+		test_sleep_ms(100);
+		started = running_since(id) > cut_since;
+	}
+	int st;
+	if (waitpid(pid, &st, WNOHANG) != 0)
+		fail_msg("rxdeck resume ended:\n%s", output());
+	assert_true(started);
+	assert_null(strstr(output(), "not resuming"));
+	kill_when_running(pid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +428,8 @@ int main(void)
 		                                make_env, remove_env),
 		cmocka_unit_test_setup_teardown(test_deadline__late_scheduled_start_is_refused, make_env,
 		                                remove_env),
+		cmocka_unit_test_setup_teardown(test_deadline__rxdeck_resume_refuses_a_deadline_closer_than_a_round,
+		                                make_env, remove_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

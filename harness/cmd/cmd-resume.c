@@ -35,7 +35,9 @@ int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 			"environment), so the rest runs as the beginning did.  CAMPAIGN is a name or\n"
 			"an id; with none, the newest campaign not finished.  Then the void rules and\n"
 			"the table, as 'rxdeck run'.  A route file or build binary that changed since\n"
-			"the start is refused with the difference, unless --accept-changes.",
+			"the start is refused with the difference, unless --accept-changes.  Exit 5:\n"
+			"not resumed, because the campaign's deadline (its until) is less than one\n"
+			"round away or passed; nothing is written.",
 		.options = options,
 	};
 	int npos = 0, exit_code;
@@ -53,6 +55,11 @@ int cmd_resume(int argc, char **argv, struct cmd_context *ctx)
 	struct run_campaign *c;
 	char msg[2048] = "";
 	int rc = run_campaign_open(db, npos ? argv[1] : NULL, &ro, &c, msg, sizeof msg);
+	if (rc == -ETIME) {
+		/* said even with --quiet, as `rxdeck run` says it */
+		fprintf(stderr, "%s: %s\n", ctx->command, msg);
+		return RXDECK_EXIT_NOT_STARTED;
+	}
 	if (rc < 0) {
 		cli_error(ctx->command, "%s", msg[0] ? msg : strerror(-rc));
 			return RXDECK_EXIT_FAILURE;

@@ -13,7 +13,7 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 	{ RXDECK_EXIT_USAGE, "the command line is wrong" },
 	{ RXDECK_EXIT_PARTIAL, "done, but some runs are void or some posts are still queued" },
 	{ RXDECK_EXIT_INTERRUPTED, "stopped by a signal; `rxdeck resume` continues the campaign" },
-	{ RXDECK_EXIT_NOT_STARTED, "not started: the deadline is less than one round away, or passed (--scheduled)" },
+	{ RXDECK_EXIT_NOT_STARTED, "not started or resumed: the deadline is less than one round away, or passed (--scheduled)" },
 	{ 0, NULL },
 };
 

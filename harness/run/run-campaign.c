@@ -972,6 +972,26 @@ static int read_builds_arms(struct run_campaign *c, const char *plan_path, char 
 	return 0;
 }
 
+/* A resume meets the deadline the campaign froze at its start as `rxdeck
+ * run` meets its own: refused when not one round (with the warm-up runs
+ * still to play) fits before it, before anything is written. */
+static int resume_deadline(struct run_campaign *c, char *errmsg, size_t size)
+{
+	if (!c->plan->until)
+		return 0;
+	struct db_run *runs;
+	size_t n, warm = 0;
+	int rc = db_run_list(c->db, c->id, &runs, &n);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
+	for (size_t i = 0; i < n; i++)
+		warm += runs[i].is_warmup && runs[i].status != DB_RUN_DONE &&
+		        runs[i].status != DB_RUN_VOID;
+	free(runs);
+	return run_deadline_check_resume(c->plan, c->name, route_s(c), warm, util_unix_ms(), errmsg,
+	                                 size);
+}
+
 /* A resume plays what the campaign started with, or says what changed:
  * refused unless the user accepts, then recorded in the campaign's notes. */
 static int accept_changes(struct run_campaign *c, struct db_campaign *dc, char *errmsg,
@@ -1049,6 +1069,7 @@ int run_campaign_open(struct db *db, const char *name_or_id, const struct run_op
 		goto fail;
 	if ((rc = load_frozen(c, plan_path, errmsg, size)) < 0 ||
 	    (rc = read_builds_arms(c, plan_path, errmsg, size)) < 0 ||
+	    (rc = resume_deadline(c, errmsg, size)) < 0 ||
 	    (rc = accept_changes(c, dc, errmsg, size)) < 0)
 		goto fail;
 	struct db_run *next;

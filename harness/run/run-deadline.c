@@ -1,5 +1,6 @@
 /* run-deadline: the guard that keeps a campaign with a deadline (`until`,
- * --until) from starting when not one round fits before it, and the
+ * --until) from starting, or a stopped one from resuming (with the
+ * deadline it froze at its start), when not one round fits before it, and the
  * deadline of a start that was scheduled (--scheduled, what the optional
  * overnight timer passes).
  *
@@ -65,16 +66,19 @@ double run_deadline_round_s(const struct plan *p, double route_s, size_t *n_runs
 	return (double)n * (route_s + p->start_delay_s + START_ALLOWANCE_S);
 }
 
-int run_deadline_check(const struct plan *p, const char *name, double route_s,
-                       int64_t now_unix_ms, char *errmsg, size_t size)
+/* The guard's rule for a round of n runs of per_run_s each: 0 when it fits
+ * before the deadline, else -ETIME with the reason ("not <verb> campaign
+ * ..."; note closes the estimate's parenthesis). */
+static int deadline_guard(const struct plan *p, const char *name, const char *verb, size_t n,
+                          double per_run_s, const char *note, int64_t now_unix_ms, char *errmsg,
+                          size_t size)
 {
 	int64_t until_ms;
 	if (!p->until)
 		return 0;
 	if (plan_until_resolve(p->until, now_unix_ms, &until_ms) < 0)
 		return run_errf(errmsg, size, -EINVAL, "bad deadline '%s'", p->until);
-	size_t n;
-	double round_s = run_deadline_round_s(p, route_s, &n);
+	double round_s = (double)n * per_run_s;
 	double left_s = (double)(until_ms - now_unix_ms) / 1e3;
 	if (left_s >= round_s)
 		return 0;
@@ -82,14 +86,31 @@ int run_deadline_check(const struct plan *p, const char *name, double route_s,
 	date_text(until_ms, when, sizeof when);
 	run_format_duration(left_s < 0 ? -left_s : left_s, left, sizeof left);
 	run_format_duration(round_s, round, sizeof round);
-	run_format_duration(round_s / (double)n, each, sizeof each);
+	run_format_duration(per_run_s, each, sizeof each);
 	if (left_s <= 0)
 		snprintf(away, sizeof away, "passed %s ago; one round", left);
 	else
 		snprintf(away, sizeof away, "is %s away, less than one round, which", left);
 	return run_errf(errmsg, size, -ETIME,
-	                "not starting campaign '%s': the deadline %s %s should take %s (%zu run%s of "
-	                "about %s: the route and %.0fs to start each; none measured yet)",
-	                name, when, away, round, n, n == 1 ? "" : "s", each,
-	                p->start_delay_s + START_ALLOWANCE_S);
+	                "not %s campaign '%s': the deadline %s %s should take %s (%zu run%s of "
+	                "about %s: the route and %.0fs to start each%s)",
+	                verb, name, when, away, round, n, n == 1 ? "" : "s", each,
+	                p->start_delay_s + START_ALLOWANCE_S, note);
+}
+
+int run_deadline_check(const struct plan *p, const char *name, double route_s,
+                       int64_t now_unix_ms, char *errmsg, size_t size)
+{
+	size_t n;
+	double round_s = run_deadline_round_s(p, route_s, &n);
+	return deadline_guard(p, name, "starting", n, round_s / (double)n, "; none measured yet",
+	                      now_unix_ms, errmsg, size);
+}
+
+int run_deadline_check_resume(const struct plan *p, const char *name, double route_s,
+                              size_t warmups_left, int64_t now_unix_ms, char *errmsg, size_t size)
+{
+	size_t n = strlen(plan_order(p)) + warmups_left;
+	return deadline_guard(p, name, "resuming", n, route_s + p->start_delay_s + START_ALLOWANCE_S,
+	                      "", now_unix_ms, errmsg, size);
 }

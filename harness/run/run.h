@@ -319,6 +319,16 @@ double run_deadline_round_s(const struct plan *p, double route_s, size_t *n_runs
 int run_deadline_check(const struct plan *p, const char *name, double route_s,
                        int64_t now_unix_ms, char *errmsg, size_t size);
 
+/*
+ * The same guard at `rxdeck resume`, with the deadline the campaign froze
+ * at its start (its plan's until, a date): a round is the order's runs
+ * plus the warm-up runs still to play (warmups_left), each the route, the
+ * plan's start_delay and 5 s to start.  0, -ETIME ("not resuming campaign
+ * '...': the deadline ..."), -EINVAL for a malformed deadline.
+ */
+int run_deadline_check_resume(const struct plan *p, const char *name, double route_s,
+                              size_t warmups_left, int64_t now_unix_ms, char *errmsg, size_t size);
+
 /* ---- campaigns ------------------------------------------------------------- */
 
 struct run_campaign;
@@ -365,6 +375,8 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
  * newest campaign not done), with the frozen plan from its folder, and
  * holds it (-EBUSY, naming the holder, while another harness does).
  * -ENOENT when there is none, -EALREADY when every run of it is finished,
+ * -ETIME when its deadline is less than one round away or passed
+ * (run_deadline_check_resume(); nothing is written then),
  * -ESTALE when the route file's text or a build's SHA-256 differs from the
  * campaign's (errmsg lists the differences) unless opt->accept_changes,
  * which records them in the campaign's notes.
