@@ -212,8 +212,9 @@ int db_campaign_set_status_tx(struct db *db, int64_t campaign_id, enum db_campai
 	if ((unsigned)status >= N_OF(campaign_status_names))
 		return db_fail(db, -EINVAL, "unknown campaign status %d", (int)status);
 	sqlite3_stmt *st;
-	int err = db_prepare(db, "UPDATE campaign SET status = ?, finished_unix_ms = ? WHERE id = ?",
-	                     &st);
+	int err = db_prepare(db, "UPDATE campaign SET status = ?1, finished_unix_ms = ?2, "
+	                         "stop_reason = CASE WHEN ?1 = 'open' THEN NULL ELSE stop_reason END "
+	                         "WHERE id = ?3", &st);
 	if (err)
 		return err;
 	sqlite3_bind_text(st, 1, db_campaign_status_name(status), -1, SQLITE_STATIC);
@@ -233,6 +234,57 @@ int db_campaign_set_status(struct db *db, int64_t campaign_id, enum db_campaign_
 	if (err)
 		return err;
 	return db_write_end(db, db_campaign_set_status_tx(db, campaign_id, status, finished_unix_ms));
+}
+
+static const char *const stop_reasons[] = { "planned", "decided", "max_rounds", "deadline" };
+
+int db_campaign_set_stop_reason_tx(struct db *db, int64_t campaign_id, const char *reason)
+{
+	bool known = !reason;
+	for (size_t i = 0; i < N_OF(stop_reasons) && !known; i++)
+		known = strcmp(reason, stop_reasons[i]) == 0;
+	if (!known)
+		return db_fail(db, -EINVAL, "unknown stop reason '%s': expected planned, decided, "
+		               "max_rounds or deadline", reason);
+	sqlite3_stmt *st;
+	int err = db_prepare(db, "UPDATE campaign SET stop_reason = ? WHERE id = ?", &st);
+	if (err)
+		return err;
+	db_bind_text(st, 1, reason);
+	sqlite3_bind_int64(st, 2, campaign_id);
+	err = db_step_write(db, st, "cannot store why the campaign stopped");
+	return err ? err : check_changed(db, "campaign", campaign_id);
+}
+
+int db_campaign_set_stop_reason(struct db *db, int64_t campaign_id, const char *reason)
+{
+	int err = db_write_begin(db);
+	if (err)
+		return err;
+	return db_write_end(db, db_campaign_set_stop_reason_tx(db, campaign_id, reason));
+}
+
+int db_campaign_stop_reason(struct db *db, int64_t campaign_id, char *buf, size_t size)
+{
+	if (size)
+		buf[0] = 0;
+	int v = 0;
+	int err = db_schema_version(db, &v);
+	if (err || v < 4)
+		return err;
+	sqlite3_stmt *st;
+	if ((err = db_prepare(db, "SELECT stop_reason FROM campaign WHERE id = ?", &st)))
+		return err;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	else if (rc == SQLITE_DONE)
+		err = db_fail(db, -ENOENT, "no campaign with id %lld", (long long)campaign_id);
+	else if (rc != SQLITE_ROW)
+		err = db_fail_sql(db, rc, "cannot read why the campaign stopped");
+	sqlite3_finalize(st);
+	return err;
 }
 
 static const size_t campaign_strs[] = {

@@ -99,6 +99,7 @@ int db_shots_store_tx(struct db *db, int64_t run_id, const struct db_shot *s, si
 int db_campaign_create_tx(struct db *db, const struct db_campaign *c, int64_t *id_out);
 int db_campaign_set_status_tx(struct db *db, int64_t campaign_id, enum db_campaign_status status,
                               int64_t finished_unix_ms);
+int db_campaign_set_stop_reason_tx(struct db *db, int64_t campaign_id, const char *reason);
 int db_build_add_tx(struct db *db, const struct db_build *b, int64_t *id_out);
 int db_arm_add_tx(struct db *db, const struct db_arm *a, int64_t *id_out);
 int db_route_marks_store_tx(struct db *db, int64_t campaign_id, const struct db_route_mark *m,

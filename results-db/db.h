@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* The schema version this code writes; db_open() migrates up to it. */
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 struct db;
 
@@ -162,6 +162,18 @@ int db_campaign_update(struct db *db, const struct db_campaign *c);
  * which clears it). */
 int db_campaign_set_status(struct db *db, int64_t campaign_id, enum db_campaign_status status,
                            int64_t finished_unix_ms);
+
+/* Why a finished campaign stopped (schema 4), as the run loop recorded it:
+ * "planned" (every planned run ran), "decided" (every primary comparison
+ * decided), "max_rounds" (the planned maximum of rounds ran), "deadline"
+ * (no further round fitted before until); NULL clears it.  Setting the
+ * status to open clears it too.  0, -EINVAL (another word), -ENOENT. */
+int db_campaign_set_stop_reason(struct db *db, int64_t campaign_id, const char *reason);
+
+/* The stored reason into buf (size >= 16); "" when none was stored (a
+ * campaign not finished, or finished before schema 4, or a file older than
+ * schema 4 opened read-only).  0 or a negative errno. */
+int db_campaign_stop_reason(struct db *db, int64_t campaign_id, char *buf, size_t size);
 
 /* One campaign by name or id; -ENOENT when there is none. */
 int db_campaign_find(struct db *db, const char *name, struct db_campaign **out);

@@ -333,10 +333,18 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 		"created_unix_ms", (json_int_t)c->created_unix_ms,
 		"finished_unix_ms", jint_or_null(c->finished_unix_ms),
 		"builds", builds, "arms", arms, "route_marks", marks);
-	if (o)
-		json_object_set_new(o, "host_facts", hosts);
-	else
+	char stop[16] = "";
+	if (o && (err = db_campaign_stop_reason(db, c->id, stop, sizeof stop)) < 0) {
+		json_decref(o);
 		json_decref(hosts);
+		goto out;
+	}
+	if (o) {
+		json_object_set_new(o, "stop_reason", stop[0] ? json_string(stop) : json_null());
+		json_object_set_new(o, "host_facts", hosts);
+	} else {
+		json_decref(hosts);
+	}
 	if (!o || unencodable) {
 		json_decref(o);
 		err = db_fail(db, -EINVAL, "campaign '%s' has text that is not UTF-8", c->name);
@@ -881,7 +889,7 @@ static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign
 {
 	struct db *db = im->db;
 	struct db_campaign c = { 0 };
-	const char *status;
+	const char *status, *stop = NULL;
 	int64_t rounds, created, finished;
 	const char **strs[] = { &c.plan_text, &c.host, &c.device_model, &c.os, &c.kernel, &c.cpu,
 	                        &c.gpu, &c.driver, &c.mesa, &c.notes, &c.route_name, &c.route_text,
@@ -914,6 +922,8 @@ static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign
 		err = get_int(im, o, "created_unix_ms", true, 1, INT64_MAX, &created);
 	if (!err)
 		err = get_int(im, o, "finished_unix_ms", false, 0, INT64_MAX, &finished);
+	if (!err)
+		err = get_str(im, o, "stop_reason", false, &stop);
 	if (err)
 		return err;
 	c.rounds = (int)rounds;
@@ -925,7 +935,9 @@ static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign
 		               c.name, db->path);
 	if (err)
 		return bad(im, NULL, "%s", db->errmsg);
-	return 0;
+	if (stop && (err = db_campaign_set_stop_reason_tx(db, *campaign_id, stop)) < 0)
+		err = bad(im, "stop_reason", "%s", db->errmsg);
+	return err;
 }
 
 /* The builds; labels[i] and ids[i] for the arms that name them. */

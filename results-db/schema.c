@@ -142,10 +142,18 @@ static const char migrate_v3[] =
 	");\n"
 	"CREATE INDEX host_facts_campaign ON host_facts(campaign_id, at_unix_ms);\n";
 
+/* Version 4: why a finished campaign stopped, as the run loop saw it
+ * ("planned", "decided", "max_rounds", "deadline"); NULL while it runs and
+ * for campaigns finished before version 4 (the report derives it then). */
+static const char migrate_v4[] =
+	"ALTER TABLE campaign ADD COLUMN stop_reason TEXT CHECK (stop_reason IS NULL OR "
+	"stop_reason IN ('planned', 'decided', 'max_rounds', 'deadline'));\n";
+
 static const char *const migrations[DB_SCHEMA_VERSION] = {
 	migrate_v1,
 	migrate_v2,
 	migrate_v3,
+	migrate_v4,
 };
 
 int db_schema_version(struct db *db, int *out)

@@ -63,10 +63,10 @@ static void test_db_cmd__migrate_reports_versions(void **state)
 	char out[4096], err[4096];
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", t.path,
 	                     NULL), RXDECK_EXIT_OK);
-	assert_non_null(strstr(out, "': schema version 1 -> 3\n"));
+	assert_non_null(strstr(out, "': schema version 1 -> 4\n"));
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", t.path,
 	                     NULL), RXDECK_EXIT_OK);
-	assert_non_null(strstr(out, "is at schema version 3 already"));
+	assert_non_null(strstr(out, "is at schema version 4 already"));
 	char missing[PATH_MAX];
 	snprintf(missing, sizeof missing, "%s/none.db", t.dir);
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", missing,

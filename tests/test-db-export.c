@@ -92,6 +92,7 @@ static void fill(struct tdb *t)
 	c->memory_B = 16000000000;
 	assert_int_equal(db_campaign_update(t->db, c), 0);
 	free(c);
+	assert_int_equal(db_campaign_set_stop_reason(t->db, t->campaign, "deadline"), 0);
 }
 
 static void test_export_import__round_trip_gives_the_same_document(void **state)
@@ -109,6 +110,24 @@ static void test_export_import__round_trip_gives_the_same_document(void **state)
 	assert_non_null(strstr(first, "\"host_facts\":[{\"at_unix_ms\":1700000000000,\"event\":"
 	                              "\"start\",\"facts\":{\"device_model\":\"Steam Deck OLED\""));
 	assert_non_null(strstr(first, "\"changes\":\"swappiness: 100 -> 1\"}]"));
+	assert_non_null(strstr(first, "\"stop_reason\":\"deadline\""));
+	char stop[16];
+	struct db_campaign *imported;
+	assert_int_equal(db_campaign_find(b.db, "c1", &imported), 0);
+	assert_int_equal(db_campaign_stop_reason(b.db, imported->id, stop, sizeof stop), 0);
+	assert_string_equal(stop, "deadline");
+	free(imported);
+	/* another word is refused, naming the field */
+	struct tdb d = { 0 };
+	tdb_dir(&d);
+	assert_int_equal(db_open(d.path, &d.db), 0);
+	char *bad = strdup(first);
+	char *at = strstr(bad, "\"stop_reason\":\"deadline\"");
+	memcpy(at + strlen("\"stop_reason\":\""), "tiredzzz", 8);
+	assert_int_equal(import_text(d.db, bad, &n), -EINVAL);
+	assert_non_null(strstr(db_errmsg(d.db), ".stop_reason: unknown stop reason 'tiredzzz'"));
+	free(bad);
+	tdb_cleanup(&d);
 
 	/* Spot checks through the API of the imported copy. */
 	struct db_campaign *c;

@@ -153,6 +153,38 @@ static void check_v3_features(struct tdb *t, int64_t campaign_id)
 	assert_int_equal(raw_int(t->path, "SELECT count(*) FROM host_facts"), 0);
 }
 
+/* What version 4 added works on a migrated file: why a finished campaign
+ * stopped, none for a campaign finished before it, cleared when it opens
+ * again, only the run loop's words. */
+static void check_v4_features(struct tdb *t, int64_t campaign_id)
+{
+	char why[16] = "x";
+	assert_int_equal(db_campaign_stop_reason(t->db, campaign_id, why, sizeof why), 0);
+	assert_string_equal(why, ""); /* finished before version 4 */
+	assert_int_equal(db_campaign_set_stop_reason(t->db, campaign_id, "max_rounds"), 0);
+	assert_int_equal(db_campaign_stop_reason(t->db, campaign_id, why, sizeof why), 0);
+	assert_string_equal(why, "max_rounds");
+	assert_int_equal(db_campaign_set_stop_reason(t->db, campaign_id, "tired"), -EINVAL);
+	assert_non_null(strstr(db_errmsg(t->db), "unknown stop reason 'tired'"));
+	assert_int_equal(db_campaign_set_stop_reason(t->db, 999, "deadline"), -ENOENT);
+	assert_int_equal(db_campaign_stop_reason(t->db, 999, why, sizeof why), -ENOENT);
+	/* the column refuses another word written behind the API's back */
+	sqlite3 *s;
+	assert_int_equal(sqlite3_open(t->path, &s), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(s, "UPDATE campaign SET stop_reason = 'x'", NULL, NULL,
+	                                  NULL), SQLITE_OK);
+	sqlite3_close(s);
+	/* the rest of the campaign reads as before */
+	struct db_campaign *c;
+	assert_int_equal(db_campaign_get(t->db, campaign_id, &c), 0);
+	assert_int_equal(c->status, DB_CAMPAIGN_DONE);
+	free(c);
+	assert_int_equal(db_campaign_set_status(t->db, campaign_id, DB_CAMPAIGN_OPEN, 0), 0);
+	assert_int_equal(db_campaign_stop_reason(t->db, campaign_id, why, sizeof why), 0);
+	assert_string_equal(why, "");
+	assert_int_equal(db_campaign_set_status(t->db, campaign_id, DB_CAMPAIGN_DONE, 0), 0);
+}
+
 static void test_migrate__from_every_earlier_version(void **state)
 {
 	for (int v = 0; v < DB_SCHEMA_VERSION; v++) {
@@ -167,6 +199,7 @@ static void test_migrate__from_every_earlier_version(void **state)
 		if (v >= 1) {
 			check_v1_data_at_current(&t);
 			check_v2_features(&t, 1);
+			check_v4_features(&t, 1);
 			check_v3_features(&t, 1);
 		}
 		assert_int_equal(raw_int(t.path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
@@ -258,6 +291,22 @@ static void test_migrate__read_only_old_file_is_readable_not_migrated(void **sta
 	tdb_cleanup(&t);
 }
 
+/* A file of the previous version (3) opened read-only: its finished
+ * campaign reads, with no stored stop reason (the report derives it). */
+static void test_migrate__read_only_v3_file_has_no_stop_reason(void **state)
+{
+	struct tdb t = { 0 };
+	make_at_version(&t, 3);
+	fill_v1(t.path);
+	struct db_open_options o = { .flags = DB_OPEN_READ_ONLY };
+	assert_int_equal(db_open_ex(t.path, &o, &t.db), 0);
+	check_v1_data_at_current(&t);
+	char why[16] = "x";
+	assert_int_equal(db_campaign_stop_reason(t.db, 1, why, sizeof why), 0);
+	assert_string_equal(why, "");
+	tdb_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_migrate__down_or_unknown_is_refused),
 		cmocka_unit_test(test_migrate__failing_step_leaves_the_previous_version),
 		cmocka_unit_test(test_migrate__read_only_old_file_is_readable_not_migrated),
+		cmocka_unit_test(test_migrate__read_only_v3_file_has_no_stop_reason),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -666,6 +666,65 @@ static void test_report__sequential_stop_reasons(void **state)
 
 /* Small values keep their minimum effect readable: memory sync of 0.003 ms
  * a frame has a 5 % minimum of 0.00015 ms, never "±0.000". */
+/* The reason the run loop stored is what every output says; without one
+ * (a campaign finished before results-db schema 4) the derived one. */
+static void test_report__stored_stop_reason_is_printed(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	json_t *doc;
+	/* clearly faster at round 2 of at most 6: the data says "decided" */
+	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 2, 10, -5);
+	assert_string_equal(stop_reason(&t, &doc), "decided");
+	assert_false(json_boolean_value(json_object_get(json_object_get(doc, "stop"), "stored")));
+	json_decref(doc);
+
+	/* the run loop stopped it at the deadline (its stop was checked before
+	 * the decision of the last round could be): that is what is printed */
+	assert_int_equal(db_campaign_set_stop_reason(t.db, t.campaign, "deadline"), 0);
+	assert_string_equal(stop_reason(&t, &doc), "deadline");
+	json_t *stop = json_object_get(doc, "stop");
+	assert_true(json_boolean_value(json_object_get(stop, "stored")));
+	assert_string_equal(json_string_value(json_object_get(stop, "text")),
+	                    "deadline: no further round fitted, after 2 rounds");
+	json_decref(doc);
+	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "stopped: deadline: no further round fitted, after 2 rounds");
+	assert_lacks(md, "stopped: decided");
+	free(md);
+	char *html = report_text(t.db, t.campaign, 0, REPORT_FORMAT_HTML);
+	assert_contains(html, ": deadline: no further round fitted, after 2 rounds</dd>");
+	free(html);
+	char why[160], msg[256];
+	bool stored = false;
+	assert_int_equal(report_stop_reason(t.db, t.campaign, why, sizeof why, &stored, msg,
+	                                    sizeof msg), 0);
+	assert_string_equal(why, "deadline: no further round fitted, after 2 rounds");
+	assert_true(stored);
+
+	assert_int_equal(db_campaign_set_stop_reason(t.db, t.campaign, "max_rounds"), 0);
+	assert_string_equal(stop_reason(&t, &doc), "max_rounds");
+	json_decref(doc);
+	assert_int_equal(db_campaign_set_stop_reason(t.db, t.campaign, "planned"), 0);
+	md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
+	assert_contains(md, "every planned run ran");
+	free(md);
+
+	/* opened again: the campaign is not finished, nothing is said */
+	assert_int_equal(db_campaign_set_status(t.db, t.campaign, DB_CAMPAIGN_OPEN, 0), 0);
+	assert_null(stop_reason(&t, &doc));
+	json_decref(doc);
+	/* finished again without a stored reason: derived */
+	assert_int_equal(db_campaign_set_status(t.db, t.campaign, DB_CAMPAIGN_DONE, 0), 0);
+	assert_string_equal(stop_reason(&t, &doc), "decided");
+	json_decref(doc);
+	assert_int_equal(report_stop_reason(t.db, t.campaign, why, sizeof why, &stored, msg,
+	                                    sizeof msg), 0);
+	assert_string_equal(why, "decided after 2 rounds");
+	assert_false(stored);
+	trep_cleanup(&t);
+}
+
 static void test_report__small_minimum_effect_not_shown_as_zero(void **state)
 {
 	(void)state;
@@ -697,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_report__json_host_facts),
 		cmocka_unit_test(test_report__newest_campaign),
 		cmocka_unit_test(test_report__sequential_stop_reasons),
+		cmocka_unit_test(test_report__stored_stop_reason_is_printed),
 		cmocka_unit_test(test_report__small_minimum_effect_not_shown_as_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

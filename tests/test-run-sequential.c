@@ -122,7 +122,8 @@ static int play(const char *name, int max_rounds, const char *env_a, const char 
 }
 
 /* What the report (text, JSON, HTML) and the run file say about the stop:
- * each must contain want; JSON's stop.reason is reason. */
+ * each must contain want; JSON's stop.reason is reason, as the run loop
+ * stored it; `rxdeck show` says "stopped: want". */
 static void check_stop(const char *name, const char *want, const char *reason)
 {
 	char out[PATH_MAX], json_reason[64];
@@ -146,6 +147,17 @@ static void check_stop(const char *name, const char *want, const char *reason)
 		fail_msg("JSON stop without %s:\n%.600s", json_reason, stop);
 	if (!strstr(stop, want))
 		fail_msg("JSON stop without '%s':\n%.600s", want, stop);
+	/* the run loop stored why it stopped; the report did not derive it */
+	if (!strstr(stop, "\"stored\": true"))
+		fail_msg("JSON stop not stored:\n%.600s", stop);
+	free(text);
+
+	/* rxdeck show says the same */
+	assert_int_equal(rxdeck_run(&text, out, "show", name, "--db", db_file, NULL), 0);
+	char line[256];
+	snprintf(line, sizeof line, "stopped: %s\n", want);
+	if (!strstr(text, line))
+		fail_msg("show says no '%s':\n%s", line, text);
 	free(text);
 
 	assert_int_equal(rxdeck_run(&text, out, "tested", name, "--stdout", "--db", db_file, NULL),

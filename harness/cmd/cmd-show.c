@@ -120,6 +120,13 @@ static int show_campaign(struct db *db, int64_t id)
 	       c->warmup ? ", a warm-up run first" : "");
 	if (c->notes)
 		printf("notes: %s\n", c->notes);
+	if (c->status == DB_CAMPAIGN_DONE) {
+		char why[160] = "", msg[256] = "";
+		bool stored = false;
+		if (report_stop_reason(db, id, why, sizeof why, &stored, msg, sizeof msg) == 0 && why[0])
+			printf("stopped: %s%s\n", why, stored ? "" : " (derived from the data: the "
+			       "campaign finished before its stop was stored)");
+	}
 	if (c->status == DB_CAMPAIGN_OPEN) {
 		struct run_eta eta;
 		struct timespec ts;

@@ -528,8 +528,10 @@ void report_stop_text(const struct report_data *rd, char *buf, size_t size)
 }
 
 /* Whether every primary comparison is decided, and why a finished
- * campaign stopped (the run loop's rule, docs/running.md 2.2). */
-static void stop_facts(struct report_data *rd)
+ * campaign stopped: as the run loop stored it, else (a campaign finished
+ * before results-db schema 4) derived by the run loop's rule,
+ * docs/running.md 2.2. */
+static void stop_facts(struct report_data *rd, const char *stored)
 {
 	bool any = false, all = true;
 	for (size_t a = 0; a < rd->n_arms; a++)
@@ -550,6 +552,16 @@ static void stop_facts(struct report_data *rd)
 		rd->stop = REPORT_STOP_MAX_ROUNDS;
 	else
 		rd->stop = rd->has_until ? REPORT_STOP_DEADLINE : REPORT_STOP_MAX_ROUNDS;
+	static const char *const names[] = { [REPORT_STOP_PLANNED] = "planned",
+		                             [REPORT_STOP_DECIDED] = "decided",
+		                             [REPORT_STOP_MAX_ROUNDS] = "max_rounds",
+		                             [REPORT_STOP_DEADLINE] = "deadline" };
+	for (size_t i = REPORT_STOP_PLANNED; rd->stop != REPORT_STOP_NONE && stored[0] &&
+	                                     i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(stored, names[i]) == 0) {
+			rd->stop = (enum report_stop)i;
+			rd->stop_stored = true;
+		}
 }
 
 bool report_counterbalanced(const struct report_data *rd)
@@ -774,6 +786,20 @@ int report_campaign_decided(struct db *db, int64_t campaign_id, char baseline, b
 	return 0;
 }
 
+int report_stop_reason(struct db *db, int64_t campaign_id, char *text, size_t size, bool *stored,
+                       char *errmsg, size_t errmsg_size)
+{
+	struct report_options o = { .errmsg = errmsg, .errmsg_size = errmsg_size };
+	struct report_data *rd;
+	int err = report_data_load(db, campaign_id, &o, &rd);
+	if (err)
+		return err;
+	report_stop_text(rd, text, size);
+	*stored = rd->stop_stored;
+	report_data_destroy(rd);
+	return 0;
+}
+
 /* The campaign's rows: the campaign, its arms, builds, runs, marks and
  * host facts. */
 static int read_rows(struct db *db, int64_t campaign_id, const struct report_options *opts,
@@ -905,8 +931,12 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 		err = compare_arms(rd, opts);
 	if (!err)
 		err = decide_arms(rd, opts);
+	char stored[16] = "";
+	if (!err && (err = db_campaign_stop_reason(db, campaign_id, stored, sizeof stored)))
+		err = report_fail(opts, err, "cannot read campaign '%s': %s", rd->campaign->name,
+		                  db_errmsg(db));
 	if (!err)
-		stop_facts(rd);
+		stop_facts(rd, stored);
 	if (!err && (err = drift_and_warnings(rd)))
 		err = report_fail(opts, err, "out of memory");
 	if (err) {

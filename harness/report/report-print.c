@@ -805,6 +805,7 @@ static int print_json(const struct report_data *rd, FILE *out)
 	report_stop_text(rd, why, sizeof why);
 	set(stop, "reason", stops[rd->stop] ? json_string(stops[rd->stop]) : json_null());
 	set(stop, "text", why[0] ? json_string(why) : json_null());
+	set(stop, "stored", json_boolean(rd->stop_stored));
 	set(stop, "max_rounds", rd->max_rounds > 0 ? json_integer(rd->max_rounds) : json_null());
 	set(stop, "look", json_integer(rd->look));
 	set(stop, "alpha", jnum(rd->alpha));

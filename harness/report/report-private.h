@@ -93,6 +93,9 @@ struct report_data {
 		REPORT_STOP_MAX_ROUNDS, /* the planned maximum of rounds ran */
 		REPORT_STOP_DEADLINE,   /* no further round fitted before the deadline */
 	} stop;
+	bool stop_stored;    /* stop is what the run loop stored (results-db
+	                      * stop_reason), not derived from the data: a
+	                      * campaign finished before schema 4 has none */
 };
 
 /* Why a finished campaign stopped, in words: "decided after 4 rounds",

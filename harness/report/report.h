@@ -62,6 +62,16 @@ int report_campaign_decided(struct db *db, int64_t campaign_id, char baseline, b
                             char *errmsg, size_t errmsg_size);
 
 /*
+ * Why a finished campaign stopped, in the report's words (text: "decided
+ * after 4 rounds", "max rounds reached (12)", ...; "" while not finished):
+ * the reason the run loop stored (results-db stop_reason, *stored true),
+ * else, for a campaign finished before schema 4, the one derived from its
+ * data.  0, or a negative errno with the reason in errmsg.
+ */
+int report_stop_reason(struct db *db, int64_t campaign_id, char *text, size_t size, bool *stored,
+                       char *errmsg, size_t errmsg_size);
+
+/*
  * Resolves a campaign named on a command line: a name, else a number that
  * is an id; NULL or "" means the newest campaign.  Returns 0 and *id_out;
  * -ENOENT with a message ("no campaign 'x' in 'results.db'", "no campaign

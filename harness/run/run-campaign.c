@@ -1712,8 +1712,27 @@ static int play_runs(struct run_campaign *c, struct deck *deck, const char *pad_
 	}
 }
 
+/* The word results-db stores for why the run loop stopped (the report's
+ * JSON stop.reason); NULL for none. */
+static const char *stop_reason_name(enum run_stop stop)
+{
+	switch (stop) {
+	case RUN_STOP_PLANNED:
+		return "planned";
+	case RUN_STOP_DECIDED:
+		return "decided";
+	case RUN_STOP_MAX_ROUNDS:
+		return "max_rounds";
+	case RUN_STOP_DEADLINE:
+		return "deadline";
+	case RUN_STOP_NONE:
+	default:
+		return NULL;
+	}
+}
+
 /* After the runs: a complete campaign gets its void rules applied and is
- * marked done; the voided runs are counted into o and the progress line is
+ * marked done with why it stopped (results-db stop_reason); the voided runs are counted into o and the progress line is
  * cleared. */
 static int play_end(struct run_campaign *c, struct run_outcome *o, char *errmsg, size_t size)
 {
@@ -1722,7 +1741,8 @@ static int play_end(struct run_campaign *c, struct run_outcome *o, char *errmsg,
 		size_t voided = 0;
 		if ((rc = run_void_apply(c->db, c->id, &c->plan->void_rules, &voided, errmsg, size)) < 0)
 			return rc;
-		if ((rc = db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_DONE, 0)) < 0) {
+		if ((rc = db_campaign_set_status(c->db, c->id, DB_CAMPAIGN_DONE, 0)) < 0 ||
+		    (rc = db_campaign_set_stop_reason(c->db, c->id, stop_reason_name(o->stop))) < 0) {
 			run_errf(errmsg, size, rc, "%s", db_errmsg(c->db));
 			return rc;
 		}
