@@ -186,9 +186,11 @@ static void test_run_sequential__a_huge_difference_stops_decided(void **state)
 	(void)state;
 	setup_paths();
 	char name[256];
-	int rounds = play("huge", 6, "DOUBLE_FPS=60", "DOUBLE_FPS=30", name, sizeof name);
+	/* at most 8 rounds: it decides after 3 on a quiet machine; a loaded one
+	 * (parallel builds) took all of 6 twice in eleven tries */
+	int rounds = play("huge", 8, "DOUBLE_FPS=60", "DOUBLE_FPS=30", name, sizeof name);
 	assert_true(rounds >= 2);
-	assert_true(rounds < 6);
+	assert_true(rounds < 8);
 	char want[64];
 	snprintf(want, sizeof want, "decided after %d rounds", rounds);
 	check_stop(name, want, "decided");
@@ -241,7 +243,7 @@ static void test_run_sequential__a_resume_goes_on_deciding_at_the_same_levels(vo
 	(void)state;
 	setup_paths();
 	char plan[PATH_MAX], out[PATH_MAX], name[256];
-	write_plan("cut", 6, "DOUBLE_FPS=60", "DOUBLE_FPS=30", plan, sizeof plan);
+	write_plan("cut", 8, "DOUBLE_FPS=60", "DOUBLE_FPS=30", plan, sizeof plan); /* as the case above */
 	const char *run[] = { "run", plan, "--db", db_file, NULL };
 	rx.how.out = tdir_file(&t, "run.out", out, sizeof out);
 	pid_t pid = test_rxdeck_start(&rx, run);
@@ -265,15 +267,15 @@ static void test_run_sequential__a_resume_goes_on_deciding_at_the_same_levels(vo
 	free(log);
 	int rounds = campaign_rounds("cut", name, sizeof name);
 	assert_true(rounds >= 2);
-	assert_true(rounds < 6);
+	assert_true(rounds < 8);
 	char want[64];
 	snprintf(want, sizeof want, "decided after %d rounds", rounds);
 	check_stop(name, want, "decided");
-	/* at the levels of a maximum of 6 rounds, the plan's, frozen at the start */
+	/* at the levels of a maximum of 8 rounds, the plan's, frozen at the start */
 	char *text;
 	tdir_file(&t, "cmd.out", out, sizeof out);
 	assert_int_equal(rxdeck_run(&text, out, "report", name, "--db", db_file, NULL), 0);
-	snprintf(want, sizeof want, "the level round %d spends of 5 %% over at most 6 rounds", rounds);
+	snprintf(want, sizeof want, "the level round %d spends of 5 %% over at most 8 rounds", rounds);
 	if (!strstr(text, want))
 		fail_msg("report says no '%s':\n%s", want, text);
 	free(text);
