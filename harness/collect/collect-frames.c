@@ -321,17 +321,24 @@ static void broken(struct parser *p, const struct line *l, const char *at, const
 	                     (size_t)(at - l->s) + 1, what);
 }
 
+/* Room for cap frames in all (the array only grows). */
+static int frames_reserve(struct parser *p, size_t cap)
+{
+	if (cap <= p->cap)
+		return 0;
+	struct collect_frame *v = realloc(p->f->frames, cap * sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	util_hint_huge(v, cap * sizeof *v);
+	p->f->frames = v;
+	p->cap = cap;
+	return 0;
+}
+
 static int push(struct parser *p, const struct collect_frame *fr)
 {
-	if (p->f->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 1024;
-		struct collect_frame *v = realloc(p->f->frames, ncap * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		util_hint_huge(v, ncap * sizeof *v);
-		p->f->frames = v;
-		p->cap = ncap;
-	}
+	if (p->f->n == p->cap && frames_reserve(p, p->cap ? p->cap * 2 : 1024) < 0)
+		return -ENOMEM;
 	p->f->frames[p->f->n++] = *fr;
 	return 0;
 }
@@ -825,29 +832,21 @@ static int find_header(struct parser *p, struct line *l, size_t len, enum collec
 	                 p->name, HEADER_SEARCH_LINES);
 }
 
-/* Reads the rows after the header; a last line with no end is skipped
- * with a warning, as are broken lines past BROKEN_WARN_MAX in one count. */
 /* Room for one frame a line still to come (counted once: growing the
  * array while parsing a million rows copied it about 20 times). */
 static int reserve_rows(struct parser *p)
 {
 	size_t lines = 1;
-	for (const char *c = p->pos; c && c < p->end; c++) {
-		c = memchr(c, '\n', (size_t)(p->end - c));
-		if (!c)
-			break;
+	const char *c = p->pos;
+	while (c < p->end && (c = memchr(c, '\n', (size_t)(p->end - c))) != NULL) {
 		lines++;
+		c++;
 	}
-	if (lines <= p->cap)
-		return 0;
-	struct collect_frame *v = realloc(p->f->frames, lines * sizeof *v);
-	if (!v)
-		return -ENOMEM;
-	util_hint_huge(v, lines * sizeof *v);
-	p->f->frames = v;
-	p->cap = lines;
-	return 0;
+	return frames_reserve(p, lines);
 }
+
+/* Reads the rows after the header; a last line with no end is skipped
+ * with a warning, as are broken lines past BROKEN_WARN_MAX in one count. */
 
 static int read_rows(struct parser *p)
 {
