@@ -289,8 +289,9 @@ static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, b
 {
 	size_t n, n2;
 	const char *b = iface_block(xml, MANAGER_GPU, &n), *b2 = iface_block(xml, MANAGER_TDP, &n2);
-	const char *old = NULL, *m23 = NULL;
 	size_t nold = 0, n23 = 0;
+	const char *old = iface_block(xml, MANAGER_OLD, &nold);
+	const char *m23 = iface_block(xml, MANAGER_2023, &n23);
 	*gpu_spelling = false;
 	if ((!only || only == DECK_ROUTE_SPLIT) && b && b2 &&
 	    declares_all(b, n, "property", split_gpu_props) &&
@@ -301,7 +302,7 @@ static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, b
 		            declares(b2, n2, "property", "TdpLimitMax");
 		return DECK_ROUTE_SPLIT;
 	}
-	if ((!only || only == DECK_ROUTE_MANAGER) && (old = iface_block(xml, MANAGER_OLD, &nold))) {
+	if ((!only || only == DECK_ROUTE_MANAGER) && old) {
 		bool Gpu = declares_all(old, nold, "property", manager_props);
 		bool gpu = !Gpu && declares_all(old, nold, "property", manager_props_gpu);
 		if (Gpu || gpu) {
@@ -312,23 +313,27 @@ static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, b
 			return DECK_ROUTE_MANAGER;
 		}
 	}
-	if ((!only || only == DECK_ROUTE_METHODS) && (m23 = iface_block(xml, MANAGER_2023, &n23)) &&
+	if ((!only || only == DECK_ROUTE_METHODS) && m23 &&
 	    declares_all(m23, n23, "method", methods_2023)) {
 		ranges[0] = ranges[1] = false;
 		return DECK_ROUTE_METHODS;
 	}
-	if (only && only != DECK_ROUTE_SPLIT && only != DECK_ROUTE_MANAGER &&
-	    only != DECK_ROUTE_METHODS)
-		say(why, size, "not a steamos-manager route");
-	else if (b || b2 || old || m23)
-		say(why, size, "it serves %s%s%s%s%s%s but not the GPU level, clock and TDP %s",
-		    b ? "GpuPerformanceLevel1" : "", b && (b2 || old || m23) ? ", " : "",
-		    b2 ? "TdpLimit1" : "", b2 && (old || m23) ? ", " : "", old ? "Manager" : "",
-		    m23 && !old ? "com.steampowered.SteamOSManager1" : "",
-		    only ? "this route needs" : "any known era has");
+	/* What is served, for the message: the interfaces found, by name. */
+	char found[160] = "";
+	size_t n_found = 0;
+	const char *names[] = { b ? "GpuPerformanceLevel1" : NULL, b2 ? "TdpLimit1" : NULL,
+		                old ? "Manager" : NULL,
+		                m23 ? "com.steampowered.SteamOSManager1" : NULL };
+	for (size_t i = 0; i < 4; i++)
+		if (names[i])
+			n_found += (size_t)snprintf(found + n_found, sizeof found - n_found, "%s%s",
+			                            n_found ? ", " : "", names[i]);
+	if (!n_found)
+		say(why, size, "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the 2023 "
+		    "methods");
 	else
-		say(why, size, "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the "
-		    "2023 methods");
+		say(why, size, "it serves %s, without the GPU level, clock and TDP %s", found,
+		    only ? "of that era" : "of any known era");
 	return DECK_ROUTE_NONE;
 }
 

@@ -73,6 +73,11 @@ static int setup_methods(void **state)
 	return setup(state, "methods");
 }
 
+static int setup_split_bare(void **state)
+{
+	return setup(state, "split-bare");
+}
+
 static int setup_unit_fails(void **state)
 {
 	return setup(state, "unit-fails");
@@ -313,6 +318,21 @@ static void test_route__a_unit_that_fails_to_start_is_passed_over(void **state)
 	deck_destroy(d);
 }
 
+static void test_route__a_v25_without_the_gpu_interfaces_is_passed_over(void **state)
+{
+	struct ctx *c = *state;
+	struct deck *d = fake_open(&c->f);
+	struct deck_control *ctl = open_verified(d);
+	const struct deck_route *r = deck_control_route(ctl);
+	assert_string_equal(r->tries[0].route, "session bus steamos-manager");
+	assert_string_equal(r->tries[0].why, "it serves Manager, without the GPU level, clock and TDP "
+	                                     "of any known era");
+	assert_int_not_equal(r->kind, DECK_ROUTE_SPLIT);
+	assert_int_not_equal(r->kind, DECK_ROUTE_MANAGER);
+	deck_control_destroy(ctl);
+	deck_destroy(d);
+}
+
 static void test_route__priv_write_helper(void **state)
 {
 	struct ctx *c = *state;
@@ -536,6 +556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_route__methods_of_2023, setup_methods, teardown),
 		cmocka_unit_test_setup_teardown(test_route__a_unit_that_fails_to_start_is_passed_over,
 		                                setup_unit_fails, teardown),
+		cmocka_unit_test_setup_teardown(test_route__a_v25_without_the_gpu_interfaces_is_passed_over,
+		                                setup_split_bare, teardown),
 		cmocka_unit_test_setup_teardown(test_route__priv_write_helper, setup_priv_write,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_route__priv_write_refusal_is_named,

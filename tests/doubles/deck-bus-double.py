@@ -21,6 +21,10 @@
 #               WifiBackend, method SetWifiDebugMode); session bus (the user
 #               daemon, src/daemon/user.rs); Version 9 (src/lib.rs
 #               API_VERSION).
+#   split-bare  v25.1.0 on a host where neither GpuPerformanceLevel1 nor
+#               TdpLimit1 is exported (src/manager/user.rs exports each only
+#               when the kernel offers levels and a TDP): the deprecated
+#               Manager alone, session bus.
 #   manager     v24.5.0, com.steampowered.SteamOSManager1.xml, interface
 #               com.steampowered.SteamOSManager1.Manager with u properties
 #               GpuPerformanceLevel, ManualGpuClock(Min/Max),
@@ -221,7 +225,7 @@ class Properties(dbus.service.Object):
         """The property's value, by its meaning whatever the spelling."""
         key = name.lower()
         if key == "version":
-            return dbus.UInt32({"split": 9, "manager": 8, "manager-GPU": 7}[ERA])
+            return dbus.UInt32({"split": 9, "split-bare": 9, "manager": 8, "manager-GPU": 7}[ERA])
         if key == "gpuperformancelevel":
             level = SYSFS.level()
             if ERA == "split":
@@ -377,6 +381,9 @@ login = Login(system)
 names = [dbus.service.BusName("org.freedesktop.login1", system)]
 if ERA == "split":
     manager = Properties(session, SPLIT_TABLE, SPLIT_EXTRA)
+    names.append(dbus.service.BusName(MGR, session))
+elif ERA == "split-bare":
+    manager = Properties(session, {OLD: SPLIT_TABLE[OLD]}, SPLIT_EXTRA)
     names.append(dbus.service.BusName(MGR, session))
 elif ERA in ("manager", "manager-GPU"):
     manager = Properties(system, manager_table("GPU" if ERA == "manager-GPU" else "Gpu"))
