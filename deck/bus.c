@@ -285,6 +285,26 @@ static const char *const methods_2023[] = { "SetGpuPerformanceLevel", "SetGpuClo
 
 /* Which era the introspection data shows; NONE with why. */
 static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, bool *gpu_spelling,
+                                   bool ranges[2], char *why, size_t size);
+
+int deck_parse_introspection(const char *xml, int only, struct deck_era *out, char *why,
+                             size_t size)
+{
+	struct deck_era e = { 0 };
+	bool ranges[2] = { false, false };
+	e.kind = (int)era_of(xml, (enum deck_route_kind)only, &e.gpu_spelling, ranges, why, size);
+	e.clock_range = ranges[0];
+	e.tdp_range = ranges[1];
+	size_t n;
+	const char *old = iface_block(xml, MANAGER_OLD, &n);
+	e.version_manager = old && declares(old, n, "property", "Version");
+	const char *m23 = iface_block(xml, MANAGER_2023, &n);
+	e.version_2023 = !e.version_manager && m23 && declares(m23, n, "property", "Version");
+	*out = e;
+	return e.kind ? 0 : -ENOENT;
+}
+
+static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, bool *gpu_spelling,
                                    bool ranges[2], char *why, size_t size)
 {
 	size_t n, n2;
@@ -359,17 +379,13 @@ int deck_sm_open(bool system, enum deck_route_kind only, struct deck_route *rout
 		deck_sm_close(m);
 		return -ENOENT;
 	}
-	bool ranges[2] = { false, false };
-	m->kind = era_of(xml, only, &m->gpu_spelling, ranges, why, size);
-	m->has_clock_range = ranges[0];
-	m->has_tdp_range = ranges[1];
-	bool has_version = false;
-	size_t n;
-	const char *old = iface_block(xml, MANAGER_OLD, &n);
-	if (old && declares(old, n, "property", "Version"))
-		has_version = true;
-	const char *m23 = iface_block(xml, MANAGER_2023, &n);
-	bool version_2023 = !has_version && m23 && declares(m23, n, "property", "Version");
+	struct deck_era era;
+	deck_parse_introspection(xml, (int)only, &era, why, size);
+	m->kind = (enum deck_route_kind)era.kind;
+	m->gpu_spelling = era.gpu_spelling;
+	m->has_clock_range = era.clock_range;
+	m->has_tdp_range = era.tdp_range;
+	bool has_version = era.version_manager, version_2023 = era.version_2023;
 	free(xml);
 	if (m->kind == DECK_ROUTE_NONE) {
 		deck_sm_close(m);

@@ -109,4 +109,21 @@ int deck_parse_edid_mode(const char *name, const void *bytes, size_t len, unsign
 int deck_parse_zram_algorithm(const char *name, const char *text, size_t len, char *buf,
                               size_t size, struct deck_err *err);
 
+/* steamos-manager's introspection data (bus.c): which era its object
+ * serves.  kind is an enum deck_route_kind (DECK_ROUTE_SPLIT, _MANAGER,
+ * _METHODS; 0 none); only, when not 0, the era asked for alone. */
+struct deck_era {
+	int kind;
+	bool gpu_spelling;     /* Manager era: GPUPerformanceLevel, TDPLimit, ... */
+	bool clock_range;      /* it has the Min/Max properties of the clock */
+	bool tdp_range;        /* and of the TDP */
+	bool version_manager;  /* ...Manager serves Version */
+	bool version_2023;     /* the 2023 interface serves Version */
+};
+
+/* xml NUL-terminated.  0, or -ENOENT with why ("it serves Manager, without
+ * the GPU level, clock and TDP of any known era"). */
+int deck_parse_introspection(const char *xml, int only, struct deck_era *out, char *why,
+                             size_t size);
+
 #endif

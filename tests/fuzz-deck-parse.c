@@ -57,6 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *name = strndup(t, size);
 	if (name && deck_parse_pacman_dir(name, "mesa", &s) == 0)
 		free(s);
+	struct deck_era era;
+	char why[320];
+	for (int only = 0; name && only <= 3; only++)
+		deck_parse_introspection(name, only, &era, why, sizeof why);
 	free(name);
 	free(t);
 	return 0;
