@@ -208,8 +208,9 @@ int deck_route_kind_from_name(const char *name, enum deck_route_kind *out);
 
 /* One route asked, and why it was not taken ("" for the one taken). */
 struct deck_route_try {
-	char route[192];  /* "session bus: com.steampowered.SteamOSManager1.GpuPerformanceLevel1
-	                     and ...TdpLimit1", "pkexec steamos-priv-write", "sysfs" */
+	char route[192];  /* "session bus steamos-manager", "system bus steamos-manager"
+	                     (once taken: "system bus " and the interface),
+	                     "pkexec steamos-priv-write", "sysfs" */
 	char why[320];
 };
 
