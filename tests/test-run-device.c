@@ -601,13 +601,12 @@ static void test_device__no_route_refuses_before_the_first_run(void **state)
 		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
 			_exit(2);
 		struct run_options o = options(e, NULL);
-		struct run_campaign *c = test_campaign_create(db, make_plan(e, "order = AB\n",
-		                                              "[arm A]\ngpu_clock = 1100\n[arm B]\n"), &o);
-		struct run_outcome out = { 0 };
-		int rc = run_campaign_play(c, &out, msg, sizeof msg);
-		printf("rc %d runs %zu: %s\n", rc, out.runs_done, msg);
+		struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\ngpu_clock = 1100\n[arm B]\n");
+		struct run_campaign *c = NULL;
+		int rc = run_campaign_create(db, plan, &o, &c, msg, sizeof msg);
+		printf("rc %d: %s\n", rc, msg);
 		fflush(stdout);
-		_exit(rc == -ENODEV && out.runs_done == 0 &&
+		_exit(rc == -ENODEV && !c &&
 		      strstr(msg, "the plan sets gpu_clock or tdp_w, but there is no route to the GPU "
 		                  "clock and TDP: session bus steamos-manager: "
 		                  "com.steampowered.SteamOSManager1 is not on it; system bus "
@@ -623,29 +622,35 @@ static void test_device__no_route_refuses_before_the_first_run(void **state)
 		skip();
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	/* nothing was set or written back */
+	/* nothing was set or written back, no campaign made */
 	assert_true(log_at(e, "set ") < 0);
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(e->db, &list, &n), 0);
+	assert_int_equal(n, 0);
+	free(list);
 }
 
 static void test_device__an_ask_outside_the_range_is_refused_before_the_first_run(void **state)
 {
 	struct env *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\n",
-	                                             "[arm A]\n[arm B]\ntdp_w = 20\n"), &o);
-	struct run_outcome out = { 0 };
+	struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\n[arm B]\ntdp_w = 20\n");
+	struct run_campaign *c = NULL;
 	char msg[1024] = "";
-	assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), -ERANGE);
-	struct db_run *runs;
-	size_t n;
-	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(runs[i].status, DB_RUN_PLANNED);
-	free(runs);
+	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -ERANGE);
+	plan_free(plan);
+	assert_null(c);
 	assert_string_equal(msg, "arm B: tdp_w 20 W is outside 3 to 15 W, steamos-manager's "
 	                         "TdpLimitMin/Max");
-	assert_true(log_at(e, "set TdpLimit 20") < 0);
-	run_campaign_destroy(c);
+	/* nothing written: no campaign, no folder, nothing set */
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(e->db, &list, &n), 0);
+	assert_int_equal(n, 0);
+	free(list);
+	assert_int_equal(access(e->data, F_OK), -1);
+	assert_true(log_at(e, "set ") < 0);
 }
 
 static int cap_w(struct env *e)

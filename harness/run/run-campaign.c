@@ -843,6 +843,9 @@ int run_campaign_create(struct db *db, const struct plan *plan, const struct run
 	/* before anything is written: a deadline that not one round fits */
 	if ((rc = run_deadline_check(c->plan, c->name, route_s(c), util_unix_ms(), errmsg, size)) < 0)
 		goto fail;
+	/* and a clock or TDP no route can set, or outside the route's range */
+	if ((rc = run_device_check_plan(deck, c->plan, errmsg, size)) < 0)
+		goto fail;
 	if (!(ddir = data_dir(opt, &rc))) {
 		run_errf(errmsg, size, rc, "no data folder: set XDG_DATA_HOME or HOME");
 		goto fail;

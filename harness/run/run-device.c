@@ -133,6 +133,35 @@ int run_device_begin(struct run_device *dev, struct deck *deck, const struct pla
 	return 0;
 }
 
+int run_device_check_plan(struct deck *deck, const struct plan *p, char *errmsg, size_t size)
+{
+	if (!asks_device(p))
+		return 0;
+	if (!deck)
+		return run_errf(errmsg, size, -ENODEV, "the plan sets gpu_clock or tdp_w, but this host "
+		                "has no readable sysfs");
+	struct deck_control *ctl;
+	int rc = deck_control_open(deck, NULL, &ctl);
+	if (rc < 0)
+		return run_errf(errmsg, size, rc, "out of memory");
+	const struct deck_route *r = deck_control_route(ctl);
+	if (r->kind == DECK_ROUTE_NONE) {
+		char tries[1500];
+		deck_route_tries_text(r, tries, sizeof tries);
+		rc = run_errf(errmsg, size, -ENODEV, "the plan sets gpu_clock or tdp_w, but there is no "
+		              "route to the GPU clock and TDP: %s", tries);
+	}
+	for (size_t i = 0; !rc && i < p->n_arms; i++) {
+		const struct plan_arm *arm = &p->arms[i];
+		unsigned mhz = arm->gpu_clock_mhz ? arm->gpu_clock_mhz : p->gpu_clock_mhz;
+		double w = arm->tdp_w > 0 ? arm->tdp_w : p->tdp_w;
+		if ((rc = deck_control_check(ctl, mhz, w)) < 0)
+			rc = run_errf(errmsg, size, rc, "arm %c: %s", arm->letter, deck_control_errmsg(ctl));
+	}
+	deck_control_destroy(ctl);
+	return rc;
+}
+
 static void sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };

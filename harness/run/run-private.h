@@ -51,6 +51,12 @@ struct run_device {
 	bool quiet;
 };
 
+/* Before a campaign is made (nothing written yet): when the plan sets a
+ * clock or TDP, a route to them exists (else -ENODEV naming every route
+ * tried) and every arm's ask is within its ranges (else -ERANGE naming
+ * the arm, the range and its source).  Asks only; writes nothing. */
+int run_device_check_plan(struct deck *deck, const struct plan *p, char *errmsg, size_t size);
+
 /* Puts back a state a killed harness left, takes the sleep inhibitor (a
  * line when logind refuses; not an error), and when the plan sets a clock
  * or TDP saves what is in force into the state file. */
