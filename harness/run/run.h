@@ -357,6 +357,12 @@ struct run_options {
 	int (*decided)(void *ctx, struct db *db, int64_t campaign_id, bool *decided, char *errmsg,
 	               size_t errmsg_size);
 	void *decided_ctx;
+	/* The time the host spent suspended since boot, in ns (CLOCK_BOOTTIME
+	 * minus CLOCK_MONOTONIC); read before and after each run, a second or
+	 * more between them voids the run "host slept".  NULL:
+	 * deck_suspended_ns().  Tests put a jump here. */
+	int64_t (*suspended_ns)(void *ctx);
+	void *suspended_ctx;
 };
 
 /*

@@ -5,12 +5,19 @@
 # DBUS_SESSION_BUS_ADDRESS (a private dbus-daemon the test started).
 #
 #   deck-bus-double.py LOG [--no-manager] [--refuse-inhibit]
+#                          [--systemd-version=V]
 #
 # Every call is appended to LOG as one line ("inhibit sleep:idle rxdeck WHY
 # block", "released 1", "set TdpLimit 12"); "ready" once both names are
 # owned.  An inhibitor is a pipe: the caller gets the write end, and the
 # double logs "released N" when every copy of it is closed, as logind
 # drops an inhibitor whose descriptor is gone.
+#
+# Sleep (systemd's org.freedesktop.login1(5), org.freedesktop.systemd1(5)):
+# login1's Manager sends PrepareForSleep(b) as logind does, true before a
+# suspend and false after the wake, when a test calls the double's own
+# org.rxdeck.Double.Sleep() (logged "slept"); with --systemd-version=V,
+# org.freedesktop.systemd1's Manager serves the Version property V.
 import os
 import sys
 
@@ -22,6 +29,8 @@ from gi.repository import GLib
 LOG = sys.argv[1]
 NO_MANAGER = "--no-manager" in sys.argv
 REFUSE = "--refuse-inhibit" in sys.argv
+SYSTEMD_VERSION = next((a.split("=", 1)[1] for a in sys.argv
+                        if a.startswith("--systemd-version=")), None)
 
 MGR = "com.steampowered.SteamOSManager1"
 GPU = MGR + ".GpuPerformanceLevel1"
@@ -59,6 +68,29 @@ class Login(dbus.service.Object):
         fd = dbus.types.UnixFd(w)
         os.close(w)
         return fd
+
+    @dbus.service.signal("org.freedesktop.login1.Manager", signature="b")
+    def PrepareForSleep(self, start):
+        pass
+
+    @dbus.service.method("org.rxdeck.Double", in_signature="", out_signature="")
+    def Sleep(self):
+        self.PrepareForSleep(True)
+        self.PrepareForSleep(False)
+        log("slept")
+
+
+class Systemd(dbus.service.Object):
+    def __init__(self, bus):
+        super().__init__(bus, "/org/freedesktop/systemd1")
+
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
+    def Get(self, iface, name):
+        if iface == "org.freedesktop.systemd1.Manager" and name == "Version":
+            return dbus.String(SYSTEMD_VERSION)
+        raise dbus.exceptions.DBusException(
+            "no property %s.%s" % (iface, name),
+            name="org.freedesktop.DBus.Error.UnknownProperty")
 
 
 class Manager(dbus.service.Object):
@@ -113,5 +145,8 @@ names = [dbus.service.BusName("org.freedesktop.login1", bus)]
 if not NO_MANAGER:
     manager = Manager(bus)
     names.append(dbus.service.BusName(MGR, bus))
+if SYSTEMD_VERSION:
+    systemd = Systemd(bus)
+    names.append(dbus.service.BusName("org.freedesktop.systemd1", bus))
 log("ready")
 GLib.MainLoop().run()
