@@ -32,6 +32,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rxdeck deck COMMAND [--card NAME] [--root DIR]\n\n"
 	           "Steam Deck and Linux host facts, sensors and GPU clock.\n\n"
 	           "commands:\n"
+	           "  check                        every assumption a night rests on, ok/warn/fail\n"
+	           "                               with the fix (the first minute on a new Deck)\n"
 	           "  info                         host facts and one reading of every sensor\n"
 	           "  clock [auto|low|high|manual MHZ]\n"
 	           "                               show the GPU performance level and clock, or set it\n\n"
@@ -307,6 +309,7 @@ int cmd_deck(int argc, char **argv, struct cmd_context *ctx)
 	static const struct cmd_sub subs[] = {
 		{ "info", deck_info, 0 },
 		{ "clock", deck_clock, 0 },
+		{ "check", cmd_deck_check, 0 },
 		{ NULL, NULL, 0 },
 	};
 	return cmd_dispatch_sub(ctx, subs, usage, argc, argv);
