@@ -78,6 +78,13 @@ echo "$out" | grep -q '^rxdeck ' || fail "rxdeck --version said '$out'"
 out=$("$top/bin/rxdeck" deck info 2>&1) || { echo "$out"; fail "deck info under Steam's LD_LIBRARY_PATH"; }
 echo "$out" | grep -q '^readings' || { echo "$out"; fail "deck info printed no readings"; }
 
+# deck check: every bundled library rxdeck loaded is the bundle's
+out=$("$top/bin/rxdeck" deck check --json 2>&1)
+echo "$out" | grep -A3 '"check": "libraries"' | grep -q '"status": "ok"' ||
+	{ echo "$out"; fail "deck check did not find the bundle's libraries loaded"; }
+echo "$out" | grep -q "bundled libraries loaded from $top/lib/rxdeck" ||
+	{ echo "$out"; fail "deck check did not name the bundle's folder"; }
+
 # A short campaign: the game is a script that records LD_LIBRARY_PATH and
 # runs the game double.
 cat > "$work/game.sh" <<EOS
@@ -112,6 +119,23 @@ out=$(cd "$work" && XDG_DATA_HOME="$work/data" RXDECK_DECK_ROOT="$work/no-deck" 
 grep -qvx "$steam" "$work/game-env" && { cat "$work/game-env"; fail "the game did not get Steam's LD_LIBRARY_PATH"; }
 out=$("$top/bin/rxdeck" report --db "$work/results.db" 2>&1) || { echo "$out"; fail "report"; }
 unset LD_LIBRARY_PATH
+# deck check tells a library taken from LD_LIBRARY_PATH: a DT_RUNPATH copy
+# of rxdeck in the bundle's bin/, and a folder holding another copy of a
+# library it links, first in LD_LIBRARY_PATH.
+jansson=$(cd "$top/lib/rxdeck" && ls libjansson.so.* 2>/dev/null | head -n 1)
+if [ -n "$jansson" ]; then
+	mkdir "$work/other"
+	cp "$top/lib/rxdeck/$jansson" "$work/other/"
+	cp "$top/bin/rxdeck" "$top/bin/rxdeck-runpath"
+	patchelf --remove-rpath "$top/bin/rxdeck-runpath"
+	patchelf --set-rpath '$ORIGIN/../lib/rxdeck' "$top/bin/rxdeck-runpath"
+	out=$(LD_LIBRARY_PATH="$work/other" "$top/bin/rxdeck-runpath" deck check --json 2>&1)
+	echo "$out" | grep -A3 '"check": "libraries"' | grep -q '"status": "fail"' ||
+		{ echo "$out"; fail "deck check did not see $jansson taken from LD_LIBRARY_PATH"; }
+	echo "$out" | grep -q "$jansson from $work/other/$jansson" ||
+		{ echo "$out"; fail "deck check did not name where $jansson came from"; }
+	rm -f "$top/bin/rxdeck-runpath"
+fi
 echo "bundle: runs under Steam's LD_LIBRARY_PATH"
 
 # ---- in a clean root -------------------------------------------------------
