@@ -158,7 +158,7 @@ int deck_tdp_get_w(struct deck *d, double *cap_w, double *min_w, double *max_w);
  */
 int deck_tdp_set_w(struct deck *d, double watts);
 
-/* ---- D-Bus: logind's inhibitor, steamos-manager (bus.c) ----------------- */
+/* ---- D-Bus: logind's inhibitor (bus.c) ------------------------------------ */
 
 struct deck_inhibitor;
 
@@ -172,24 +172,6 @@ int deck_inhibit(const char *why, struct deck_inhibitor **out, char *errmsg, siz
 
 /* Releases it; NULL is a no-op. */
 void deck_inhibitor_release(struct deck_inhibitor *i);
-
-/* steamos-manager (com.steampowered.SteamOSManager1 on the session bus). */
-struct deck_manager;
-
-/* -ENOENT (errmsg says why) when there is no session bus or no
- * steamos-manager on it.  Closed with deck_manager_close() (NULL: no-op). */
-int deck_manager_open(struct deck_manager **out, char *errmsg, size_t size);
-void deck_manager_close(struct deck_manager *m);
-const char *deck_manager_errmsg(const struct deck_manager *m);
-int deck_manager_gpu_level_get(struct deck_manager *m, char *buf, size_t size);
-int deck_manager_gpu_level_set(struct deck_manager *m, const char *level);
-int deck_manager_gpu_clock_get(struct deck_manager *m, unsigned *mhz, unsigned *min_mhz,
-                               unsigned *max_mhz);
-/* Level "manual", then ManualGpuClock; -ERANGE outside its Min/Max. */
-int deck_manager_gpu_clock_set(struct deck_manager *m, unsigned mhz);
-int deck_manager_tdp_get(struct deck_manager *m, unsigned *w, unsigned *min_w, unsigned *max_w);
-/* -ERANGE outside TdpLimitMin/Max. */
-int deck_manager_tdp_set(struct deck_manager *m, unsigned w);
 
 /* ---- the route to the GPU clock and TDP (route.c) ---------------------- */
 
@@ -226,7 +208,7 @@ int deck_route_kind_from_name(const char *name, enum deck_route_kind *out);
 
 /* One route asked, and why it was not taken ("" for the one taken). */
 struct deck_route_try {
-	char route[128];  /* "session bus: com.steampowered.SteamOSManager1.GpuPerformanceLevel1
+	char route[192];  /* "session bus: com.steampowered.SteamOSManager1.GpuPerformanceLevel1
 	                     and ...TdpLimit1", "pkexec steamos-priv-write", "sysfs" */
 	char why[320];
 };
@@ -252,9 +234,11 @@ struct deck_route {
 };
 
 /*
- * Every route tried and why, in one line ("no route to the GPU clock and
- * TDP: session bus: ...: not served; system bus: ...; pkexec steamos-priv-write:
- * ...; sysfs: ..."), for messages.  Returns what snprintf returns.
+ * Every route tried and not taken, and why, in one line ("session bus
+ * steamos-manager: com.steampowered.SteamOSManager1 is not on it; system
+ * bus steamos-manager: ...; pkexec steamos-priv-write: no /usr/bin/pkexec;
+ * sysfs: ...: Read-only file system"), for messages.  Returns what
+ * snprintf returns.
  */
 int deck_route_tries_text(const struct deck_route *r, char *buf, size_t size);
 
@@ -284,6 +268,9 @@ struct deck_control_options {
 	enum deck_route_kind only; /* DECK_ROUTE_NONE: ask every route in order; else that
 	                              route alone (putting back through the route that set) */
 	bool no_bus;               /* do not ask D-Bus (helper and sysfs only) */
+	bool verify;               /* prove each route found with a no-op write
+	                              (deck_control_noop_write) and go on to the next
+	                              when it fails */
 };
 
 /*

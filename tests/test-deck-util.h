@@ -257,8 +257,19 @@ static inline void fake_deck(struct fake *f)
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_label", "slowPPT\n");
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap", "15000000\n");
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_min", "0\n");
-	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_max", "15000000\n");
+	/* Valve's kernel: power1_cap_max 29 W; steamos-manager keeps to 3-15 W */
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_max", "29000000\n");
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power2_cap", "15000000\n");
+	/* the hwmon class path Valve's priv-write helper accepts */
+	{
+		char link[PATH_MAX];
+		snprintf(link, sizeof link, "%s/sys/class/hwmon", f->root);
+		fake_mkdirs(link);
+		snprintf(link, sizeof link, "%s/sys/class/hwmon/hwmon4", f->root);
+		if (symlink("../drm/card2/device/hwmon/hwmon4", link) != 0)
+			abort();
+	}
+	fake_write(f, "sys/class/dmi/id/board_name", "Jupiter\n");
 	fake_write(f, "sys/class/drm/card2/device/mem_info_vram_total", "1073741824\n");
 	fake_metrics(f, "sys/class/drm/card2/device/gpu_metrics",
 	             &(struct fake_metrics){ .content = 2, .temp_gfx = 6100, .temp_soc = 5850,

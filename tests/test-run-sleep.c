@@ -178,7 +178,7 @@ static void test_sleep__prepare_for_sleep_voids_the_run(void **state)
 	         ">/dev/null || exit 99\n"
 	         "fi\n"
 	         "exec '%s' \"$@\"\n",
-	         mark, mark, e->bus.address, game);
+	         mark, mark, e->bus.address[0], game);
 	write_text(tdir_file(&e->t, "game.sh", script, sizeof script), text);
 	assert_int_equal(chmod(script, 0755), 0);
 	struct run_outcome out;
