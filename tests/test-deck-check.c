@@ -52,7 +52,11 @@ static void start(struct env *e, const char *bus_extra)
 	unsetenv("XDG_CONFIG_HOME");
 	unsetenv("XDG_DATA_HOME");
 	setenv("XDG_CURRENT_DESKTOP", "gamescope", 1);
-	if (!test_bus_start(&e->bus, e->home.root, bus_extra)) {
+	char extra[PATH_MAX * 2 + 128];
+	snprintf(extra, sizeof extra, "--root %s --card sys/class/drm/card2/device "
+	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4 %s", e->f.root,
+	         bus_extra ? bus_extra : "");
+	if (!test_bus_start(&e->bus, e->home.root, extra)) {
 		test_bus_stop(&e->bus);
 		fail_msg("the D-Bus double did not come up");
 	}
@@ -60,6 +64,9 @@ static void start(struct env *e, const char *bus_extra)
 
 static void stop(struct env *e)
 {
+	unsetenv(DECK_PRIV_WRITE_ENV);
+	unsetenv("RXDECK_DECK_ROOT");
+	unsetenv("PRIV_WRITE_DOUBLE_LOG");
 	test_bus_stop(&e->bus);
 	fake_cleanup(&e->f);
 	fake_cleanup(&e->home);
@@ -206,6 +213,45 @@ static void test_deck_check__refused_inhibitor_and_no_systemd(void **state)
 	stop(&e);
 }
 
+/* The route line against each steamos-manager era's double, and Valve's
+ * priv-write helper's: found, and a write that changes nothing went
+ * through it. */
+static void test_deck_check__route_of_every_era(void **state)
+{
+	static const struct {
+		const char *era, *kind, *logged;
+	} eras[] = {
+		{ "--era split", "split (session bus, ", "set TdpLimit 15" },
+		{ "--era manager", "manager (system bus, ", "set TdpLimit 15" },
+		{ "--era manager-GPU", "manager (system bus, ", "set TDPLimit 15" },
+		{ "--era methods", "methods (system bus, ", "call SetTDPLimit 15" },
+		{ "--era none", "priv-write (", NULL },
+	};
+	for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++) {
+		struct env e;
+		start(&e, eras[i].era);
+		if (!eras[i].logged) {
+			setenv(DECK_PRIV_WRITE_ENV,
+			       RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
+			setenv("RXDECK_DECK_ROOT", e.f.root, 1);
+			char log[PATH_MAX + 32];
+			snprintf(log, sizeof log, "%s/priv-write.log", e.home.root);
+			setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
+		}
+		json_t *j = check_json(&e, RXDECK_EXIT_OK);
+		const char *detail = NULL;
+		const char *st = status_of(j, "route", &detail);
+		if (strcmp(st, "ok") != 0 || strncmp(detail, eras[i].kind, strlen(eras[i].kind)) != 0)
+			fail_msg("%s: route %s: %s", eras[i].era, st, detail ? detail : "");
+		assert_non_null(strstr(detail, "no-op write: "));
+		if (eras[i].logged && !test_bus_logged(&e.bus, eras[i].logged))
+			fail_msg("%s: the double did not log '%s': %s", eras[i].era, eras[i].logged,
+			         test_bus_log(&e.bus));
+		json_decref(j);
+		stop(&e);
+	}
+}
+
 int main(void)
 {
 	test_bus_skip_unless_it_can_run();
@@ -213,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_deck_check__a_ready_deck_passes),
 		cmocka_unit_test(test_deck_check__what_stops_or_weakens_a_night),
 		cmocka_unit_test(test_deck_check__refused_inhibitor_and_no_systemd),
+		cmocka_unit_test(test_deck_check__route_of_every_era),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

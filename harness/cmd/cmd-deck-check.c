@@ -90,6 +90,54 @@ static void check_os(struct checks *cs, const struct deck_facts *f)
 		    "apply", f->os ? f->os : "no os-release");
 }
 
+/* The route to the clock and TDP (deck.h's deck_route) and a write
+ * through it that changes nothing. */
+static void check_route(struct checks *cs, struct deck *d)
+{
+	struct deck_control *c = NULL;
+	if (deck_control_open(d, NULL, &c) < 0) {
+		put(cs, "route", ST_FAIL, NULL, "out of memory");
+		return;
+	}
+	const struct deck_route *r = deck_control_route(c);
+	char tries[1024];
+	if (r->kind == DECK_ROUTE_NONE) {
+		deck_route_tries_text(r, tries, sizeof tries);
+		put(cs, "route", ST_WARN,
+		    "plans without gpu_clock and tdp_w run; for those with them start steamos-manager "
+		    "(Game Mode runs it) or install Valve's priv-write helper",
+		    "%s", tries);
+		deck_control_destroy(c);
+		return;
+	}
+	char where[320];
+	if (r->bus[0])
+		snprintf(where, sizeof where, "%s bus, %s%s%s", r->bus, r->interface,
+		         r->version[0] ? ", Version " : "", r->version);
+	else
+		snprintf(where, sizeof where, "%s", r->interface);
+	char ranges[320] = "";
+	if (r->clock_max_mhz)
+		snprintf(ranges, sizeof ranges, "; clock %u-%u MHz (%s)", r->clock_min_mhz,
+		         r->clock_max_mhz, r->clock_range_source);
+	if (r->tdp_max_w > 0) {
+		size_t n = strlen(ranges);
+		snprintf(ranges + n, sizeof ranges - n, "; TDP %g-%g W (%s)", r->tdp_min_w,
+		         r->tdp_max_w, r->tdp_range_source);
+	}
+	char what[512] = "";
+	if (deck_control_noop_write(c, what, sizeof what) == 0)
+		put(cs, "route", ST_OK, NULL, "%s (%s)%s; no-op write: %s",
+		    deck_route_kind_name(r->kind), where, ranges, what);
+	else
+		put(cs, "route", ST_FAIL,
+		    "a plan with gpu_clock or tdp_w would stop at its first arm: see why, and "
+		    "'rxdeck deck info' for every route",
+		    "%s (%s) found, but writing back what it read failed: %s",
+		    deck_route_kind_name(r->kind), where, deck_control_errmsg(c));
+	deck_control_destroy(c);
+}
+
 static void check_priv_write(struct checks *cs, const char *root)
 {
 	char *helper = under_root(root, "usr/bin/steamos-polkit-helpers/steamos-priv-write");
@@ -467,6 +515,7 @@ int cmd_deck_check(int argc, char **argv, struct cmd_context *ctx)
 
 	struct checks cs = { .n = 0 };
 	check_os(&cs, &f);
+	check_route(&cs, d);
 	check_priv_write(&cs, r);
 	check_uinput(&cs, r);
 	check_inhibitor(&cs);
