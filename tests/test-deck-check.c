@@ -252,6 +252,43 @@ static void test_deck_check__route_of_every_era(void **state)
 	}
 }
 
+/* deck info says the systemd version and whether the inhibitor holds
+ * against the same user's suspend. */
+static void test_deck_info__systemd_and_same_user_block(void **state)
+{
+	static const struct {
+		const char *extra, *line;
+		int honoured; /* 1, 0, -1 null */
+	} cases[] = {
+		{ "--systemd-version=255.4-1-steamos",
+		  "systemd        255.4-1-steamos (before 257: a block inhibitor does not hold against "
+		  "the same user's suspend)\n", 0 },
+		{ "--systemd-version=257.3", "systemd        257.3 (a block inhibitor holds against "
+		                             "the same user's suspend)\n", 1 },
+		{ "", "systemd        unknown (systemd did not say its version", -1 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct env e;
+		start(&e, cases[i].extra);
+		char out[16384], err[1024];
+		assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "info",
+		                              "--root", e.f.root, NULL), RXDECK_EXIT_OK);
+		if (!strstr(out, cases[i].line))
+			fail_msg("no '%s' in:\n%s", cases[i].line, out);
+		assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "info",
+		                              "--json", "--root", e.f.root, NULL), RXDECK_EXIT_OK);
+		json_t *j = json_loads(out, 0, NULL);
+		assert_non_null(j);
+		json_t *h = json_object_get(json_object_get(j, "systemd"), "same_user_block_honoured");
+		if (cases[i].honoured < 0)
+			assert_true(json_is_null(h));
+		else
+			assert_int_equal(json_is_true(h), cases[i].honoured);
+		json_decref(j);
+		stop(&e);
+	}
+}
+
 int main(void)
 {
 	test_bus_skip_unless_it_can_run();
@@ -260,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_deck_check__what_stops_or_weakens_a_night),
 		cmocka_unit_test(test_deck_check__refused_inhibitor_and_no_systemd),
 		cmocka_unit_test(test_deck_check__route_of_every_era),
+		cmocka_unit_test(test_deck_info__systemd_and_same_user_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
