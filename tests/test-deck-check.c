@@ -226,6 +226,8 @@ static void test_deck_check__route_of_every_era(void **state)
 		{ "--era manager-GPU", "manager (system bus, ", "set TDPLimit 15" },
 		{ "--era methods", "methods (system bus, ", "call SetTDPLimit 15" },
 		{ "--era none", "priv-write (", NULL },
+		/* the unit that fails to start: the helper next */
+		{ "--era unit-fails", "priv-write (", NULL },
 	};
 	for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++) {
 		struct env e;
