@@ -7,7 +7,7 @@
 # DBUS_SESSION_BUS_ADDRESS (started by the test).
 #
 #   deck-bus-double.py LOG [--era ERA] [--root DIR --card REL --hwmon REL]
-#                          [--no-manager] [--refuse-inhibit]
+#                          [--no-manager] [--refuse-inhibit] [--systemd-version=V]
 #
 # Eras, each serving the names, types and access of its interface file at
 # the named tag of steamos-manager (github.com/evlaV/steamos-manager;
@@ -61,6 +61,12 @@
 # once every name is owned.  An inhibitor is a pipe: the caller gets the
 # write end, and the double logs "released N" when every copy of it is
 # closed, as logind drops an inhibitor whose descriptor is gone.
+#
+# Sleep (systemd's org.freedesktop.login1(5), org.freedesktop.systemd1(5)):
+# login1's Manager sends PrepareForSleep(b) as logind does, true before a
+# suspend and false after the wake, when a test calls the double's own
+# org.rxdeck.Double.Sleep() (logged "slept"); with --systemd-version=V,
+# org.freedesktop.systemd1's Manager serves the Version property V.
 import os
 import sys
 
@@ -82,6 +88,8 @@ REFUSE = "--refuse-inhibit" in args
 ROOT = opt("--root")
 CARD = opt("--card")
 HWMON = opt("--hwmon")
+SYSTEMD_VERSION = next((a.split("=", 1)[1] for a in args
+                        if a.startswith("--systemd-version=")), None)
 
 MGR = "com.steampowered.SteamOSManager1"
 PATH = "/com/steampowered/SteamOSManager1"
@@ -174,6 +182,29 @@ class Login(dbus.service.Object):
         fd = dbus.types.UnixFd(w)
         os.close(w)
         return fd
+
+    @dbus.service.signal("org.freedesktop.login1.Manager", signature="b")
+    def PrepareForSleep(self, start):
+        pass
+
+    @dbus.service.method("org.rxdeck.Double", in_signature="", out_signature="")
+    def Sleep(self):
+        self.PrepareForSleep(True)
+        self.PrepareForSleep(False)
+        log("slept")
+
+
+class Systemd(dbus.service.Object):
+    def __init__(self, bus):
+        super().__init__(bus, "/org/freedesktop/systemd1")
+
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
+    def Get(self, iface, name):
+        if iface == "org.freedesktop.systemd1.Manager" and name == "Version":
+            return dbus.String(SYSTEMD_VERSION)
+        raise dbus.exceptions.DBusException(
+            "no property %s.%s" % (iface, name),
+            name="org.freedesktop.DBus.Error.UnknownProperty")
 
 
 def prop_xml(name, sig, access):
@@ -393,5 +424,8 @@ elif ERA == "methods":
     names.append(dbus.service.BusName(MGR, system))
 elif ERA not in ("none", "unit-fails"):
     sys.exit("unknown era " + ERA)
+if SYSTEMD_VERSION:
+    systemd = Systemd(system)
+    names.append(dbus.service.BusName("org.freedesktop.systemd1", system))
 log("ready")
 GLib.MainLoop().run()
