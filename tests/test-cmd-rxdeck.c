@@ -1,7 +1,8 @@
 /* test-cmd-rxdeck: the rxdeck binary as a user meets it, each case through
  * the real program: a plan with `collect = none` plays without a collector
  * profile (no log metrics, no matched lines) while the default one reads
- * the game's log.  The campaigns are the stand-in game's on a 1 s route. */
+ * the game's log; the warm-up runs are told as the plan runs them (one of
+ * each arm) by show, the run file, the HTML page and the help.  The campaigns are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,8 +37,8 @@ static int rxdeck(char **text, ...)
 	return rc;
 }
 
-/* Plays a campaign of two arms, one round, no warm-up, with the stand-in
- * game and extra lines in [campaign] (may be ""): the run's exit code. */
+/* Plays a campaign of two arms, one round, with the stand-in game and
+ * extra lines in [campaign] (may be ""): the run's exit code. */
 static int play(const char *name, const char *extra)
 {
 	char game[PATH_MAX], route[PATH_MAX], plan[PATH_MAX], text[4 * PATH_MAX];
@@ -46,7 +47,7 @@ static int play(const char *name, const char *extra)
 	           "route t\nduration 1s\nwindow 0.2s 1s\n0s press A 100ms\n");
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = %s\nroute = t.route\nprofile = lavapipe\norder = AB\n"
-	         "rounds = 1\nwarmup = no\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\n"
+	         "rounds = 1\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\n"
 	         "pad = socket\n%s"
 	         "[build double]\nbinary = %s\npad_option = --pad\n"
 	         "[arm A]\nenv = DOUBLE_FPS=60\n[arm B]\nenv = DOUBLE_FPS=30\n",
@@ -76,19 +77,30 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The campaigns the cases look at, played once: 1 "withlog" (the default
+ * collector profile and warm-up), 2 "nolog" (collect = none, no warm-up). */
+static void campaigns(void)
+{
+	static bool played;
+	if (played)
+		return;
+	assert_int_equal(play("withlog", ""), 0);
+	assert_int_equal(play("nolog", "collect = none\nwarmup = no\n"), 0);
+	played = true;
+}
+
 static void test_cmd_rxdeck__collect_none_plays_without_log_metrics(void **state)
 {
 	(void)state;
+	campaigns();
 	/* the default profile (rxvk) reads the stand-in's readback lines ... */
-	assert_int_equal(play("withlog", ""), 0);
 	char *text;
-	assert_int_equal(rxdeck(&text, "show", "1/1", "--db", db_file, NULL), 0);
+	assert_int_equal(rxdeck(&text, "show", "1/3", "--db", db_file, NULL), 0);
 	if (!strstr(text, "  rb_summaries ") || strstr(text, "matched log lines: 0\n"))
 		fail_msg("the default profile read no log:\n%s", text);
 	free(text);
 
 	/* ... collect = none reads none: frame metrics, no log metrics */
-	assert_int_equal(play("nolog", "collect = none\n"), 0);
 	for (int pos = 1; pos <= 2; pos++) {
 		char ref[32];
 		snprintf(ref, sizeof ref, "2/%d", pos);
@@ -104,10 +116,48 @@ static void test_cmd_rxdeck__collect_none_plays_without_log_metrics(void **state
 	assert_int_equal(processes_mentioning(t.path), 0);
 }
 
+/* text holds want, else the case fails showing what it held. */
+static void holds(const char *what, const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("%s says no '%s':\n%s", what, want, text);
+}
+
+static void test_cmd_rxdeck__warmups_are_told_as_the_plan_runs_them(void **state)
+{
+	(void)state;
+	campaigns();
+	/* warmup = each (the default): one run of each arm before round 1 */
+	char *text;
+	assert_int_equal(rxdeck(&text, "show", "1", "--db", db_file, NULL), 0);
+	holds("show", text, "1 round, after a warm-up run of each arm (2)\n");
+	holds("show", text, "     1   A warm-up ");
+	holds("show", text, "     2   B warm-up ");
+	free(text);
+	assert_int_equal(rxdeck(&text, "tested", "1", "--stdout", "--db", db_file, NULL), 0);
+	holds("the run file", text, "a cold warm-up run of each arm first (2)");
+	free(text);
+	assert_int_equal(rxdeck(&text, "report", "1", "--format", "html", "--db", db_file, NULL), 0);
+	holds("the HTML page", text, "1, after a warm-up run of each arm");
+	free(text);
+	/* warmup = no: none said */
+	assert_int_equal(rxdeck(&text, "show", "2", "--db", db_file, NULL), 0);
+	assert_null(strstr(text, "warm-up"));
+	free(text);
+	/* the help says what the default plan does */
+	assert_int_equal(rxdeck(&text, "run", "--help", NULL), 0);
+	holds("run --help", text, "after a cold warm-up run of each arm");
+	free(text);
+	assert_int_equal(rxdeck(&text, "ab", "--help", NULL), 0);
+	holds("ab --help", text, "after a warm-up run of each arm");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmd_rxdeck__collect_none_plays_without_log_metrics),
+		cmocka_unit_test(test_cmd_rxdeck__warmups_are_told_as_the_plan_runs_them),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -92,6 +92,24 @@ static void print_host_facts(struct db *db, int64_t id)
 	free(h);
 }
 
+/* The warm-up runs as the campaign holds them (the plan's warmup = each
+ * gives one of each arm, first one), ending the line. */
+static void print_warmups(const struct db_campaign *c, size_t na, const struct db_run *r,
+                          size_t nr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nr; i++)
+		n += r[i].is_warmup;
+	if (n > 1 && n == na)
+		printf(", after a warm-up run of each arm (%zu)\n", n);
+	else if (n > 1)
+		printf(", after %zu warm-up runs\n", n);
+	else if (n == 1)
+		printf(", after a warm-up run\n");
+	else
+		printf("%s\n", c->warmup ? ", warm-up runs first" : "");
+}
+
 static int show_campaign(struct db *db, int64_t id)
 {
 	struct db_campaign *c;
@@ -115,9 +133,9 @@ static int show_campaign(struct db *db, int64_t id)
 	       or_dash(c->kernel));
 	printf("CPU %s, memory %.1f GiB\n", or_dash(c->cpu), (double)c->memory_B / (1024.0 * 1024 * 1024));
 	printf("GPU %s, driver %s, Mesa %s\n", or_dash(c->gpu), or_dash(c->driver), or_dash(c->mesa));
-	printf("route %s, window %g-%g s; order %s, %d round%s%s\n", or_dash(c->route_name),
-	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds, c->rounds == 1 ? "" : "s",
-	       c->warmup ? ", a warm-up run first" : "");
+	printf("route %s, window %g-%g s; order %s, %d round%s", or_dash(c->route_name),
+	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds, c->rounds == 1 ? "" : "s");
+	print_warmups(c, na, r, nr);
 	if (c->notes)
 		printf("notes: %s\n", c->notes);
 	if (c->status == DB_CAMPAIGN_DONE) {
