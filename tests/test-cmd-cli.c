@@ -201,6 +201,36 @@ static void test_cmd__needs_db_says_which_database_is_missing(void **state)
 	}
 }
 
+static void test_cmd__suggest_names_the_nearest_commands(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "report", "resume", "list", "plot", "info", "into",
+		                             "export", "export-frames" };
+	static const struct {
+		const char *word, *want;
+		size_t n;
+	} cases[] = {
+		{ "reprot", "'report'", 1 },                  /* two neighbours swapped */
+		{ "rport", "'report'", 1 },                   /* a letter left out */
+		{ "reporrt", "'report'", 1 },                 /* a letter added */
+		{ "resune", "'resume'", 1 },                  /* a letter changed */
+		{ "inxo", "'info' or 'into'", 2 },            /* a tie: both */
+		{ "exp", "'export' or 'export-frames'", 2 },  /* a beginning */
+		{ "rexorx", "'report'", 1 },                  /* two edits in six letters */
+		{ "fly", "", 0 },                             /* two edits in three letters: too far */
+		{ "vacuum", "", 0 },
+		{ "e", "", 0 },                               /* one letter begins nothing */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char out[128];
+		size_t n = cmd_suggest(cases[i].word, names, sizeof names / sizeof names[0], out,
+		                       sizeof out);
+		if (n != cases[i].n || strcmp(out, cases[i].want) != 0)
+			fail_msg("'%s': %zu '%s', want %zu '%s'", cases[i].word, n, out, cases[i].n,
+			         cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_cmd__unknown_subcommand_lists_the_names),
 		cmocka_unit_test(test_cmd__subcommand_help_names_the_subcommand),
 		cmocka_unit_test(test_cmd__needs_db_says_which_database_is_missing),
+		cmocka_unit_test(test_cmd__suggest_names_the_nearest_commands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

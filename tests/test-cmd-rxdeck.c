@@ -2,7 +2,9 @@
  * the real program: a plan with `collect = none` plays without a collector
  * profile (no log metrics, no matched lines) while the default one reads
  * the game's log; the warm-up runs are told as the plan runs them (one of
- * each arm) by show, the run file, the HTML page and the help.  The campaigns are the stand-in game's on a 1 s route. */
+ * each arm) by show, the run file, the HTML page and the help; `rxdeck help
+ * CMD` is `rxdeck CMD --help` for every command; a mistyped command or
+ * subcommand is a usage error that names the nearest.  The campaigns are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 
 #include <sys/stat.h>
 
+#include "cmd/cmd.h"
 #include "test-run-util.h"
 #include "test-rxdeck-proc.h"
 
@@ -153,11 +156,74 @@ static void test_cmd_rxdeck__warmups_are_told_as_the_plan_runs_them(void **state
 	free(text);
 }
 
+static void test_cmd_rxdeck__help_cmd_is_cmd_help(void **state)
+{
+	(void)state;
+	char *global;
+	assert_int_equal(rxdeck(&global, "--help", NULL), 0);
+	for (const struct rxdeck_command *c = rxdeck_commands; c->name; c++) {
+		char *help, *own, usage[64];
+		assert_int_equal(rxdeck(&help, "help", c->name, NULL), 0);
+		assert_int_equal(rxdeck(&own, c->name, "--help", NULL), 0);
+		snprintf(usage, sizeof usage, "usage: rxdeck %s ", c->name);
+		if (strcmp(help, own) != 0 || strncmp(help, usage, strlen(usage)) != 0)
+			fail_msg("rxdeck help %s:\n%s\nrxdeck %s --help:\n%s", c->name, help, c->name,
+			         own);
+		assert_string_not_equal(help, global);
+		free(help);
+		free(own);
+	}
+	/* a subcommand's too; a bare help is the global one */
+	char *help, *own;
+	assert_int_equal(rxdeck(&help, "help", "db", "export", NULL), 0);
+	assert_int_equal(rxdeck(&own, "db", "export", "--help", NULL), 0);
+	assert_string_equal(help, own);
+	assert_non_null(strstr(help, "usage: rxdeck db export "));
+	free(help);
+	free(own);
+	assert_int_equal(rxdeck(&help, "help", NULL), 0);
+	assert_string_equal(help, global);
+	holds("rxdeck --help", global, "'rxdeck help COMMAND'");
+	free(help);
+	free(global);
+}
+
+static void test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *words[3], *err;
+	} cases[] = {
+		{ { "reprot" }, "rxdeck: unknown command 'reprot' (see 'rxdeck --help'); did you mean "
+		                "'report'?\n" },
+		{ { "hlep" }, "rxdeck: unknown command 'hlep' (see 'rxdeck --help'); did you mean "
+		              "'help'?\n" },
+		{ { "help", "shwo" }, "rxdeck: unknown command 'shwo' (see 'rxdeck --help'); did you "
+		                      "mean 'show'?\n" },
+		{ { "fly" }, "rxdeck: unknown command 'fly' (see 'rxdeck --help')\n" },
+		{ { "db", "exprot" }, "rxdeck db: unknown command 'exprot' (migrate, export or import); "
+		                      "did you mean 'export'?\n" },
+		{ { "deck", "infp" }, "rxdeck deck: unknown command 'infp' (info or clock); did you mean "
+		                      "'info'?\n" },
+		{ { "route", "chek" }, "rxdeck route: unknown command 'chek' (check, play or record); "
+		                       "did you mean 'check'?\n" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *text;
+		int rc = rxdeck(&text, cases[i].words[0], cases[i].words[1], cases[i].words[2], NULL);
+		if (rc != RXDECK_EXIT_USAGE || strcmp(text, cases[i].err) != 0)
+			fail_msg("exit %d, said:\n%swant exit 2 and:\n%s", rc, text, cases[i].err);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmd_rxdeck__collect_none_plays_without_log_metrics),
 		cmocka_unit_test(test_cmd_rxdeck__warmups_are_told_as_the_plan_runs_them),
+		cmocka_unit_test(test_cmd_rxdeck__help_cmd_is_cmd_help),
+		cmocka_unit_test(test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

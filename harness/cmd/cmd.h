@@ -76,8 +76,9 @@ extern const struct rxdeck_exit_doc rxdeck_exit_docs[];
 /*
  * Runs the command argv[0] names ("report", with its arguments after it):
  * finds its row, runs it with a fresh context and closes what set-up
- * opened.  Returns the command's exit code; RXDECK_EXIT_USAGE (after a
- * message) for a name that is no command.
+ * opened.  "help CMD [SUB]" is "CMD [SUB] --help".  Returns the command's
+ * exit code; RXDECK_EXIT_USAGE (after a message, with "did you mean" when
+ * a command is near: cmd_suggest()) for a name that is no command.
  */
 int cmd_dispatch(int argc, char **argv);
 
@@ -93,10 +94,21 @@ struct cmd_sub {
  * with ctx->command "COMMAND SUB" and the row's flags; usage() prints the
  * command's own help (to stdout for --help, -h and help; to stderr with
  * exit 2 when no subcommand is given).  An unknown name is a usage error
- * listing the names.
+ * listing the names and, when one is near, "did you mean" (cmd_suggest()).
  */
 int cmd_dispatch_sub(struct cmd_context *ctx, const struct cmd_sub *subs, void (*usage)(FILE *f),
                      int argc, char **argv);
+
+/*
+ * The names closest to a mistyped word, git style: those that word (two
+ * letters or more) begins, else those the fewest edits away (an insertion,
+ * a deletion, a substitution or two neighbours swapped, each one edit),
+ * when that is at most two edits and at most half the word.  Writes them
+ * quoted into out ("'report'", "'list' or 'plot'") and returns how many;
+ * 0 and "" when none is near.
+ */
+size_t cmd_suggest(const char *word, const char *const *names, size_t n_names, char *out,
+                   size_t size);
 
 /*
  * cli_parse_command() (cli.h), then the set-up the row's flags ask for,
