@@ -4,7 +4,8 @@
  * the game's log; the warm-up runs are told as the plan runs them (one of
  * each arm) by show, the run file, the HTML page and the help; `rxdeck help
  * CMD` is `rxdeck CMD --help` for every command; a mistyped command or
- * subcommand is a usage error that names the nearest.  The campaigns are the stand-in game's on a 1 s route. */
+ * subcommand is a usage error that names the nearest; a bare `rxdeck show`
+ * shows the newest campaign.  The campaigns are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,6 +218,24 @@ static void test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean(void **state)
 	}
 }
 
+static void test_cmd_rxdeck__bare_show_is_the_newest_campaign(void **state)
+{
+	(void)state;
+	campaigns();
+	char *bare, *named;
+	assert_int_equal(rxdeck(&bare, "show", "--db", db_file, NULL), 0);
+	assert_int_equal(rxdeck(&named, "show", "2", "--db", db_file, NULL), 0);
+	assert_string_equal(bare, named);
+	assert_int_equal(strncmp(bare, "campaign nolog-", 15), 0);
+	free(bare);
+	free(named);
+	/* more than one is a usage error */
+	char *text;
+	assert_int_equal(rxdeck(&text, "show", "1", "2", "--db", db_file, NULL), RXDECK_EXIT_USAGE);
+	holds("show 1 2", text, "'2'");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_rxdeck__warmups_are_told_as_the_plan_runs_them),
 		cmocka_unit_test(test_cmd_rxdeck__help_cmd_is_cmd_help),
 		cmocka_unit_test(test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean),
+		cmocka_unit_test(test_cmd_rxdeck__bare_show_is_the_newest_campaign),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,4 +1,4 @@
-/* cmd-show: `rxdeck show CAMPAIGN` and `rxdeck show CAMPAIGN/N`, what the
+/* cmd-show: `rxdeck show [CAMPAIGN]` and `rxdeck show CAMPAIGN/N`, what the
  * database knows about a campaign (host, builds, arms, every run with its
  * state and void reason) or about one run (times, folder, renderer
  * configuration, every metric, shots, samples, matched log lines).  It owns
@@ -346,26 +346,25 @@ int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 	};
 	const struct cli cli = {
 		.command = COMMAND,
-		.synopsis = "CAMPAIGN | CAMPAIGN/N [--db PATH]",
+		.synopsis = "[CAMPAIGN | CAMPAIGN/N] [--db PATH]",
 		.summary = "Shows a campaign (host, builds, arms, every run with its state, time, real\n"
 		           "fps, readback wait and void reason) or, as CAMPAIGN/N, its run at position N\n"
 		           "(times, folder, the renderer's configuration, every metric, the shots, the\n"
-		           "samplers' readings and the matched log lines).  CAMPAIGN is a name or an id.",
+		           "samplers' readings and the matched log lines).  CAMPAIGN is a name or an id;\n"
+		           "with none, the newest campaign.",
 		.options = options,
 	};
 	int npos = 0;
 	int exit_code;
-	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign, or one run as CAMPAIGN/N", &npos,
+	               &exit_code))
 		return exit_code;
-	if (npos != 1) {
-		cli_error(COMMAND, "name one campaign, or one run as CAMPAIGN/N (see --help)");
+	char name[512] = "";
+	int position = 0;
+	if (npos && cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
 		return RXDECK_EXIT_USAGE;
-	}
-	char name[512];
-	int position;
-	if (cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
-		return RXDECK_EXIT_USAGE;
-	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, name) < 0)
+	/* none named: the newest, as report, plot and tested take it */
+	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, npos ? name : NULL) < 0)
 		return RXDECK_EXIT_FAILURE;
 	int64_t id = ctx->campaign_id;
 	return position ? show_run(ctx->db, name, id, position) : show_campaign(ctx->db, id);
