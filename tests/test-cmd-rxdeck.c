@@ -5,7 +5,9 @@
  * each arm) by show, the run file, the HTML page and the help; `rxdeck help
  * CMD` is `rxdeck CMD --help` for every command; a mistyped command or
  * subcommand is a usage error that names the nearest; a bare `rxdeck show`
- * shows the newest campaign.  The campaigns are the stand-in game's on a 1 s route. */
+ * shows the newest campaign; `rxdeck tested` writes docs/tested/ only in
+ * rxdeck's source tree (found from the working folder up), else asks for
+ * --out, and prints each path it wrote.  The campaigns are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +238,93 @@ static void test_cmd_rxdeck__bare_show_is_the_newest_campaign(void **state)
 	free(text);
 }
 
+/* rxdeck() in the folder cwd. */
+static int rxdeck_in(const char *cwd, char **text, const char *a1, const char *a2, const char *a3,
+                     const char *a4, const char *a5)
+{
+	rx.how.cwd = cwd;
+	int rc = rxdeck(text, a1, a2, a3, a4, a5, NULL);
+	rx.how.cwd = NULL;
+	return rc;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static void test_cmd_rxdeck__tested_writes_docs_tested_only_in_the_source_tree(void **state)
+{
+	(void)state;
+	campaigns();
+	char name[128], *text;
+	/* outside the source tree: refused, naming --out, nothing written */
+	char away[PATH_MAX], docs[PATH_MAX + 16];
+	tdir_file(&t, "away", away, sizeof away);
+	assert_int_equal(mkdir(away, 0755), 0);
+	assert_int_equal(rxdeck_in(away, &text, "tested", "2", "--db", db_file, NULL),
+	                 RXDECK_EXIT_USAGE);
+	holds("tested outside", text, "rxdeck tested: not in rxdeck's source tree");
+	holds("tested outside", text, "--out DIR");
+	free(text);
+	snprintf(docs, sizeof docs, "%s/docs", away);
+	assert_false(exists(docs));
+
+	/* a folder that only looks like it (another project's meson.build): the same */
+	char other[PATH_MAX], path[PATH_MAX + 256];
+	tdir_file(&t, "other", other, sizeof other);
+	snprintf(path, sizeof path, "%s/docs", other);
+	assert_int_equal(mkdir(other, 0755), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/docs/tested-configurations.md", other);
+	write_text(path, "# Tested configurations\n");
+	snprintf(path, sizeof path, "%s/meson.build", other);
+	write_text(path, "project('forest', 'c')\n");
+	assert_int_equal(rxdeck_in(other, &text, "tested", "2", "--db", db_file, NULL),
+	                 RXDECK_EXIT_USAGE);
+	free(text);
+	snprintf(path, sizeof path, "%s/docs/tested", other);
+	assert_false(exists(path));
+
+	/* in a source tree's sub-folder: its top's docs/tested, the path printed */
+	char tree[PATH_MAX], sub[PATH_MAX + 16];
+	tdir_file(&t, "tree", tree, sizeof tree);
+	snprintf(path, sizeof path, "%s/docs", tree);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/docs/tested-configurations.md", tree);
+	write_text(path, "# Tested configurations\n");
+	snprintf(path, sizeof path, "%s/meson.build", tree);
+	write_text(path, "# rxdeck\nproject('rxdeck', 'c',\n\tversion: '0.1.0')\n");
+	snprintf(sub, sizeof sub, "%s/build", tree);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(rxdeck_in(sub, &text, "tested", "2", "--db", db_file, NULL), 0);
+	assert_int_equal(strncmp(text, "../docs/tested/", 15), 0);
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(text + 15, "\n"), text + 15);
+	assert_non_null(strstr(name, "-nolog-"));
+	free(text);
+	snprintf(path, sizeof path, "%s/docs/tested/%s", tree, name);
+	assert_true(exists(path));
+	/* and at its top: docs/tested */
+	assert_int_equal(rxdeck_in(tree, &text, "tested", "2", "--db", db_file, NULL), 0);
+	snprintf(path, sizeof path, "docs/tested/%s\n", name);
+	assert_string_equal(text, path);
+	free(text);
+
+	/* --out anywhere: that folder, the path printed */
+	char out[PATH_MAX + 16];
+	snprintf(out, sizeof out, "%s/mine", away);
+	rx.how.cwd = away;
+	assert_int_equal(rxdeck(&text, "tested", "2", "--out", "mine", "--db", db_file, NULL), 0);
+	rx.how.cwd = NULL;
+	snprintf(path, sizeof path, "mine/%s\n", name);
+	assert_string_equal(text, path);
+	free(text);
+	snprintf(path, sizeof path, "%s/%s", out, name);
+	assert_true(exists(path));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_rxdeck__help_cmd_is_cmd_help),
 		cmocka_unit_test(test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean),
 		cmocka_unit_test(test_cmd_rxdeck__bare_show_is_the_newest_campaign),
+		cmocka_unit_test(test_cmd_rxdeck__tested_writes_docs_tested_only_in_the_source_tree),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
