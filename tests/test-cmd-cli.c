@@ -192,9 +192,9 @@ static void test_cmd__needs_db_says_which_database_is_missing(void **state)
 		if (strcmp(commands[i], "post") == 0)
 			words[3] = "--list";
 		assert_int_equal(dispatch(&cap, words), RXDECK_EXIT_FAILURE);
-		char want[128];
-		snprintf(want, sizeof want, "rxdeck %s: no database at '/nonexistent/r.db'\n",
-		         commands[i]);
+		char want[256];
+		snprintf(want, sizeof want, "rxdeck %s: no results database at '/nonexistent/r.db' yet "
+		         "(run a campaign first, or name one with --db)\n", commands[i]);
 		assert_string_equal(cap.err, want);
 		assert_string_equal(cap.out, "");
 		test_capture_free(&cap);

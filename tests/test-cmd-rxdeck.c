@@ -7,16 +7,20 @@
  * subcommand is a usage error that names the nearest; a bare `rxdeck show`
  * shows the newest campaign; `rxdeck tested` writes docs/tested/ only in
  * rxdeck's source tree (found from the working folder up), else asks for
- * --out, and prints each path it wrote.  The campaigns are the stand-in game's on a 1 s route. */
+ * --out, and prints each path it wrote; the read commands open the database
+ * read-only and refuse a file that is none (an empty one included), and a
+ * missing --db gets the default path's hint.  The campaigns are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
+#include "results-db/db.h"
 #include "test-run-util.h"
 #include "test-rxdeck-proc.h"
 
@@ -325,6 +329,159 @@ static void test_cmd_rxdeck__tested_writes_docs_tested_only_in_the_source_tree(v
 	assert_true(exists(path));
 }
 
+/* Byte 18 of an SQLite file's header: 1 in rollback-journal mode, 2 in
+ * WAL mode (sqlite.org/fileformat2.html, "File format version numbers"). */
+static int journal_byte(const char *path)
+{
+	unsigned char head[20] = { 0 };
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+	fclose(f);
+	return head[18];
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	assert_non_null(in);
+	assert_non_null(out);
+	char buf[65536];
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* The read commands, each with what it needs after the database. */
+static const char *const read_commands[][6] = {
+	{ "report", "2" },
+	{ "show" },
+	{ "show", "2/1" },
+	{ "list" },
+	{ "plot", "2", "--out", "PLOTS" },
+	{ "tested", "2", "--stdout" },
+	{ "db", "export", "-o", "EXPORT" },
+	{ "export-frames", "2/1", "-o", "EXPORT" },
+	{ "post", "--list" },
+};
+
+/* rxdeck with read_commands[i] and --db path: its exit code, the output
+ * into *text. */
+static int read_command(size_t i, const char *path, char **text)
+{
+	char plots[PATH_MAX], export[PATH_MAX];
+	tdir_file(&t, "plots", plots, sizeof plots);
+	tdir_file(&t, "export.out", export, sizeof export);
+	const char *w[8] = { 0 };
+	size_t n = 0;
+	for (; n < 6 && read_commands[i][n]; n++)
+		w[n] = strcmp(read_commands[i][n], "PLOTS") == 0    ? plots
+		       : strcmp(read_commands[i][n], "EXPORT") == 0 ? export
+		                                                    : read_commands[i][n];
+	w[n++] = "--db";
+	w[n++] = path;
+	return rxdeck(text, w[0], w[1], w[2], w[3], w[4], w[5], w[6], NULL);
+}
+
+static void test_cmd_rxdeck__read_commands_open_the_database_read_only(void **state)
+{
+	(void)state;
+	campaigns();
+	/* a copy in rollback-journal mode: a read-write open switches it to
+	 * WAL (byte 18 becomes 2); a read-only one leaves it */
+	char copy[PATH_MAX];
+	tdir_file(&t, "rollback.db", copy, sizeof copy);
+	copy_file(db_file, copy);
+	sqlite3 *sql;
+	assert_int_equal(sqlite3_open(copy, &sql), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(sql);
+	assert_int_equal(journal_byte(copy), 1);
+	for (size_t i = 0; i < sizeof read_commands / sizeof read_commands[0]; i++) {
+		char *text;
+		int rc = read_command(i, copy, &text);
+		if (rc != 0 || journal_byte(copy) != 1)
+			fail_msg("rxdeck %s %s: exit %d, journal byte %d:\n%s", read_commands[i][0],
+			         read_commands[i][1] ? read_commands[i][1] : "", rc, journal_byte(copy),
+			         text);
+		free(text);
+	}
+	/* a file of an older schema is migrated first, then read */
+	char old[PATH_MAX];
+	tdir_file(&t, "v1.db", old, sizeof old);
+	struct db *db;
+	struct db_open_options o = { .flags = DB_OPEN_NO_MIGRATE };
+	assert_int_equal(db_open_ex(old, &o, &db), 0);
+	assert_int_equal(db_migrate(db, 1), 0);
+	db_close(db);
+	char *list;
+	assert_int_equal(rxdeck(&list, "list", "--db", old, NULL), 0);
+	free(list);
+	o.flags = DB_OPEN_READ_ONLY;
+	int version = 0;
+	assert_int_equal(db_open_ex(old, &o, &db), 0);
+	assert_int_equal(db_schema_version(db, &version), 0);
+	db_close(db);
+	assert_int_equal(version, DB_SCHEMA_VERSION);
+
+	/* run opens it to write: the proof sees that */
+	char *text;
+	assert_int_equal(rxdeck(&text, "resume", "--db", copy, NULL), RXDECK_EXIT_FAILURE);
+	free(text);
+	assert_int_equal(journal_byte(copy), 2);
+}
+
+static void test_cmd_rxdeck__read_commands_refuse_a_file_that_is_no_database(void **state)
+{
+	(void)state;
+	char empty[PATH_MAX], text_file[PATH_MAX];
+	tdir_file(&t, "empty.db", empty, sizeof empty);
+	tdir_file(&t, "notes.db", text_file, sizeof text_file);
+	write_text(empty, "");
+	write_text(text_file, "not a database\n");
+	for (size_t i = 0; i < sizeof read_commands / sizeof read_commands[0]; i++) {
+		char *text, want[PATH_MAX + 64];
+		assert_int_equal(read_command(i, empty, &text), RXDECK_EXIT_FAILURE);
+		snprintf(want, sizeof want, ": '%s' is not an rxdeck database: it is empty (", empty);
+		holds(read_commands[i][0], text, want);
+		free(text);
+		struct stat st;
+		assert_int_equal(stat(empty, &st), 0);
+		assert_int_equal(st.st_size, 0);
+		assert_int_equal(read_command(i, text_file, &text), RXDECK_EXIT_FAILURE);
+		holds(read_commands[i][0], text, "file is not a database");
+		free(text);
+		text = test_read_text(text_file);
+		assert_string_equal(text, "not a database\n");
+		free(text);
+	}
+	/* nothing was made beside them */
+	char side[PATH_MAX + 8];
+	snprintf(side, sizeof side, "%s-wal", empty);
+	assert_false(exists(side));
+}
+
+static void test_cmd_rxdeck__a_missing_db_gets_the_default_paths_hint(void **state)
+{
+	(void)state;
+	char missing[PATH_MAX], want[PATH_MAX + 128], *text;
+	tdir_file(&t, "missing.db", missing, sizeof missing);
+	assert_int_equal(rxdeck(&text, "report", "--db", missing, NULL), RXDECK_EXIT_FAILURE);
+	snprintf(want, sizeof want, "rxdeck report: no results database at '%s' yet (run a "
+	         "campaign first, or name one with --db)\n", missing);
+	assert_string_equal(text, want);
+	free(text);
+	assert_false(exists(missing));
+	/* the default path (XDG_DATA_HOME is the test's data/) says the same */
+	assert_int_equal(rxdeck(&text, "report", NULL), RXDECK_EXIT_FAILURE);
+	snprintf(want, sizeof want, "rxdeck report: no results database at '%s/data/rxdeck/"
+	         "results.db' yet (run a campaign first, or name one with --db)\n", t.path);
+	assert_string_equal(text, want);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +491,9 @@ int main(void)
 		cmocka_unit_test(test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean),
 		cmocka_unit_test(test_cmd_rxdeck__bare_show_is_the_newest_campaign),
 		cmocka_unit_test(test_cmd_rxdeck__tested_writes_docs_tested_only_in_the_source_tree),
+		cmocka_unit_test(test_cmd_rxdeck__read_commands_open_the_database_read_only),
+		cmocka_unit_test(test_cmd_rxdeck__read_commands_refuse_a_file_that_is_no_database),
+		cmocka_unit_test(test_cmd_rxdeck__a_missing_db_gets_the_default_paths_hint),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -364,7 +364,7 @@ int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 	if (npos && cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
 		return RXDECK_EXIT_USAGE;
 	/* none named: the newest, as report, plot and tested take it */
-	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, npos ? name : NULL) < 0)
+	if (cmd_open_db(ctx, CMD_DB_READ_ONLY) < 0 || cmd_find_campaign(ctx, npos ? name : NULL) < 0)
 		return RXDECK_EXIT_FAILURE;
 	int64_t id = ctx->campaign_id;
 	return position ? show_run(ctx->db, name, id, position) : show_campaign(ctx->db, id);

@@ -17,8 +17,9 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 	{ 0, NULL },
 };
 
-#define DB CMD_NEEDS_DB
-#define CAMPAIGN (CMD_NEEDS_DB | CMD_NEEDS_CAMPAIGN)
+/* the commands that only read: the database opened read-only */
+#define DB (CMD_NEEDS_DB | CMD_DB_READ_ONLY)
+#define CAMPAIGN (CMD_NEEDS_DB | CMD_NEEDS_CAMPAIGN | CMD_DB_READ_ONLY)
 
 const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, set-up, "summary" }, kept in this order of use */

@@ -43,6 +43,8 @@ enum cmd_flags {
 	                                argument names (a name or an id; none: the newest) */
 	CMD_DB_CREATE = 1 << 2,      /* with CMD_NEEDS_DB: create it when missing */
 	CMD_DB_NO_MIGRATE = 1 << 3,  /* with CMD_NEEDS_DB: open as it is (db migrate) */
+	CMD_DB_READ_ONLY = 1 << 4,   /* with CMD_NEEDS_DB: open read-only (the commands that only
+	                                read); a file of an older schema is migrated first */
 };
 
 /* What the dispatcher hands a command, and what set-up fills in. */
@@ -123,7 +125,10 @@ bool cmd_parse(struct cmd_context *ctx, const struct cli *cli, int argc, char **
  * Opens the database at ctx->db_path for commands that decide late whether
  * they need one (`run --print-plan` never does); flags as the row's.  A
  * second call returns the open one.  0, or a negative errno after printing
- * "COMMAND: why".
+ * "COMMAND: why": for a missing file, at --db or the default path alike,
+ * "no results database at 'PATH' yet (run a campaign first, or name one
+ * with --db)"; a file that is not an rxdeck database (an empty one
+ * included) is refused untouched.
  */
 int cmd_open_db(struct cmd_context *ctx, unsigned flags);
 
