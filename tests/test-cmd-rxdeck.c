@@ -9,7 +9,8 @@
  * rxdeck's source tree (found from the working folder up), else asks for
  * --out, and prints each path it wrote; the read commands open the database
  * read-only and refuse a file that is none (an empty one included), and a
- * missing --db gets the default path's hint.  The campaigns are the stand-in game's on a 1 s route. */
+ * missing --db gets the default path's hint; show, like the run file,
+ * leaves out the host's facts it had not (stored as null).  The campaigns are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,13 +89,28 @@ static int teardown(void **state)
 }
 
 /* The campaigns the cases look at, played once: 1 "withlog" (the default
- * collector profile and warm-up), 2 "nolog" (collect = none, no warm-up). */
+ * collector profile and warm-up; on a system root of a few files, so the
+ * host's facts are some known, most not), 2 "nolog" (collect = none, no
+ * warm-up). */
 static void campaigns(void)
 {
 	static bool played;
 	if (played)
 		return;
+	static char root_env[PATH_MAX + 32];
+	char root[PATH_MAX], path[PATH_MAX + 64];
+	tdir_file(&t, "root", root, sizeof root);
+	snprintf(path, sizeof path, "%s/etc", root);
+	assert_int_equal(mkdir(root, 0755), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/etc/os-release", root);
+	write_text(path, "NAME=\"Testix\"\nPRETTY_NAME=\"Testix 9\"\nVERSION_ID=9\n");
+	snprintf(root_env, sizeof root_env, "RXDECK_DECK_ROOT=%s", root);
+	test_rxdeck_env_add(&rx, root_env);
 	assert_int_equal(play("withlog", ""), 0);
+	for (size_t i = 0; rx.env[i]; i++)
+		if (rx.env[i] == root_env)
+			rx.env[i] = NULL;
 	assert_int_equal(play("nolog", "collect = none\nwarmup = no\n"), 0);
 	played = true;
 }
@@ -222,6 +238,28 @@ static void test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean(void **state)
 			fail_msg("exit %d, said:\n%swant exit 2 and:\n%s", rc, text, cases[i].err);
 		free(text);
 	}
+}
+
+static void test_cmd_rxdeck__show_leaves_out_facts_the_host_has_not(void **state)
+{
+	(void)state;
+	campaigns();
+	/* the facts the root had, as the run file has them; none it had not */
+	char *text;
+	assert_int_equal(rxdeck(&text, "show", "1", "--db", db_file, NULL), 0);
+	const char *facts = strstr(text, "host facts at the start");
+	assert_non_null(facts);
+	holds("show", facts, "os Testix 9, os_version 9");
+	if (strstr(facts, "null") || strstr(facts, "device_model") || strstr(facts, "\"Testix"))
+		fail_msg("show:\n%s", text);
+	free(text);
+	assert_int_equal(rxdeck(&text, "tested", "1", "--stdout", "--db", db_file, NULL), 0);
+	facts = strstr(text, "- Host facts at the start");
+	assert_non_null(facts);
+	holds("the run file", facts, "`os` Testix 9, `os_version` 9");
+	if (strstr(facts, "null") || strstr(facts, "device_model"))
+		fail_msg("the run file:\n%s", text);
+	free(text);
 }
 
 static void test_cmd_rxdeck__bare_show_is_the_newest_campaign(void **state)
@@ -489,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_rxdeck__warmups_are_told_as_the_plan_runs_them),
 		cmocka_unit_test(test_cmd_rxdeck__help_cmd_is_cmd_help),
 		cmocka_unit_test(test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean),
+		cmocka_unit_test(test_cmd_rxdeck__show_leaves_out_facts_the_host_has_not),
 		cmocka_unit_test(test_cmd_rxdeck__bare_show_is_the_newest_campaign),
 		cmocka_unit_test(test_cmd_rxdeck__tested_writes_docs_tested_only_in_the_source_tree),
 		cmocka_unit_test(test_cmd_rxdeck__read_commands_open_the_database_read_only),

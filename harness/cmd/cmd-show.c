@@ -49,8 +49,9 @@ static void run_label(const struct db_run *r, char *buf, size_t size)
 		snprintf(buf, size, "%d", r->round);
 }
 
-/* The host's facts as the campaign recorded them: the start's in full
- * (key value, a few to a line), then each resume's changes. */
+/* The host's facts as the campaign recorded them: the start's (key value,
+ * a few to a line; a fact the host did not have, stored as null, left out,
+ * as the run file and the HTML page leave it), then each resume's changes. */
 static void print_host_facts(struct db *db, int64_t id)
 {
 	struct db_host_facts *h = NULL;
@@ -67,7 +68,9 @@ static void print_host_facts(struct db *db, int64_t id)
 	json_t *v;
 	int col = 0;
 	json_object_foreach(o, key, v) {
-		char *val = json_dumps(v, JSON_ENCODE_ANY);
+		if (json_is_null(v))
+			continue;
+		char *val = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
 		int len = (int)(strlen(key) + (val ? strlen(val) : 1) + 3);
 		if (col && col + len > 96) {
 			putchar('\n');
