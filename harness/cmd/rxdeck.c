@@ -3,6 +3,7 @@
  * cmd-*.c file's. */
 #include "cmd/cmd.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,8 +27,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return RXDECK_EXIT_USAGE;
 	}
+	bool help = strcmp(argv[1], "help") == 0;
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    (strcmp(argv[1], "help") == 0 && argc == 2)) {
+	    (help && (argc == 2 || strcmp(argv[2], "help") == 0 || strcmp(argv[2], "--help") == 0 ||
+	              strcmp(argv[2], "-h") == 0))) {
 		usage(stdout);
 		return RXDECK_EXIT_OK;
 	}
