@@ -319,8 +319,9 @@ static int check_identity(struct db *db, bool must_exist)
 		               "(it has tables but no rxdeck schema version), not an rxdeck one",
 		               db->path);
 	if (must_exist && app == 0 && version == 0 && tables == 0)
-		return db_fail(db, -EINVAL, "'%s' is not an rxdeck database: it is empty (a results "
-		               "database is made by 'rxdeck run', 'ab' or 'import')", db->path);
+		return db_fail(db, -EINVAL, "'%s' is not an rxdeck database: it is empty "
+		               "(a results database is made by 'rxdeck run', 'ab' or 'import')",
+		               db->path);
 	if (version > DB_SCHEMA_VERSION)
 		return db_fail(db, -ENOTSUP, "database '%s' has schema version %lld, newer than "
 		               "this rxdeck understands (%d); use a newer rxdeck",

@@ -217,7 +217,7 @@ static void test_cmd__suggest_names_the_nearest_commands(void **state)
 		{ "inxo", "'info' or 'into'", 2 },            /* a tie: both */
 		{ "exp", "'export' or 'export-frames'", 2 },  /* a beginning */
 		{ "rexorx", "'report'", 1 },                  /* two edits in six letters */
-		{ "fly", "", 0 },                             /* two edits in three letters: too far */
+		{ "fly", "", 0 },                             /* 2 edits in 3 letters: too far */
 		{ "vacuum", "", 0 },
 		{ "e", "", 0 },                               /* one letter begins nothing */
 	};

@@ -10,7 +10,8 @@
  * --out, and prints each path it wrote; the read commands open the database
  * read-only and refuse a file that is none (an empty one included), and a
  * missing --db gets the default path's hint; show, like the run file,
- * leaves out the host's facts it had not (stored as null).  The campaigns are the stand-in game's on a 1 s route. */
+ * leaves out the host's facts it had not (stored as null).  The campaigns
+ * are the stand-in game's on a 1 s route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -434,7 +435,8 @@ static void test_cmd_rxdeck__read_commands_open_the_database_read_only(void **st
 	copy_file(db_file, copy);
 	sqlite3 *sql;
 	assert_int_equal(sqlite3_open(copy, &sql), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(sql, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL),
+	                 SQLITE_OK);
 	sqlite3_close(sql);
 	assert_int_equal(journal_byte(copy), 1);
 	for (size_t i = 0; i < sizeof read_commands / sizeof read_commands[0]; i++) {

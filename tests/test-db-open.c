@@ -146,7 +146,8 @@ static void test_open__must_exist_refuses_an_empty_file(void **state)
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
 		char msg[512] = "";
 		struct db *db = NULL;
-		struct db_open_options o = { .flags = flags[i], .errmsg = msg, .errmsg_size = sizeof msg };
+		struct db_open_options o = { .flags = flags[i], .errmsg = msg,
+			                     .errmsg_size = sizeof msg };
 		assert_int_equal(db_open_ex(t.path, &o, &db), -EINVAL);
 		assert_null(db);
 		assert_non_null(strstr(msg, "is not an rxdeck database: it is empty"));

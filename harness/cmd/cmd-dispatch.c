@@ -70,8 +70,8 @@ size_t cmd_suggest(const char *word, const char *const *names, size_t n_names, c
 		if (farness(word, names[i]) != best)
 			continue;
 		found++;
-		len += (size_t)snprintf(out + len, size - len, "%s'%s'",
-		                        found == 1 ? "" : found == n_best ? " or " : ", ", names[i]);
+		const char *sep = found == 1 ? "" : found == n_best ? " or " : ", ";
+		len += (size_t)snprintf(out + len, size - len, "%s'%s'", sep, names[i]);
 	}
 	return found;
 }
@@ -110,7 +110,8 @@ int cmd_dispatch_sub(struct cmd_context *ctx, const struct cmd_sub *subs, void (
 	for (size_t i = 0; i < n && i < 32; i++)
 		list[i] = subs[i].name;
 	if (cmd_suggest(name, list, n < 32 ? n : 32, near, sizeof near))
-		cli_error(ctx->command, "unknown command '%s' (%s); did you mean %s?", name, names, near);
+		cli_error(ctx->command, "unknown command '%s' (%s); did you mean %s?", name, names,
+		          near);
 	else
 		cli_error(ctx->command, "unknown command '%s' (%s)", name, names);
 	return RXDECK_EXIT_USAGE;

@@ -70,7 +70,8 @@ static void print_host_facts(struct db *db, int64_t id)
 	json_object_foreach(o, key, v) {
 		if (json_is_null(v))
 			continue;
-		char *val = json_is_string(v) ? strdup(json_string_value(v)) : json_dumps(v, JSON_ENCODE_ANY);
+		char *val = json_is_string(v) ? strdup(json_string_value(v))
+		                              : json_dumps(v, JSON_ENCODE_ANY);
 		int len = (int)(strlen(key) + (val ? strlen(val) : 1) + 3);
 		if (col && col + len > 96) {
 			putchar('\n');
@@ -137,7 +138,8 @@ static int show_campaign(struct db *db, int64_t id)
 	printf("CPU %s, memory %.1f GiB\n", or_dash(c->cpu), (double)c->memory_B / (1024.0 * 1024 * 1024));
 	printf("GPU %s, driver %s, Mesa %s\n", or_dash(c->gpu), or_dash(c->driver), or_dash(c->mesa));
 	printf("route %s, window %g-%g s; order %s, %d round%s", or_dash(c->route_name),
-	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds, c->rounds == 1 ? "" : "s");
+	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds,
+	       c->rounds == 1 ? "" : "s");
 	print_warmups(c, na, r, nr);
 	if (c->notes)
 		printf("notes: %s\n", c->notes);
@@ -367,7 +369,8 @@ int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 	if (npos && cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
 		return RXDECK_EXIT_USAGE;
 	/* none named: the newest, as report, plot and tested take it */
-	if (cmd_open_db(ctx, CMD_DB_READ_ONLY) < 0 || cmd_find_campaign(ctx, npos ? name : NULL) < 0)
+	if (cmd_open_db(ctx, CMD_DB_READ_ONLY) < 0 ||
+	    cmd_find_campaign(ctx, npos ? name : NULL) < 0)
 		return RXDECK_EXIT_FAILURE;
 	int64_t id = ctx->campaign_id;
 	return position ? show_run(ctx->db, name, id, position) : show_campaign(ctx->db, id);

@@ -72,8 +72,8 @@ int cmd_dispatch(int argc, char **argv)
 	names[n++] = "help";
 	char near[256];
 	if (cmd_suggest(argv[0], names, n, near, sizeof near))
-		fprintf(stderr, "rxdeck: unknown command '%s' (see 'rxdeck --help'); did you mean %s?\n",
-		        argv[0], near);
+		fprintf(stderr, "rxdeck: unknown command '%s' (see 'rxdeck --help'); "
+		        "did you mean %s?\n", argv[0], near);
 	else
 		fprintf(stderr, "rxdeck: unknown command '%s' (see 'rxdeck --help')\n", argv[0]);
 	return RXDECK_EXIT_USAGE;

@@ -1,5 +1,6 @@
-/* rxdeck: the harness's entry point.  It owns the top-level --help (and
- * a bare `rxdeck help`; `rxdeck help CMD` is the dispatcher's) and --version; the command table is cmd-table.c's, every command's work its
+/* rxdeck: the harness's entry point.  It owns the top-level --help (and a
+ * bare `rxdeck help`; `rxdeck help CMD` is the dispatcher's) and
+ * --version; the command table is cmd-table.c's, every command's work its
  * cmd-*.c file's. */
 #include "cmd/cmd.h"
 
