@@ -127,7 +127,7 @@ int cmd_tested(int argc, char **argv, struct cmd_context *ctx)
 	/* DATE-CAMPAIGN.md's page: DATE-CAMPAIGN.html beside it */
 	if (report_tested_name(db, id, &name) != 0 ||
 	    asprintf(&html_name, "%.*s.html", (int)(strlen(name) - 3), name) < 0 ||
-	    asprintf(&page, "%s/%s", out, html_name) < 0) {
+	    asprintf(&page, "%s/%s", out ? out : ".", html_name) < 0) {
 		cli_error(ctx->command, "out of memory");
 		exit_code = RXDECK_EXIT_FAILURE;
 		goto out;
