@@ -227,8 +227,8 @@ static void test_cmd_rxdeck__a_mistyped_command_gets_did_you_mean(void **state)
 		{ { "fly" }, "rxdeck: unknown command 'fly' (see 'rxdeck --help')\n" },
 		{ { "db", "exprot" }, "rxdeck db: unknown command 'exprot' (migrate, export or import); "
 		                      "did you mean 'export'?\n" },
-		{ { "deck", "infp" }, "rxdeck deck: unknown command 'infp' (info or clock); did you mean "
-		                      "'info'?\n" },
+		{ { "deck", "infp" }, "rxdeck deck: unknown command 'infp' (info, clock or check); "
+		                      "did you mean 'info'?\n" },
 		{ { "route", "chek" }, "rxdeck route: unknown command 'chek' (check, play or record); "
 		                       "did you mean 'check'?\n" },
 	};
