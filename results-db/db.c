@@ -296,7 +296,10 @@ static int query_int(struct db *db, const char *sql, int64_t *out)
 }
 
 /* Is this an rxdeck database (or an empty file that may become one)? */
-static int check_identity(struct db *db)
+/* The file is SQLite, of rxdeck (or new), of a schema this code knows.
+ * must_exist: an empty file (no schema, no tables: what SQLite makes of a
+ * 0-byte file) is refused too, not taken for a new database. */
+static int check_identity(struct db *db, bool must_exist)
 {
 	int64_t app = 0, version = 0, tables = 0;
 	int err = query_int(db, "PRAGMA application_id", &app);
@@ -314,6 +317,10 @@ static int check_identity(struct db *db)
 	if (app == 0 && tables > 0)
 		return db_fail(db, -EINVAL, "'%s' is an SQLite database of another program "
 		               "(it has tables but no rxdeck schema version), not an rxdeck one",
+		               db->path);
+	if (must_exist && app == 0 && version == 0 && tables == 0)
+		return db_fail(db, -EINVAL, "'%s' is not an rxdeck database: it is empty "
+		               "(a results database is made by 'rxdeck run', 'ab' or 'import')",
 		               db->path);
 	if (version > DB_SCHEMA_VERSION)
 		return db_fail(db, -ENOTSUP, "database '%s' has schema version %lld, newer than "
@@ -388,7 +395,7 @@ int db_open_ex(const char *path, const struct db_open_options *opts, struct db *
 	sqlite3_busy_timeout(db->sql, opts && opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000);
 
 	/* The first read proves the file is SQLite at all. */
-	err = check_identity(db);
+	err = check_identity(db, !memory && (flags & DB_OPEN_NO_CREATE));
 	if (!err)
 		err = db_exec(db, "PRAGMA foreign_keys = ON");
 	if (!err && !db->read_only && !memory) {

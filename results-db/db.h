@@ -65,7 +65,8 @@ struct db_open_options {
  * new file are created (mode 0700).  Returns 0 and *out, or:
  *   -ENOENT   no such file and DB_OPEN_NO_CREATE/READ_ONLY;
  *   -ENOTSUP  the file's schema is newer than DB_SCHEMA_VERSION;
- *   -EINVAL   the file is not an rxdeck database (or not SQLite at all);
+ *   -EINVAL   the file is not an rxdeck database (or not SQLite at all; with
+ *             DB_OPEN_NO_CREATE/READ_ONLY, an empty file is none either);
  *   -EIO, -EACCES, -ENOMEM ...
  * db_open() cannot say why; db_open_ex() writes the reason into
  * opts->errmsg ("cannot open database 'x.db': file is not a database").

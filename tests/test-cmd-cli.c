@@ -160,7 +160,7 @@ static void test_cmd__unknown_subcommand_lists_the_names(void **state)
 	test_capture_free(&cap);
 	char *deck[] = { "deck", "fan", NULL };
 	assert_int_equal(dispatch(&cap, deck), RXDECK_EXIT_USAGE);
-	assert_string_equal(cap.err, "rxdeck deck: unknown command 'fan' (info or clock)\n");
+	assert_string_equal(cap.err, "rxdeck deck: unknown command 'fan' (info, clock or check)\n");
 	test_capture_free(&cap);
 	char *top[] = { "fly", NULL };
 	assert_int_equal(dispatch(&cap, top), RXDECK_EXIT_USAGE);
@@ -192,12 +192,42 @@ static void test_cmd__needs_db_says_which_database_is_missing(void **state)
 		if (strcmp(commands[i], "post") == 0)
 			words[3] = "--list";
 		assert_int_equal(dispatch(&cap, words), RXDECK_EXIT_FAILURE);
-		char want[128];
-		snprintf(want, sizeof want, "rxdeck %s: no database at '/nonexistent/r.db'\n",
-		         commands[i]);
+		char want[256];
+		snprintf(want, sizeof want, "rxdeck %s: no results database at '/nonexistent/r.db' yet "
+		         "(run a campaign first, or name one with --db)\n", commands[i]);
 		assert_string_equal(cap.err, want);
 		assert_string_equal(cap.out, "");
 		test_capture_free(&cap);
+	}
+}
+
+static void test_cmd__suggest_names_the_nearest_commands(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "report", "resume", "list", "plot", "info", "into",
+		                             "export", "export-frames" };
+	static const struct {
+		const char *word, *want;
+		size_t n;
+	} cases[] = {
+		{ "reprot", "'report'", 1 },                  /* two neighbours swapped */
+		{ "rport", "'report'", 1 },                   /* a letter left out */
+		{ "reporrt", "'report'", 1 },                 /* a letter added */
+		{ "resune", "'resume'", 1 },                  /* a letter changed */
+		{ "inxo", "'info' or 'into'", 2 },            /* a tie: both */
+		{ "exp", "'export' or 'export-frames'", 2 },  /* a beginning */
+		{ "rexorx", "'report'", 1 },                  /* two edits in six letters */
+		{ "fly", "", 0 },                             /* 2 edits in 3 letters: too far */
+		{ "vacuum", "", 0 },
+		{ "e", "", 0 },                               /* one letter begins nothing */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char out[128];
+		size_t n = cmd_suggest(cases[i].word, names, sizeof names / sizeof names[0], out,
+		                       sizeof out);
+		if (n != cases[i].n || strcmp(out, cases[i].want) != 0)
+			fail_msg("'%s': %zu '%s', want %zu '%s'", cases[i].word, n, out, cases[i].n,
+			         cases[i].want);
 	}
 }
 
@@ -211,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_cmd__unknown_subcommand_lists_the_names),
 		cmocka_unit_test(test_cmd__subcommand_help_names_the_subcommand),
 		cmocka_unit_test(test_cmd__needs_db_says_which_database_is_missing),
+		cmocka_unit_test(test_cmd__suggest_names_the_nearest_commands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,7 +71,7 @@ static void test_db_cmd__migrate_reports_versions(void **state)
 	snprintf(missing, sizeof missing, "%s/none.db", t.dir);
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "db", "migrate", "--db", missing,
 	                     NULL), RXDECK_EXIT_FAILURE);
-	assert_non_null(strstr(err, "rxdeck db migrate: no database at '"));
+	assert_non_null(strstr(err, "rxdeck db migrate: no results database at '"));
 	assert_int_equal(access(missing, F_OK), -1);
 	tdb_cleanup(&t);
 }

@@ -132,6 +132,34 @@ static void test_open__no_create_reports_missing_file(void **state)
 	tdb_cleanup(&t);
 }
 
+/* SQLite takes a 0-byte file for a new database; an open that must find
+ * one (read-only, or no create) refuses it and leaves it empty. */
+static void test_open__must_exist_refuses_an_empty_file(void **state)
+{
+	struct tdb t = { 0 };
+	tdb_dir(&t);
+	FILE *f = fopen(t.path, "w");
+	assert_non_null(f);
+	fclose(f);
+	static const unsigned flags[] = { DB_OPEN_READ_ONLY, DB_OPEN_NO_CREATE,
+		                          DB_OPEN_NO_CREATE | DB_OPEN_NO_MIGRATE };
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+		char msg[512] = "";
+		struct db *db = NULL;
+		struct db_open_options o = { .flags = flags[i], .errmsg = msg,
+			                     .errmsg_size = sizeof msg };
+		assert_int_equal(db_open_ex(t.path, &o, &db), -EINVAL);
+		assert_null(db);
+		assert_non_null(strstr(msg, "is not an rxdeck database: it is empty"));
+		struct stat st;
+		assert_int_equal(stat(t.path, &st), 0);
+		assert_int_equal(st.st_size, 0);
+	}
+	/* allowed to create, it makes the database in it */
+	assert_int_equal(db_open(t.path, &t.db), 0);
+	tdb_cleanup(&t);
+}
+
 static void test_open__refuses_a_file_that_is_not_sqlite(void **state)
 {
 	struct tdb t = { 0 };
@@ -303,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_default_path__xdg_then_home),
 		cmocka_unit_test(test_open__null_path_uses_default),
 		cmocka_unit_test(test_open__no_create_reports_missing_file),
+		cmocka_unit_test(test_open__must_exist_refuses_an_empty_file),
 		cmocka_unit_test(test_open__refuses_a_file_that_is_not_sqlite),
 		cmocka_unit_test(test_open__refuses_another_programs_database),
 		cmocka_unit_test(test_open__refuses_a_newer_schema_untouched),

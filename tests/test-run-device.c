@@ -409,7 +409,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	fake_write(&e->f, "proc/sys/vm/swappiness", "1\n");
 	stop_flag = 0;
 	r = test_campaign_open(e->db, id, &o);
-	test_campaign_play(r);
+	play_stopped_soon(r); /* a run left for the resume below */
 	run_campaign_destroy(r);
 	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
 	assert_int_equal(n, 2);
@@ -434,6 +434,19 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	                  "\"6.5.0-valve24-1-neptune-65\"`; `swappiness: "))
 		fail_msg("no change line in:\n%s", text);
 	free(text);
+
+	/* a fact gone (os-release without BUILD_ID): "absent", never "null" */
+	fake_write(&e->f, "etc/os-release", "NAME=\"SteamOS\"\nPRETTY_NAME=\"SteamOS\"\n"
+	                                    "VERSION_ID=3.6.19\n");
+	stop_flag = 0;
+	r = test_campaign_open(e->db, id, &o);
+	test_campaign_play(r);
+	run_campaign_destroy(r);
+	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
+	assert_int_equal(n, 3);
+	if (strcmp(h[2].changes, "os_build: \"20241001.1\" -> absent") != 0)
+		fail_msg("changes: %s", h[2].changes);
+	free(h);
 }
 
 struct flip {

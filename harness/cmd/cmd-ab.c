@@ -303,7 +303,7 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 		OPT_STRING('r', "route", &o.route, "FILE", "play this route instead of the built-in walk"),
 		OPT_STRING('g', "game", &o.game, "PROGRAM", "this build's program (default: the demo game next to rxdeck)"),
 		OPT_STRING('p', "profile", &o.profile, "NAME", "env profile (default: auto: deck on a Steam Deck, else pc)"),
-		OPT_BOOL(0, "no-warmup", &o.no_warmup, "no cold warm-up run first"),
+		OPT_BOOL(0, "no-warmup", &o.no_warmup, "no cold warm-up runs first"),
 		OPT_STRING(0, "name", &o.name, "NAME", "the campaign's name (default: ab and the date)"),
 		OPT_DB(&ctx->db_path),
 		OPT_BOOL('q', "quiet", &o.quiet, "no progress lines, only the table and errors"),
@@ -315,7 +315,7 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 		.synopsis = "[--against BUILD] [--rounds N] [--seconds S | --route FILE] [KEY=VALUE...]",
 		.summary =
 			"The quick A/B of a single change, as a two-arm campaign in the order ABBA\n"
-			"(3 rounds, 30 s runs on a built-in walk, a warm-up first):\n"
+			"(3 rounds, 30 s runs on a built-in walk, after a warm-up run of each arm):\n"
 			"  rxdeck ab --against ../old/build         A: the other build, B: this one\n"
 			"  rxdeck ab RX_VK_READBACK_EARLY=1         A: this build, B: the same with the env\n"
 			"With --against, KEY=VALUE settings apply to both arms.  The result is a\n"

@@ -20,18 +20,30 @@ int cmd_open_db(struct cmd_context *ctx, unsigned flags)
 	unsigned open_flags = (flags & CMD_DB_CREATE) ? DB_OPEN_DEFAULT : DB_OPEN_NO_CREATE;
 	if (flags & CMD_DB_NO_MIGRATE)
 		open_flags |= DB_OPEN_NO_MIGRATE;
+	if (flags & CMD_DB_READ_ONLY)
+		open_flags = DB_OPEN_READ_ONLY;
 	struct db_open_options o = { .flags = open_flags, .errmsg = msg, .errmsg_size = sizeof msg };
 	int err = db_open_ex(ctx->db_path, &o, &ctx->db);
+	int version = DB_SCHEMA_VERSION;
+	if (!err && (flags & CMD_DB_READ_ONLY) &&
+	    (db_schema_version(ctx->db, &version) < 0 || version < DB_SCHEMA_VERSION)) {
+		/* an rxdeck file of an older schema: migrated first, as a writer
+		 * would (the reads expect this schema) */
+		db_close(ctx->db);
+		o.flags = DB_OPEN_NO_CREATE;
+		err = db_open_ex(ctx->db_path, &o, &ctx->db);
+	}
 	if (!err)
 		return 0;
 	ctx->db = NULL;
-	if (err == -ENOENT && !(flags & CMD_DB_CREATE) && ctx->db_path) {
-		cli_error(ctx->command, "no database at '%s'", ctx->db_path);
-	} else if (err == -ENOENT && !(flags & CMD_DB_CREATE)) {
+	if (err == -ENOENT && !(flags & CMD_DB_CREATE)) {
+		/* --db or the default: the same hint */
 		char *def = NULL;
-		db_default_path(&def);
+		if (!ctx->db_path)
+			db_default_path(&def);
+		const char *path = ctx->db_path ? ctx->db_path : def;
 		cli_error(ctx->command, "no results database at '%s' yet (run a campaign first, or "
-		          "name one with --db)", def ? def : "$XDG_DATA_HOME/rxdeck/results.db");
+		          "name one with --db)", path ? path : "$XDG_DATA_HOME/rxdeck/results.db");
 		free(def);
 	} else {
 		cli_error(ctx->command, "%s", msg[0] ? msg : strerror(-err));

@@ -173,7 +173,7 @@ int cmd_db(int argc, char **argv, struct cmd_context *ctx)
 {
 	static const struct cmd_sub subs[] = {
 		{ "migrate", db_migrate_cmd, CMD_NEEDS_DB | CMD_DB_NO_MIGRATE },
-		{ "export", db_export_cmd, CMD_NEEDS_DB },
+		{ "export", db_export_cmd, CMD_NEEDS_DB | CMD_DB_READ_ONLY },
 		{ "import", db_import_cmd, 0 },
 		{ NULL, NULL, 0 },
 	};

@@ -179,7 +179,7 @@ int cmd_export_frames(int argc, char **argv, struct cmd_context *ctx)
 		cli_error(COMMAND, "bad run '%s': expected CAMPAIGN/N, N the run's position", argv[1]);
 		return RXDECK_EXIT_USAGE;
 	}
-	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, campaign) < 0)
+	if (cmd_open_db(ctx, CMD_DB_READ_ONLY) < 0 || cmd_find_campaign(ctx, campaign) < 0)
 		return RXDECK_EXIT_FAILURE;
 	int64_t run_id;
 	if (find_run(ctx->db, campaign, ctx->campaign_id, position, &run_id) < 0)

@@ -155,7 +155,7 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 	if ((exit_code = check_modes(&t, retry, list, npos)) != RXDECK_EXIT_OK)
 		return exit_code;
 
-	if (cmd_open_db(ctx, 0) < 0 ||
+	if (cmd_open_db(ctx, list ? CMD_DB_READ_ONLY : 0) < 0 ||
 	    (!retry && !list && cmd_find_campaign(ctx, npos ? argv[1] : NULL) < 0))
 		return RXDECK_EXIT_FAILURE;
 	struct db *db = ctx->db;

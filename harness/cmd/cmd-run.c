@@ -175,7 +175,7 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		OPT_CALLBACK('p', "profile", 1, "NAME", "env profile: deck, pc, lavapipe or a file (default: the plan's)", OPT_PROFILE),
 		OPT_CALLBACK(0, "watchdog", 1, "DURATION", "no new frame for this long = hung (default: the plan's, 10s)", OPT_WATCHDOG),
 		OPT_CALLBACK(0, "pad", 1, "auto|uinput|socket|none", "the pad (instead of the plan's); none: the programs take no input", OPT_PAD),
-		OPT_CALLBACK(0, "no-warmup", 0, NULL, "no cold warm-up run first", OPT_NO_WARMUP),
+		OPT_CALLBACK(0, "no-warmup", 0, NULL, "no cold warm-up runs first", OPT_NO_WARMUP),
 		OPT_BASELINE(&o.baseline),
 		OPT_DB(&ctx->db_path),
 		OPT_BOOL(0, "print-plan", &o.print_plan, "print the plan with every key written out and run nothing"),
@@ -188,12 +188,12 @@ int cmd_run(int argc, char **argv, struct cmd_context *ctx)
 		.synopsis = "[PLAN.ini] [--route FILE] [--rounds N | --until HH:MM [--scheduled HH:MM]] [--post ...]",
 		.summary =
 			"Runs a campaign: the plan's arms in its order (ABCDDCBA: each round the arms\n"
-			"forward then backward), one cold warm-up run first, every run the game in its\n"
-			"own process group with the route played into a virtual pad from its first\n"
-			"frame, measured and stored in the results database; at the end the void rules\n"
-			"across the campaign and the comparison table.  With no plan, the embedded\n"
-			"default: the demo game, routes/kokiri-moving.route, arms A (no switch),\n"
-			"B (RX_VK_READBACK_LATE=newest), C (RX_VK_READBACK_EARLY=1), D (both).\n"
+			"forward then backward), after a cold warm-up run of each arm, every run the\n"
+			"game in its own process group with the route played into a virtual pad from\n"
+			"its first frame, measured and stored in the results database; at the end the\n"
+			"void rules across the campaign and the comparison table.  With no plan, the\n"
+			"embedded default: the demo game, routes/kokiri-moving.route, arms A (no\n"
+			"switch), B (RX_VK_READBACK_LATE=newest), C (RX_VK_READBACK_EARLY=1), D (both).\n"
 			"Ctrl-C stops after killing the game; 'rxdeck resume' goes on.  Exit 3: some\n"
 			"runs are void (the table marks them).  Exit 5: not started, because the\n"
 			"deadline (--until) is less than one round away or passed; nothing is written.\n"

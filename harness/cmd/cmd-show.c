@@ -1,4 +1,4 @@
-/* cmd-show: `rxdeck show CAMPAIGN` and `rxdeck show CAMPAIGN/N`, what the
+/* cmd-show: `rxdeck show [CAMPAIGN]` and `rxdeck show CAMPAIGN/N`, what the
  * database knows about a campaign (host, builds, arms, every run with its
  * state and void reason) or about one run (times, folder, renderer
  * configuration, every metric, shots, samples, matched log lines).  It owns
@@ -49,8 +49,9 @@ static void run_label(const struct db_run *r, char *buf, size_t size)
 		snprintf(buf, size, "%d", r->round);
 }
 
-/* The host's facts as the campaign recorded them: the start's in full
- * (key value, a few to a line), then each resume's changes. */
+/* The host's facts as the campaign recorded them: the start's (key value,
+ * a few to a line; a fact the host did not have, stored as null, left out,
+ * as the run file and the HTML page leave it), then each resume's changes. */
 static void print_host_facts(struct db *db, int64_t id)
 {
 	struct db_host_facts *h = NULL;
@@ -67,7 +68,10 @@ static void print_host_facts(struct db *db, int64_t id)
 	json_t *v;
 	int col = 0;
 	json_object_foreach(o, key, v) {
-		char *val = json_dumps(v, JSON_ENCODE_ANY);
+		if (json_is_null(v))
+			continue;
+		char *val = json_is_string(v) ? strdup(json_string_value(v))
+		                              : json_dumps(v, JSON_ENCODE_ANY);
 		int len = (int)(strlen(key) + (val ? strlen(val) : 1) + 3);
 		if (col && col + len > 96) {
 			putchar('\n');
@@ -90,6 +94,24 @@ static void print_host_facts(struct db *db, int64_t id)
 		}
 	}
 	free(h);
+}
+
+/* The warm-up runs as the campaign holds them (the plan's warmup = each
+ * gives one of each arm, first one), ending the line. */
+static void print_warmups(const struct db_campaign *c, size_t na, const struct db_run *r,
+                          size_t nr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nr; i++)
+		n += r[i].is_warmup;
+	if (n > 1 && n == na)
+		printf(", after a warm-up run of each arm (%zu)\n", n);
+	else if (n > 1)
+		printf(", after %zu warm-up runs\n", n);
+	else if (n == 1)
+		printf(", after a warm-up run\n");
+	else
+		printf("%s\n", c->warmup ? ", warm-up runs first" : "");
 }
 
 static int show_campaign(struct db *db, int64_t id)
@@ -115,9 +137,10 @@ static int show_campaign(struct db *db, int64_t id)
 	       or_dash(c->kernel));
 	printf("CPU %s, memory %.1f GiB\n", or_dash(c->cpu), (double)c->memory_B / (1024.0 * 1024 * 1024));
 	printf("GPU %s, driver %s, Mesa %s\n", or_dash(c->gpu), or_dash(c->driver), or_dash(c->mesa));
-	printf("route %s, window %g-%g s; order %s, %d round%s%s\n", or_dash(c->route_name),
-	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds, c->rounds == 1 ? "" : "s",
-	       c->warmup ? ", a warm-up run first" : "");
+	printf("route %s, window %g-%g s; order %s, %d round%s", or_dash(c->route_name),
+	       c->window_start_s, c->window_end_s, or_dash(c->order), c->rounds,
+	       c->rounds == 1 ? "" : "s");
+	print_warmups(c, na, r, nr);
 	if (c->notes)
 		printf("notes: %s\n", c->notes);
 	if (c->status == DB_CAMPAIGN_DONE) {
@@ -328,26 +351,26 @@ int cmd_show(int argc, char **argv, struct cmd_context *ctx)
 	};
 	const struct cli cli = {
 		.command = COMMAND,
-		.synopsis = "CAMPAIGN | CAMPAIGN/N [--db PATH]",
+		.synopsis = "[CAMPAIGN | CAMPAIGN/N] [--db PATH]",
 		.summary = "Shows a campaign (host, builds, arms, every run with its state, time, real\n"
 		           "fps, readback wait and void reason) or, as CAMPAIGN/N, its run at position N\n"
 		           "(times, folder, the renderer's configuration, every metric, the shots, the\n"
-		           "samplers' readings and the matched log lines).  CAMPAIGN is a name or an id.",
+		           "samplers' readings and the matched log lines).  CAMPAIGN is a name or an id;\n"
+		           "with none, the newest campaign.",
 		.options = options,
 	};
 	int npos = 0;
 	int exit_code;
-	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign, or one run as CAMPAIGN/N", &npos,
+	               &exit_code))
 		return exit_code;
-	if (npos != 1) {
-		cli_error(COMMAND, "name one campaign, or one run as CAMPAIGN/N (see --help)");
+	char name[512] = "";
+	int position = 0;
+	if (npos && cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
 		return RXDECK_EXIT_USAGE;
-	}
-	char name[512];
-	int position;
-	if (cmd_parse_run_ref(COMMAND, argv[1], name, sizeof name, &position) < 0)
-		return RXDECK_EXIT_USAGE;
-	if (cmd_open_db(ctx, 0) < 0 || cmd_find_campaign(ctx, name) < 0)
+	/* none named: the newest, as report, plot and tested take it */
+	if (cmd_open_db(ctx, CMD_DB_READ_ONLY) < 0 ||
+	    cmd_find_campaign(ctx, npos ? name : NULL) < 0)
 		return RXDECK_EXIT_FAILURE;
 	int64_t id = ctx->campaign_id;
 	return position ? show_run(ctx->db, name, id, position) : show_campaign(ctx->db, id);

@@ -17,8 +17,9 @@ const struct rxdeck_exit_doc rxdeck_exit_docs[] = {
 	{ 0, NULL },
 };
 
-#define DB CMD_NEEDS_DB
-#define CAMPAIGN (CMD_NEEDS_DB | CMD_NEEDS_CAMPAIGN)
+/* the commands that only read: the database opened read-only */
+#define DB (CMD_NEEDS_DB | CMD_DB_READ_ONLY)
+#define CAMPAIGN (CMD_NEEDS_DB | CMD_NEEDS_CAMPAIGN | CMD_DB_READ_ONLY)
 
 const struct rxdeck_command rxdeck_commands[] = {
 	/* rows: { "name", cmd_name, set-up, "summary" }, kept in this order of use */
@@ -42,7 +43,23 @@ const struct rxdeck_command rxdeck_commands[] = {
 
 int cmd_dispatch(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[0], "help") == 0) {
+		/* rxdeck help CMD [SUB] is rxdeck CMD [SUB] --help */
+		char *words[16];
+		if (argc + 1 > (int)(sizeof words / sizeof words[0])) {
+			fprintf(stderr, "rxdeck help: name one command (and a subcommand)\n");
+			return RXDECK_EXIT_USAGE;
+		}
+		for (int i = 1; i < argc; i++)
+			words[i - 1] = argv[i];
+		words[argc - 1] = "--help";
+		words[argc] = NULL;
+		return cmd_dispatch(argc, words);
+	}
+	const char *names[sizeof rxdeck_commands / sizeof rxdeck_commands[0]];
+	size_t n = 0;
 	for (const struct rxdeck_command *c = rxdeck_commands; c->name; c++) {
+		names[n++] = c->name;
 		if (strcmp(c->name, argv[0]) != 0)
 			continue;
 		char command[64];
@@ -52,6 +69,12 @@ int cmd_dispatch(int argc, char **argv)
 		db_close(ctx.db);
 		return rc;
 	}
-	fprintf(stderr, "rxdeck: unknown command '%s' (see 'rxdeck --help')\n", argv[0]);
+	names[n++] = "help";
+	char near[256];
+	if (cmd_suggest(argv[0], names, n, near, sizeof near))
+		fprintf(stderr, "rxdeck: unknown command '%s' (see 'rxdeck --help'); "
+		        "did you mean %s?\n", argv[0], near);
+	else
+		fprintf(stderr, "rxdeck: unknown command '%s' (see 'rxdeck --help')\n", argv[0]);
 	return RXDECK_EXIT_USAGE;
 }

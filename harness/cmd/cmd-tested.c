@@ -1,24 +1,73 @@
 /* cmd-tested: `rxdeck tested [CAMPAIGN] [--out DIR] [--html]`, a campaign's
  * run file for docs/tested/ (format in docs/tested-configurations.md) and,
  * with --html, the HTML page beside it, which the run file links (as it
- * does a page already there).  It owns the command line; the file is
- * report-tested.c's, the page report-html.c's. */
+ * does a page already there).  Without --out it writes into docs/tested/
+ * only inside rxdeck's source tree, which it finds from the working folder
+ * up (a folder holding docs/tested-configurations.md and the meson.build of
+ * project 'rxdeck'); elsewhere it asks for --out.  It owns the command
+ * line; the file is report-tested.c's, the page report-html.c's. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "report/report.h"
 
+/* dir (ending in '/' or empty) is the top of rxdeck's source tree: it
+ * holds docs/tested-configurations.md and a meson.build whose project is
+ * 'rxdeck'. */
+static bool is_source_top(const char *dir)
+{
+	char path[PATH_MAX], head[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%sdocs/tested-configurations.md", dir);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	snprintf(path, sizeof path, "%smeson.build", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(head, 1, sizeof head - 1, f);
+	fclose(f);
+	head[n] = 0;
+	return strstr(head, "project('rxdeck'") != NULL;
+}
+
+/* The docs/tested folder of the source tree the working folder is in (it
+ * or one above it is the top): "docs/tested", "../docs/tested", ... into
+ * out.  -ENOENT when the working folder is in none. */
+static int source_tested_dir(char *out, size_t size)
+{
+	char up[PATH_MAX] = "", here[PATH_MAX], *real;
+	for (int depth = 0; depth < 64; depth++) {
+		if (is_source_top(up)) {
+			snprintf(out, size, "%sdocs/tested", up);
+			return 0;
+		}
+		snprintf(here, sizeof here, "%s.", up);
+		real = realpath(here, NULL);
+		bool root = !real || strcmp(real, "/") == 0;
+		free(real);
+		if (root || strlen(up) + 4 > sizeof up)
+			break;
+		strcat(up, "../");
+	}
+	return -ENOENT;
+}
+
 int cmd_tested(int argc, char **argv, struct cmd_context *ctx)
 {
-	const char *out = "docs/tested";
+	const char *out = NULL;
+	char source_dir[PATH_MAX];
 	bool to_stdout = false, html = false;
 	struct report_options ro = { 0 };
 	const struct cli_option options[] = {
-		OPT_STRING('o', "out", &out, "DIR", "write the run file into DIR (default: docs/tested)"),
+		OPT_STRING('o', "out", &out, "DIR",
+		           "write the run file into DIR (default: docs/tested of the source tree)"),
 		OPT_BOOL(0, "stdout", &to_stdout, "print the run file instead of writing it"),
 		OPT_BOOL(0, "html", &html,
 		         "also write the HTML page (report --format html) beside it, linked from it"),
@@ -39,7 +88,11 @@ int cmd_tested(int argc, char **argv, struct cmd_context *ctx)
 		           "name is stable (DATE-CAMPAIGN.md): writing again gives the same file, and a\n"
 		           "file of that name from another campaign is never touched.  --html also\n"
 		           "writes the campaign's HTML page (DATE-CAMPAIGN.html, as report --format\n"
-		           "html) beside it; the run file links the page whenever it is there.",
+		           "html) beside it; the run file links the page whenever it is there.  Without\n"
+		           "--out, the run file goes into docs/tested/ of rxdeck's source tree when the\n"
+		           "working folder is in it (the tree's top holds docs/tested-configurations.md\n"
+		           "and rxdeck's meson.build); elsewhere name the folder with --out.  The paths\n"
+		           "written are printed.",
 		.options = options,
 	};
 	int npos = 0, exit_code;
@@ -54,6 +107,16 @@ int cmd_tested(int argc, char **argv, struct cmd_context *ctx)
 		          "with --stdout");
 		return RXDECK_EXIT_USAGE;
 	}
+	if (!out && !to_stdout) {
+		if (source_tested_dir(source_dir, sizeof source_dir) < 0) {
+			cli_error(ctx->command, "not in rxdeck's source tree (no folder here or above "
+			          "holds docs/tested-configurations.md and rxdeck's meson.build), so "
+			          "there is no docs/tested/ to write into: name the folder with --out "
+			          "DIR, or print the run file with --stdout");
+			return RXDECK_EXIT_USAGE;
+		}
+		out = source_dir;
+	}
 	struct db *db = ctx->db;
 	int64_t id = ctx->campaign_id;
 	char msg[1024] = "";
@@ -64,7 +127,7 @@ int cmd_tested(int argc, char **argv, struct cmd_context *ctx)
 	/* DATE-CAMPAIGN.md's page: DATE-CAMPAIGN.html beside it */
 	if (report_tested_name(db, id, &name) != 0 ||
 	    asprintf(&html_name, "%.*s.html", (int)(strlen(name) - 3), name) < 0 ||
-	    asprintf(&page, "%s/%s", out, html_name) < 0) {
+	    asprintf(&page, "%s/%s", out ? out : ".", html_name) < 0) {
 		cli_error(ctx->command, "out of memory");
 		exit_code = RXDECK_EXIT_FAILURE;
 		goto out;

@@ -43,6 +43,8 @@ enum cmd_flags {
 	                                argument names (a name or an id; none: the newest) */
 	CMD_DB_CREATE = 1 << 2,      /* with CMD_NEEDS_DB: create it when missing */
 	CMD_DB_NO_MIGRATE = 1 << 3,  /* with CMD_NEEDS_DB: open as it is (db migrate) */
+	CMD_DB_READ_ONLY = 1 << 4,   /* with CMD_NEEDS_DB: open read-only (the commands that only
+	                                read); a file of an older schema is migrated first */
 };
 
 /* What the dispatcher hands a command, and what set-up fills in. */
@@ -76,8 +78,9 @@ extern const struct rxdeck_exit_doc rxdeck_exit_docs[];
 /*
  * Runs the command argv[0] names ("report", with its arguments after it):
  * finds its row, runs it with a fresh context and closes what set-up
- * opened.  Returns the command's exit code; RXDECK_EXIT_USAGE (after a
- * message) for a name that is no command.
+ * opened.  "help CMD [SUB]" is "CMD [SUB] --help".  Returns the command's
+ * exit code; RXDECK_EXIT_USAGE (after a message, with "did you mean" when
+ * a command is near: cmd_suggest()) for a name that is no command.
  */
 int cmd_dispatch(int argc, char **argv);
 
@@ -93,10 +96,21 @@ struct cmd_sub {
  * with ctx->command "COMMAND SUB" and the row's flags; usage() prints the
  * command's own help (to stdout for --help, -h and help; to stderr with
  * exit 2 when no subcommand is given).  An unknown name is a usage error
- * listing the names.
+ * listing the names and, when one is near, "did you mean" (cmd_suggest()).
  */
 int cmd_dispatch_sub(struct cmd_context *ctx, const struct cmd_sub *subs, void (*usage)(FILE *f),
                      int argc, char **argv);
+
+/*
+ * The names closest to a mistyped word, git style: those that word (two
+ * letters or more) begins, else those the fewest edits away (an insertion,
+ * a deletion, a substitution or two neighbours swapped, each one edit),
+ * when that is at most two edits and at most half the word.  Writes them
+ * quoted into out ("'report'", "'list' or 'plot'") and returns how many;
+ * 0 and "" when none is near.
+ */
+size_t cmd_suggest(const char *word, const char *const *names, size_t n_names, char *out,
+                   size_t size);
 
 /*
  * cli_parse_command() (cli.h), then the set-up the row's flags ask for,
@@ -111,7 +125,10 @@ bool cmd_parse(struct cmd_context *ctx, const struct cli *cli, int argc, char **
  * Opens the database at ctx->db_path for commands that decide late whether
  * they need one (`run --print-plan` never does); flags as the row's.  A
  * second call returns the open one.  0, or a negative errno after printing
- * "COMMAND: why".
+ * "COMMAND: why": for a missing file, at --db or the default path alike,
+ * "no results database at 'PATH' yet (run a campaign first, or name one
+ * with --db)"; a file that is not an rxdeck database (an empty one
+ * included) is refused untouched.
  */
 int cmd_open_db(struct cmd_context *ctx, unsigned flags);
 

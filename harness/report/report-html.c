@@ -672,7 +672,10 @@ static void header(FILE *out, const struct report_data *rd)
 		fact(out, "window", buf);
 	}
 	fact(out, "order", c->order);
-	snprintf(buf, sizeof buf, "%d%s", c->rounds, c->warmup ? ", after a warm-up run" : "");
+	snprintf(buf, sizeof buf, "%d%s", c->rounds,
+	         rd->n_warmup > 1 ? ", after a warm-up run of each arm"
+	         : c->warmup      ? ", after a warm-up run"
+	                          : "");
 	fact(out, "rounds", buf);
 	snprintf(buf, sizeof buf, "%c", rd->arms[rd->base].arm->letter);
 	fact(out, "baseline", buf);

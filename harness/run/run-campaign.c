@@ -1474,7 +1474,8 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 		.mangohud = p->frames == PLAN_FRAMES_MANGOHUD,
 		.mangohud_version = gr->mangohud_version,
 		.min_coverage_pct = p->void_rules.min_coverage_pct > 0 ? p->void_rules.min_coverage_pct : -1,
-		.collect_profile = p->collect,
+		/* collect = none: no profile, so no log metrics */
+		.collect_profile = p->collect && strcmp(p->collect, "none") ? p->collect : NULL,
 		.shot_names = (const char *const *)gr->shot_names,
 		.n_shots = gr->shots_asked,
 		.shot_notes = gr->shot_notes,

@@ -90,6 +90,13 @@ json_t *run_host_facts_json(struct deck *d, const struct deck_facts *f)
 	return o;
 }
 
+/* A fact's value for a change line: JSON, "absent" for null (a fact the
+ * host did not have), as `rxdeck deck info` says it; malloc'd. */
+static char *change_value(json_t *v)
+{
+	return json_is_null(v) ? strdup("absent") : json_dumps(v, JSON_ENCODE_ANY);
+}
+
 /* "key: OLD -> NEW" for every key whose value differs, one a line. */
 static int list_changes(json_t *before, json_t *now, char *out, size_t size)
 {
@@ -102,8 +109,8 @@ static int list_changes(json_t *before, json_t *now, char *out, size_t size)
 		json_t *old = json_object_get(before, key);
 		if (old && json_equal(old, v))
 			continue;
-		char *a = old ? json_dumps(old, JSON_ENCODE_ANY) : strdup("(not recorded)");
-		char *b = json_dumps(v, JSON_ENCODE_ANY);
+		char *a = old ? change_value(old) : strdup("(not recorded)");
+		char *b = change_value(v);
 		int k = snprintf(out + used, used < size ? size - used : 0, "%s%s: %s -> %s",
 		                 n ? "\n" : "", key, a ? a : "?", b ? b : "?");
 		free(a);
