@@ -46,7 +46,7 @@
 #define MAX_K 10
 #define SEED 20261203
 
-static int n_null = 600, n_alt = 150, n_seq = 400, n_alpha = 20000;
+static int n_null = 300, n_alt = 80, n_seq = 200, n_alpha = 20000;
 
 enum model {
 	NORMAL, HEAVY, DRIFT, SETTLE, OUTLIER, ROUNDED, BIMODAL, VSYNC, COUNTS, DRIFT_BLOCKS,
