@@ -768,9 +768,11 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 		for (size_t a = 0; a < rd->n_arms && !err; a++) {
 			if (a == rd->base)
 				continue;
-			struct stats_decide_options o = { .alpha = rd->alpha,
-				                          .min_effect_pct = rd->min_effect_pct[m],
-				                          .primary = rd->primary[m] };
+			struct stats_decide_options o = {
+				.alpha = rd->alpha, .min_effect_pct = rd->min_effect_pct[m],
+				.primary = rd->primary[m],
+				.spec = stats_metric_spec_default(stats_metrics[m].key),
+			};
 			int rc = stats_decide(&stats_metrics[m], &d, rd->base, a, &o, &rd->arms[a].dec[m]);
 			if (rc == 0)
 				rd->arms[a].has_dec[m] = true;
