@@ -289,6 +289,7 @@ void report_data_destroy(struct report_data *rd)
 		free(a->dec);
 		free(a->more_rounds);
 	}
+	free(rd->headline.lines);
 	free(rd->primary);
 	free(rd->min_effect_pct);
 	free(rd->drift_per_h);
@@ -378,8 +379,8 @@ static int verdict_settings(struct report_data *rd)
 				rd->primary[m] = true;
 		}
 	} else {
-		rd->primary[report_metric_index("real_fps")] = true;
-		rd->primary[report_metric_index("p99_ms")] = true;
+		for (size_t m = 0; m < nm; m++)
+			rd->primary[m] = stats_metrics[m].primary;
 	}
 	for (size_t i = 0; p && i < p->verdict.n_min_effects; i++) {
 		int m = report_metric_index(p->verdict.min_effects[i].key);
@@ -938,6 +939,8 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 	if (!err)
 		stop_facts(rd, stored);
 	if (!err && (err = drift_and_warnings(rd)))
+		err = report_fail(opts, err, "out of memory");
+	if (!err && (err = report_headline_make(rd)))
 		err = report_fail(opts, err, "out of memory");
 	if (err) {
 		report_data_destroy(rd);

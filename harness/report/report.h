@@ -34,9 +34,15 @@ enum report_format {
 	REPORT_FORMAT_MD = 0,   /* Markdown table and verdicts (default) */
 	REPORT_FORMAT_CSV = 1,  /* one row per run and metric, then per arm */
 	REPORT_FORMAT_JSON = 2, /* the document docs/reports.md defines */
-	REPORT_FORMAT_HTML = 3, /* one self-contained page: header, table, verdicts,
-	                         * plots, void runs and the route shot grid */
+	REPORT_FORMAT_HTML = 3, /* one self-contained page led by the headline: chips,
+	                         * charts, plots, the verdict table, details */
+	REPORT_FORMAT_TERM = 4, /* the terminal report: the headline, then one row per
+	                         * arm, benchstat's cells, fitted to term_width */
 };
+
+/* The version of the JSON document's layout (its "schema_version"):
+ * raised whenever a key changes meaning or goes away (docs/reports.md 6). */
+#define REPORT_JSON_SCHEMA_VERSION 2
 
 /* Zero means default for every field. */
 struct report_options {
@@ -47,6 +53,11 @@ struct report_options {
 	const char *tested_html;    /* run file: the HTML page written next to it (a
 	                             * name relative to the run file), linked from its
 	                             * Results; NULL: none */
+	unsigned term_width;        /* TERM: the columns to fit; 0: no limit (--wide) */
+	bool term_colour;           /* TERM: colour by state (ANSI SGR) */
+	bool verbose;               /* TERM: then the whole Markdown body (-v) */
+	bool csv_wide;              /* CSV: one row per arm and metric (--wide) */
+	bool embed_plots;           /* HTML: the plots as PNG data URLs, not inline SVG */
 	char *errmsg;               /* on failure, the reason is written here (may be NULL) */
 	size_t errmsg_size;
 };
@@ -95,6 +106,16 @@ int report_print(struct db *db, int64_t campaign_id, const struct report_options
  * reason in opts->errmsg. */
 int report_print_file(struct db *db, int64_t campaign_id, const struct report_options *opts,
                       const char *path);
+
+/*
+ * The headline alone (docs/reports.md, "The headline"), as text lines for
+ * a terminal: one line per arm against the baseline on the primary
+ * metrics, then the best arm or what would decide one; fitted to
+ * opts->term_width (0: no limit).  The run and ab commands end with it.
+ * Same returns as report_print().
+ */
+int report_headline_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                          FILE *out);
 
 /*
  * The summary for a forge comment, Markdown: a title line, the table and
