@@ -207,7 +207,7 @@ static void test_report__verdict_cases(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "more_rounds"),
 	                                                    "real_fps")), 3);
 	/* two runs an arm: no Mann-Whitney p-value */
-	assert_true(json_is_null(json_object_get(json_object_get(b, "p_value"), "real_fps")));
+	assert_true(json_is_null(json_object_get(json_object_get(b, "mann_whitney_p"), "real_fps")));
 	json_decref(doc);
 	free(js);
 

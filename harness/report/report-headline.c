@@ -359,9 +359,12 @@ void report_md_headline(const struct report_data *rd, FILE *out)
 	const struct report_headline *h = &rd->headline;
 	const struct report_arm *base = &rd->arms[rd->base];
 	char name[160];
-	report_arm_name(base, name, sizeof name);
-	fputs("**Headline** against ", out);
-	report_md_text(out, name);
+	fprintf(out, "**Headline** against %c", base->arm->letter);
+	if (base->arm->label && base->arm->label[0]) {
+		fputs(" (", out);
+		report_md_text(out, base->arm->label);
+		fputc(')', out);
+	}
 	if (h->primary0 >= 0) {
 		fputs(" on the primary metrics (", out);
 		bool first = true;
@@ -400,5 +403,5 @@ void report_md_headline(const struct report_data *rd, FILE *out)
 		v[0] = (char)(v[0] >= 'a' && v[0] <= 'z' ? v[0] - 'a' + 'A' : v[0]);
 	fputs("**", out);
 	report_md_text(out, v);
-	fputs(".**\n\n", out);
+	fputs(".**\n", out);
 }

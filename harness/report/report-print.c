@@ -502,8 +502,10 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 	fprintf(out, "%s Campaign ", hashes);
 	report_md_text(out, c->name);
 	fputs("\n\n", out);
-	if (rd->n_arms > 1)
+	if (rd->n_arms > 1) {
 		report_md_headline(rd, out);
+		fputc('\n', out);
+	}
 	bool sep = false;
 #define FACT(...)                                 \
 	do {                                      \
