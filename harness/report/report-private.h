@@ -283,6 +283,13 @@ struct report_plot_kind {
 };
 extern const struct report_plot_kind report_plot_kinds[];
 
+/* The SVG document svg[0..len) drawn into a PNG (report-png.c, librsvg
+ * and cairo) at scale times its viewBox, on white.  *png malloc'd.  0, or
+ * -EINVAL (librsvg could not read or draw it), -EIO, -ENOMEM with the
+ * reason in errmsg. */
+int report_svg_to_png(const char *svg, size_t len, double scale, unsigned char **png,
+                      size_t *png_len, char *errmsg, size_t errmsg_size);
+
 /* The HTML page of a campaign (report-html.c): report_print() with
  * REPORT_FORMAT_HTML. */
 int report_html_print(struct db *db, const struct report_data *rd,

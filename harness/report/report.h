@@ -58,6 +58,7 @@ struct report_options {
 	bool verbose;               /* TERM: then the whole Markdown body (-v) */
 	bool csv_wide;              /* CSV: one row per arm and metric (--wide) */
 	bool embed_plots;           /* HTML: the plots as PNG data URLs, not inline SVG */
+	bool plots_png;             /* plots: a PNG of each beside its SVG (librsvg) */
 	char *errmsg;               /* on failure, the reason is written here (may be NULL) */
 	size_t errmsg_size;
 };
@@ -153,12 +154,20 @@ int report_tested_print(struct db *db, int64_t campaign_id, const struct report_
  * atomically: "<name>-frametime.svg" (frame time over the route, the
  * median run of each arm), "<name>-distribution.svg" (frame-time
  * distribution per arm, usable runs) and "<name>-fps.svg" (real fps of every
- * run in campaign order), <name> as in report_tested_name() without ".md".
- * A plot without data (no frames stored) is not written; *n_written_out
- * (may be NULL) says how many were.  Returns 0 or a negative errno.
+ * run in campaign order), <name> as in report_tested_name() without ".md";
+ * with opts->plots_png, "<name>-KIND.png" beside each, drawn from the SVG
+ * by librsvg.  A plot without data (no frames stored) is not written;
+ * *n_written_out (may be NULL) says how many plots were.  Returns 0 or a
+ * negative errno.
  */
 int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
                       const struct report_options *opts, size_t *n_written_out);
+
+/* report_plot_write(), and *paths_out (release each and the array with
+ * free()) the paths of every file it wrote, *n_paths of them, in order. */
+int report_plot_write_files(struct db *db, int64_t campaign_id, const char *dir,
+                            const struct report_options *opts, char ***paths_out,
+                            size_t *n_paths);
 
 /* One plot drawn in memory (report_plots_render()). */
 struct report_plot_svg {
@@ -167,6 +176,9 @@ struct report_plot_svg {
 	const char *title;  /* the kind in words: "frame time over the route" (static) */
 	char *svg;          /* the whole SVG document */
 	size_t len;         /* its length in bytes */
+	char *png_name;     /* with report_options.plots_png: "<name>-KIND.png"; else NULL */
+	unsigned char *png; /* the PNG librsvg drew from the SVG; NULL without plots_png */
+	size_t png_len;
 };
 
 /*
