@@ -1,7 +1,9 @@
-/* Tests of the decision (stats-verdict.c) against values worked out by
- * hand or from tables: Student's t, the two-sample and arm-and-time models,
- * the four states, minimum effects and the stored resolution, Holm's
- * adjustment and the sequential level. */
+/* Tests of the decision (stats-verdict.c, stats-perm.c, stats-sequential.c)
+ * against values worked out by hand or from tables: Student's t, the
+ * two-sample and arm-and-time models, the four states, minimum effects and
+ * the stored resolution, the permutation test and its gate, levels, time
+ * terms dropped when orthogonal, blocks, drift, Holm's adjustment, the
+ * familywise bound, the sequential boundaries and the forecast. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stats/stats.h"
@@ -81,27 +84,364 @@ static void test_decide__two_sample_by_hand(void **state)
 	double half = stats_t_quantile_two_sided(0.05, 4) * se;
 	assert_float_equal(r.ci_low, 3 - half, 1e-9);
 	assert_float_equal(r.ci_high, 3 + half, 1e-9);
-	assert_int_equal(r.state, STATS_STATE_FASTER);
+	/* the model would call it, but 3 vs 3 relabellings (20) cannot give a
+	 * permutation p under 2/20 = 0.1 */
+	assert_true(r.p < 0.05);
+	assert_float_equal(r.p_perm, 0.1, 1e-12);
+	assert_float_equal(r.p_perm_min, 0.1, 1e-12);
+	assert_true(r.perm_exact);
+	assert_int_equal(r.perm_count, 20);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	assert_int_equal(r.why, STATS_WHY_PERM_UNREACHABLE);
+	assert_string_equal(r.reason, "3 vs 3 runs: the permutation test cannot go below p = 0.1 (needs < 0.05)");
 	assert_int_equal(r.n_arm, 3);
 	assert_int_equal(r.n_baseline, 3);
+	/* 4 vs 4 separated: 2/70 = 0.029, the call stands */
+	const double b4[] = { 9.00000001, 10.00000001, 11.00000001, 10.5 },
+		     a4[] = { 12.00000001, 13.00000001, 14.00000001, 13.5 };
+	r = two_sample("real_fps", b4, 4, a4, 4);
+	assert_float_equal(r.p_perm, 2.0 / 70, 1e-12);
+	assert_int_equal(r.state, STATS_STATE_FASTER);
+	assert_int_equal(r.why, STATS_WHY_NONE);
+	assert_string_equal(r.reason, "");
 }
 
-/* The field's Deck table (real fps, 0.1 resolution, imported without places). */
+/* The field's Deck table (real fps, 0.1 resolution, imported without
+ * places): the model's interval excludes 0 for early and both, but two
+ * runs an arm cannot be decided: 2 vs 2 relabellings give p >= 2/6. */
 static void test_decide__field_table(void **state)
 {
 	(void)state;
 	const double off[] = { 10.8, 11.4 }, late[] = { 12.0, 11.6 }, early[] = { 12.6, 12.8 },
 		     both[] = { 12.7, 13.0 };
 	struct stats_decision r = two_sample("real_fps", off, 2, early, 2);
-	assert_int_equal(r.state, STATS_STATE_FASTER);
 	assert_true(r.ci_low > 0);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	assert_int_equal(r.why, STATS_WHY_PERM_UNREACHABLE);
+	assert_float_equal(r.p_perm_min, 1.0 / 3, 1e-12);
+	assert_string_equal(r.reason, "2 vs 2 runs: the permutation test cannot go below p = 0.33 (needs < 0.05)");
 	r = two_sample("real_fps", off, 2, both, 2);
-	assert_int_equal(r.state, STATS_STATE_FASTER);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
 	r = two_sample("real_fps", off, 2, late, 2);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
 	r = two_sample("real_fps", early, 2, both, 2);
-	assert_true(r.state != STATS_STATE_FASTER);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+}
+
+/* The exact 2 vs 2 case with tied values: each arm's runs agree exactly
+ * (levels, vsync-quantised percentiles), so the model's spread is 0; the
+ * permutation test of the order run (A B B A) gives exactly 2/6. */
+static void test_decide__tied_two_vs_two(void **state)
+{
+	(void)state;
+	double v[] = { 154, 213, 213, 154 }, t[] = { 1, 2, 3, 4 };
+	size_t g[] = { 0, 1, 1, 0 };
+	struct stats_design d = { .v = v, .group = g, .t = t, .n = 4, .n_groups = 2 };
+	const struct stats_metric_spec exact = { .exact = true };
+	struct stats_decide_options o = { .primary = true, .spec = &exact };
+	struct stats_decision r;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, &o, &r), 0);
+	assert_float_equal(r.delta, 59, 1e-9);
+	assert_float_equal(r.resolution, 0, 0);
+	assert_float_equal(r.se, 0, 0);
+	assert_float_equal(r.p_perm, 2.0 / 6, 1e-12);
+	assert_int_equal(r.perm_count, 6);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	assert_int_equal(r.why, STATS_WHY_PERM_UNREACHABLE);
+	assert_int_equal(r.n_levels, 0); /* each arm on its own value: a difference */
+	/* ABBA: the linear term is orthogonal to the arm and dropped: df 2 */
+	assert_int_equal(r.method, STATS_METHOD_ARM_TIME);
+	assert_int_equal(r.time_terms, 0);
+	assert_int_equal(r.time_terms_dropped, 1);
+	assert_int_equal(r.df, 2);
+	/* p99 landing on 16.7 and 33.3 ms: 16.6 apart in one run each, 2 vs
+	 * 2: the resolution floors se, the permutation test decides nothing */
+	double p99[] = { 16.7, 33.3, 16.7, 33.3 };
+	d.v = p99;
+	assert_int_equal(stats_decide(stats_metric_find("p99_ms"), &d, 0, 1, NULL, &r), 0);
+	assert_true(r.se >= r.se_floor && r.se_floor > 0);
+	assert_float_equal(r.se_floor, 0.1 / sqrt(12.0) * sqrt(1.0), 1e-12);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	/* the same runs in both arms on two levels: flagged */
+	double lv[] = { 154, 213, 154, 213 };
+	d.v = lv;
+	o.spec = &exact;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, &o, &r), 0);
+	assert_int_equal(r.n_levels, 2);
+	assert_string_equal(r.levels_text, "two levels: 154, 213 fps");
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+}
+
+/* rxdeck ab --rounds 1: one run an arm leaves nothing to decide with. */
+static void test_decide__one_round_decides_nothing(void **state)
+{
+	(void)state;
+	double v[] = { 150.0, 153.1 }, t[] = { 1, 2 };
+	size_t g[] = { 0, 1 };
+	struct stats_design d = { .v = v, .group = g, .t = t, .n = 2, .n_groups = 2 };
+	struct stats_decision r;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	assert_int_equal(r.why, STATS_WHY_NO_MODEL);
+	assert_string_equal(r.reason, "1 vs 1 runs leave no residual degree of freedom: no interval");
+	char m[80];
+	stats_decision_method_text(&r, m, sizeof m);
+	assert_string_equal(m, "no model, df 0");
+	/* a void run leaving 1 vs 2: df 1, never a call */
+	double v3[] = { 150.0, 155.0, 155.1 }, t3[] = { 1, 2, 3 };
+	size_t g3[] = { 0, 1, 1 };
+	struct stats_design d3 = { .v = v3, .group = g3, .t = t3, .n = 3, .n_groups = 2 };
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d3, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.df, 1);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	assert_true(r.why == STATS_WHY_DF || r.why == STATS_WHY_NO_MODEL);
+}
+
+/* Time terms orthogonal to the arm contrast cost a df and buy nothing. */
+static void test_decide__orthogonal_time_terms_dropped(void **state)
+{
+	(void)state;
+	const double noise[] = { 0.3, -0.2, 0.1, -0.4, 0.2, 0.0, -0.1, 0.25 };
+	double v[8], t[8];
+	size_t g[8];
+	struct stats_design d = { .v = v, .group = g, .t = t, .n = 8, .n_groups = 2 };
+	struct stats_decision r;
+	/* ABBA BAAB: linear and quadratic both orthogonal: the arm model, df 6 */
+	const char *o1 = "ABBABAAB";
+	for (int i = 0; i < 8; i++) {
+		v[i] = 60.0 + noise[i] + (o1[i] == 'B' ? 2.0 : 0);
+		t[i] = i + 1;
+		g[i] = (size_t)(o1[i] - 'A');
+	}
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.time_terms, 0);
+	assert_int_equal(r.time_terms_dropped, 2);
+	assert_int_equal(r.df, 6);
+	char m[80];
+	stats_decision_method_text(&r, m, sizeof m);
+	assert_string_equal(m, "arm only (orthogonal time terms dropped), df 6");
+	assert_string_equal(stats_method_name(r.method), "arm_time");
+	/* ABBA ABBA: the quadratic is not orthogonal (A sits at the ends) */
+	const char *o2 = "ABBAABBA";
+	for (int i = 0; i < 8; i++)
+		g[i] = (size_t)(o2[i] - 'A');
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.time_terms, 2);
+	assert_int_equal(r.df, 4);
+}
+
+/* Arms in blocks (all A then all B, as imports often are): the time term
+ * takes a drift out, the interval is as wide as the design deserves and an
+ * undecided state says why. */
+static void test_decide__blocks_wide_and_flagged(void **state)
+{
+	(void)state;
+	const double noise[] = { 0.3, -0.2, 0.1, -0.4, 0.2, 0.0, -0.1, 0.25 };
+	double v[8], t[8];
+	size_t g[8];
+	for (int i = 0; i < 8; i++) {
+		v[i] = 60.0 - 1.0 * i + noise[i];
+		t[i] = i + 1;
+		g[i] = i < 4 ? 0 : 1;
+	}
+	struct stats_design d = { .v = v, .group = g, .t = t, .n = 8, .n_groups = 2 };
+	struct stats_decision r, two;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
+	assert_false(r.interleaved);
+	assert_true(r.time_terms >= 1);
+	d.t = NULL;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &two), 0);
+	assert_true(two.interleaved);
+	/* the two-sample test reads the drift as a loss; the model does not */
+	assert_int_equal(two.state, STATS_STATE_SLOWER);
+	assert_true(r.state != STATS_STATE_SLOWER);
+	assert_int_equal(r.why, STATS_WHY_CONFOUNDED);
+	/* the same values in an interleaved order: a narrower interval */
+	const char *inter = "ABBABAAB";
+	for (int i = 0; i < 8; i++)
+		g[i] = (size_t)(inter[i] - 'A');
+	d.t = t;
+	struct stats_decision il;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &il), 0);
+	assert_true(il.interleaved);
+	assert_true(r.ci_high - r.ci_low > 1.5 * (il.ci_high - il.ci_low));
+	assert_true(strstr(r.reason, "arms not interleaved") != NULL);
+}
+
+/* Counts are exact in steps of 1 (the metric's definition, not the
+ * values): equal zero counts are "same"; a count over 10 is not 0.1. */
+static void test_decide__counts_and_exact_resolution(void **state)
+{
+	(void)state;
+	double v[] = { 0, 0, 0, 0, 0, 0, 0, 0 }, t[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	size_t g[] = { 0, 1, 1, 0, 1, 0, 0, 1 };
+	struct stats_design d = { .v = v, .group = g, .t = t, .n = 8, .n_groups = 2 };
+	const struct stats_metric_spec count = { .resolution = 1, .exact = true, .count = true };
+	struct stats_decide_options o = { .spec = &count };
+	struct stats_decision r;
+	assert_int_equal(stats_decide(stats_metric_find("over_100ms"), &d, 0, 1, &o, &r), 0);
+	assert_float_equal(r.min_effect, 1, 0);
+	assert_float_equal(r.resolution, 0, 0);
+	assert_float_equal(r.ci_low, 0, 0);
+	assert_float_equal(r.ci_high, 0, 0);
+	assert_int_equal(r.state, STATS_STATE_SAME);
+	/* without the definition the values' grid (1) widens it to +-1.000000001 */
+	assert_int_equal(stats_decide(stats_metric_find("over_100ms"), &d, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
+	/* fps as 10 frames over a 10 s window: 0.1 steps inferred, exact by definition */
+	double fps[] = { 60.1, 60.3, 60.2, 60.2, 60.4, 60.1, 60.2, 60.3 };
+	d.v = fps;
+	const struct stats_metric_spec exact = { .exact = true };
+	o.spec = &exact;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, &o, &r), 0);
+	assert_float_equal(r.resolution, 0, 0);
+	assert_float_equal(r.se_floor, 0, 0);
+	o.spec = NULL;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, &o, &r), 0);
+	assert_float_equal(r.resolution, 0.1, 1e-15);
+}
+
+/* The permutation test by hand: exact relabellings, sides and shift. */
+static void test_permutation__by_hand(void **state)
+{
+	(void)state;
+	double v[] = { 1, 2, 3, 4, 5, 6 };
+	size_t g[] = { 0, 0, 0, 1, 1, 1 };
+	struct stats_design d = { .v = v, .group = g, .n = 6, .n_groups = 2 };
+	double p, pmin;
+	bool exact;
+	size_t count;
+	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 0, 2, &p, &pmin, &exact, &count), 0);
+	assert_float_equal(p, 2.0 / 20, 1e-15);
+	assert_true(exact);
+	assert_int_equal(count, 20);
+	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 0, 1, &p, &pmin, NULL, NULL), 0);
+	assert_float_equal(p, 1.0 / 20, 1e-15);
+	assert_float_equal(pmin, 1.0 / 20, 1e-15);
+	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 0, -1, &p, NULL, NULL, NULL), 0);
+	assert_float_equal(p, 1.0, 1e-15);
+	/* shifted by 3 the arm sits exactly on the baseline: every sum of 3
+	 * of {1,2,3,1,2,3} is counted against 6 */
+	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 3, 2, &p, NULL, NULL, NULL), 0);
+	assert_float_equal(p, 1.0, 1e-15);
+	/* beyond STATS_PERM_EXACT_MAX relabellings: fixed-seed Monte Carlo */
+	double big[24];
+	size_t gb[24];
+	for (int i = 0; i < 24; i++) {
+		big[i] = i;
+		gb[i] = i % 2;
+	}
+	struct stats_design db = { .v = big, .group = gb, .n = 24, .n_groups = 2 };
+	double p1, p2;
+	assert_int_equal(stats_permutation_p(&db, 0, 1, 0, 0, 2, &p1, &pmin, &exact, &count), 0);
+	assert_false(exact);
+	assert_int_equal(count, STATS_PERM_DRAWS);
+	assert_int_equal(stats_permutation_p(&db, 0, 1, 0, 0, 2, &p2, NULL, NULL, NULL), 0);
+	assert_float_equal(p1, p2, 0); /* the same seed, the same p */
+	assert_true(p1 > 0.5);
+	assert_int_equal(stats_permutation_p(&db, 0, 0, 0, 0, 2, &p1, NULL, NULL, NULL), -EINVAL);
+}
+
+static void test_levels__rule(void **state)
+{
+	(void)state;
+	double lv[STATS_MAX_LEVELS];
+	const double bi[] = { 154.2, 213.0, 153.9, 212.6, 154.0, 213.1 };
+	const size_t g[] = { 0, 0, 1, 1, 0, 1 };
+	assert_int_equal(stats_levels(bi, g, 6, 1.5, lv), 2);
+	assert_float_equal(lv[0], 154.0, 1e-12);
+	assert_float_equal(lv[1], 213.0, 1e-12);
+	char buf[96];
+	stats_levels_text(stats_metric_find("real_fps"), lv, 2, buf, sizeof buf);
+	assert_string_equal(buf, "two levels: 154, 213 fps");
+	/* a spread, not levels */
+	const double sp[] = { 150, 151, 152, 153, 154, 155 };
+	assert_int_equal(stats_levels(sp, g, 6, 1, lv), 0);
+	/* each arm on its own value: an arm difference, not levels */
+	const double ad[] = { 150, 150, 160, 160 };
+	const size_t ga[] = { 0, 0, 1, 1 };
+	assert_int_equal(stats_levels(ad, ga, 4, 1, lv), 0);
+	/* gaps below the minimum effect are not levels */
+	const double sm[] = { 16.6, 16.7, 16.6, 16.7 };
+	const size_t gs[] = { 0, 0, 1, 1 };
+	assert_int_equal(stats_levels(sm, gs, 4, 0.33, lv), 0);
+	assert_int_equal(stats_levels(sm, gs, 4, 0.05, lv), 2);
+}
+
+/* Drift as the model's time coefficient over the real span. */
+static void test_drift__over_the_span(void **state)
+{
+	(void)state;
+	double v[] = { 150.0, 150.2, 150.5, 150.9, 151.0, 151.3 };
+	double t[] = { 1, 2, 3, 4, 5, 6 };
+	double s[] = { 0, 12, 24, 36, 48, 60 };
+	size_t g[] = { 0, 1, 1, 0, 0, 1 };
+	struct stats_design d = { .v = v, .group = g, .t = t, .n = 6, .n_groups = 2 };
+	struct stats_drift dr;
+	assert_int_equal(stats_drift(&d, s, 0.05, &dr), 0);
+	assert_true(dr.known && dr.timed);
+	assert_float_equal(dr.span, 60, 0);
+	assert_int_equal(dr.df, 3);
+	assert_true(dr.low < dr.change && dr.change < dr.high);
+	assert_true(dr.real);
+	char buf[96];
+	stats_drift_text(stats_metric_find("real_fps"), &dr, buf, sizeof buf);
+	char want[96];
+	snprintf(want, sizeof want, "%+.1f fps over 1 min [%+.1f, %+.1f]", dr.change, dr.low, dr.high);
+	assert_string_equal(buf, want);
+	assert_null(strstr(buf, "hour"));
+	/* over two hours: per hour */
+	for (int i = 0; i < 6; i++)
+		s[i] *= 120;
+	assert_int_equal(stats_drift(&d, s, 0.05, &dr), 0);
+	stats_drift_text(stats_metric_find("real_fps"), &dr, buf, sizeof buf);
+	assert_non_null(strstr(buf, "an hour"));
+	/* untimed (imports): over the runs */
+	assert_int_equal(stats_drift(&d, NULL, 0.05, &dr), 0);
+	assert_false(dr.timed);
+	stats_drift_text(stats_metric_find("real_fps"), &dr, buf, sizeof buf);
+	assert_non_null(strstr(buf, "over 6 runs"));
+	/* two runs 60 s apart leave no degree of freedom: no drift claimed */
+	struct stats_design two = { .v = v, .group = g, .t = t, .n = 2, .n_groups = 2 };
+	assert_int_equal(stats_drift(&two, s, 0.05, &dr), 0);
+	assert_false(dr.known);
+}
+
+/* More rounds as a range, nothing below STATS_FORECAST_MIN_DF df, no jump
+ * at the minimum effect. */
+static void test_forecast__range(void **state)
+{
+	(void)state;
+	struct stats_decision d = { .method = STATS_METHOD_ARM_TIME, .df = 6, .se = 1.0,
+		                    .alpha = 0.05, .min_effect = 1.5, .resolution = 0 };
+	double lo, hi;
+	d.delta = 1.52;
+	d.ci_low = d.delta - 2.447;
+	d.ci_high = d.delta + 2.447;
+	stats_rounds_forecast(&d, 4, 2, 400, NULL, NULL, 4, &lo, &hi);
+	assert_true(isfinite(lo) && lo >= 1);
+	assert_true(hi >= lo);
+	double lo_above = lo;
+	d.delta = 1.48;
+	d.ci_low = d.delta - 2.447;
+	d.ci_high = d.delta + 2.447;
+	stats_rounds_forecast(&d, 4, 2, 400, NULL, NULL, 4, &lo, &hi);
+	assert_true(isfinite(lo));
+	assert_true(fabs(lo - lo_above) <= 1);
+	/* 3 df: nothing */
+	d.df = 3;
+	stats_rounds_forecast(&d, 4, 2, 400, NULL, NULL, 4, &lo, &hi);
+	assert_true(isnan(lo) && isnan(hi));
+}
+
+static void test_family__bound(void **state)
+{
+	(void)state;
+	/* two primaries, one arm: 10 % at most; per comparison 2.5 % keeps 5 % */
+	assert_float_equal(stats_familywise_bound(0.05, 2), 0.10, 1e-15);
+	assert_float_equal(stats_family_alpha(0.05, 2), 0.025, 1e-15);
+	assert_float_equal(stats_familywise_bound(0.05, 0), 0.05, 1e-15);
+	assert_float_equal(stats_familywise_bound(0.05, 30), 1, 0);
 }
 
 /* Values at the metric's resolution with no spread are not a finding. */
@@ -151,11 +491,11 @@ static void test_decide__same_when_interval_inside_minimum(void **state)
 static void test_decide__directions(void **state)
 {
 	(void)state;
-	const double lo[] = { 10.01, 10.03, 9.98 }, hi[] = { 13.02, 12.98, 13.01 };
-	assert_int_equal(two_sample("p99_ms", lo, 3, hi, 3).state, STATS_STATE_SLOWER);
-	assert_int_equal(two_sample("p99_ms", hi, 3, lo, 3).state, STATS_STATE_FASTER);
-	assert_int_equal(two_sample("real_fps", hi, 3, lo, 3).state, STATS_STATE_SLOWER);
-	assert_int_equal(two_sample("draws", lo, 3, hi, 3).state, STATS_STATE_HIGHER);
+	const double lo[] = { 10.01, 10.03, 9.98, 10.0 }, hi[] = { 13.02, 12.98, 13.01, 13.0 };
+	assert_int_equal(two_sample("p99_ms", lo, 4, hi, 4).state, STATS_STATE_SLOWER);
+	assert_int_equal(two_sample("p99_ms", hi, 4, lo, 4).state, STATS_STATE_FASTER);
+	assert_int_equal(two_sample("real_fps", hi, 4, lo, 4).state, STATS_STATE_SLOWER);
+	assert_int_equal(two_sample("draws", lo, 4, hi, 4).state, STATS_STATE_HIGHER);
 	assert_string_equal(stats_state_name(STATS_STATE_HIGHER), "higher");
 	assert_string_equal(stats_state_name(STATS_STATE_UNDECIDED), "undecided");
 }
@@ -237,6 +577,7 @@ static void test_family__secondary_needs_adjusted_p(void **state)
 		d[i] = (struct stats_decision){
 			.method = STATS_METHOD_TWO_SAMPLE, .delta = -5, .ci_low = -9, .ci_high = -1,
 			.p = 0.03, .p_raw = 0.03, .alpha = 0.05, .min_effect = 0.5, .primary = i == 0,
+			.df = 6, .p_perm = 0.01, .p_perm_min = 2.0 / 70, .n_arm = 4, .n_baseline = 4,
 		};
 	for (int i = 0; i < 3; i++)
 		stats_decision_settle(m[i], &d[i]);
@@ -250,25 +591,39 @@ static void test_family__secondary_needs_adjusted_p(void **state)
 	assert_int_equal(d[2].state, STATS_STATE_UNDECIDED);
 }
 
-static void test_sequential__spends_alpha_over_the_planned_looks(void **state)
+/* The Lan-DeMets boundaries of alpha (k/K)^2: the first look spends its
+ * share alone, later looks' nominal levels exceed their increments (the
+ * looks are correlated), the last of 10 is 2.97 % (4,000,000 known-variance
+ * Monte Carlo campaigns spent 5.000 % over the 10 looks with these levels:
+ * tests/test-stats-simulate.c checks it at every run). */
+static void test_sequential__lan_demets_levels(void **state)
 {
 	(void)state;
-	/* alpha (k / K)^2: 1 % of it at the first of 10 looks, 19 % at the last */
-	assert_float_equal(stats_sequential_alpha(0.05, 1, 10), 0.0005, 1e-15);
-	assert_float_equal(stats_sequential_alpha(0.05, 10, 10), 0.0095, 1e-15);
-	assert_float_equal(stats_sequential_alpha(0.05, 1, 1), 0.05, 0);
+	assert_float_equal(stats_sequential_alpha(0.05, 1, 10), 0.0005, 1e-12);
+	assert_float_equal(stats_sequential_alpha(0.05, 10, 10), 0.0297, 2e-4);
+	assert_float_equal(stats_sequential_alpha(0.05, 1, 1), 0.05, 1e-12);
 	assert_float_equal(stats_sequential_alpha(0.05, 11, 10), 0, 0);
 	assert_true(isnan(stats_sequential_alpha(0.05, 0, 10)));
-	for (int K = 1; K <= 40; K++) {
-		double sum = 0, prev = 0;
+	for (int K = 2; K <= 20; K++) {
+		double prev = 0;
 		for (int k = 1; k <= K; k++) {
 			double a = stats_sequential_alpha(0.05, k, K);
-			assert_true(a >= prev); /* later looks spend more */
+			double inc = stats_sequential_spent(0.05, k, K) - stats_sequential_spent(0.05, k - 1, K);
+			assert_true(a > prev);           /* later looks decide at more */
+			assert_true(a >= inc - 1e-12);   /* never below the increment */
+			assert_true(a < 0.05);
 			prev = a;
-			sum += a;
 		}
-		assert_float_equal(sum, 0.05, 1e-12);
 	}
+	/* a deadline's last look spends what is left: at look 1 all of it */
+	assert_float_equal(stats_sequential_alpha_final(0.05, 1, 10), 0.05, 1e-12);
+	double f6 = stats_sequential_alpha_final(0.05, 6, 10);
+	assert_true(f6 > stats_sequential_alpha(0.05, 6, 10));
+	assert_true(f6 < 0.05);
+	/* asked in any order, the cache gives the same levels */
+	double a3 = stats_sequential_alpha(0.05, 3, 10);
+	(void)stats_sequential_alpha(0.05, 3, 7);
+	assert_float_equal(stats_sequential_alpha(0.05, 3, 10), a3, 0);
 }
 
 int main(void)
@@ -285,7 +640,17 @@ int main(void)
 		cmocka_unit_test(test_decide__time_model_cancels_drift),
 		cmocka_unit_test(test_holm__by_hand),
 		cmocka_unit_test(test_family__secondary_needs_adjusted_p),
-		cmocka_unit_test(test_sequential__spends_alpha_over_the_planned_looks),
+		cmocka_unit_test(test_sequential__lan_demets_levels),
+		cmocka_unit_test(test_decide__tied_two_vs_two),
+		cmocka_unit_test(test_decide__one_round_decides_nothing),
+		cmocka_unit_test(test_decide__orthogonal_time_terms_dropped),
+		cmocka_unit_test(test_decide__blocks_wide_and_flagged),
+		cmocka_unit_test(test_decide__counts_and_exact_resolution),
+		cmocka_unit_test(test_permutation__by_hand),
+		cmocka_unit_test(test_levels__rule),
+		cmocka_unit_test(test_drift__over_the_span),
+		cmocka_unit_test(test_forecast__range),
+		cmocka_unit_test(test_family__bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

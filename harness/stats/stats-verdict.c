@@ -209,6 +209,7 @@ static int invert(double *a, int p)
 struct fit {
 	double delta, se;
 	int df;
+	double *h;   /* NULL, or d->n entries: delta = sum h[i] v[i] (0 for unused runs) */
 };
 
 /*
@@ -307,6 +308,24 @@ static int fit_model(const struct stats_design *d, const bool *use, size_t base,
 	int df = (int)n - p;
 	double s2 = rss / df;
 	int ca = col_of[arm];
+	if (out->h)
+		for (size_t i = 0; i < d->n; i++) {
+			out->h[i] = 0;
+			if (!use[i])
+				continue;
+			memset(x, 0, sizeof x);
+			x[0] = 1;
+			if (col_of[d->group[i]] > 0)
+				x[col_of[d->group[i]]] = 1;
+			if (time_terms) {
+				double z = (d->t[i] - tm) / tv;
+				x[tcol] = z;
+				if (time_terms >= 2)
+					x[tcol + 1] = z * z - qm;
+			}
+			for (int b = 0; b < p; b++)
+				out->h[i] += xtx[ca * p + b] * x[b];
+		}
 	double var = s2 * xtx[ca * p + ca];
 	out->delta = beta[ca];
 	out->se = sqrt(var > 0 ? var : 0);
@@ -316,9 +335,25 @@ static int fit_model(const struct stats_design *d, const bool *use, size_t base,
 
 /* ---- the decision ---------------------------------------------------- */
 
+/* Whether two contrast vectors give the same estimate for every data. */
+static bool same_contrast(const double *a, const double *b, size_t n)
+{
+	double scale = 0, diff = 0;
+	for (size_t i = 0; i < n; i++) {
+		scale = fmax(scale, fabs(a[i]));
+		diff = fmax(diff, fabs(a[i] - b[i]));
+	}
+	return diff <= 1e-9 * fmax(scale, 1e-300);
+}
+
 /* Fits the model for base against arm over the runs marked in use (n_all
  * of them): arm and time over every arm's runs when each has a place in
- * the order (timed); else the two arms alone, pooled variance, with use
+ * the order (timed).  Time terms orthogonal to the arm contrast in the
+ * order run change nothing in delta: of the fits that leave delta as all
+ * the terms the runs allow give it, the one with the narrowest interval
+ * (t quantile times se) is taken, so such a term is dropped when the
+ * degree of freedom it costs is worth more than the drift it takes out of
+ * the residuals; else the two arms alone, pooled variance, with use
  * narrowed to those two arms.  Sets r's method and time terms; returns 0
  * with *f filled, or a negative errno when no model fits. */
 static int model_fit(const struct stats_design *d, bool *use, size_t base, size_t arm,
@@ -335,41 +370,124 @@ static int model_fit(const struct stats_design *d, bool *use, size_t base, size_
 		for (size_t g = 0; g < d->n_groups; g++)
 			k += cnt[g] > 0;
 		int terms = (int)n_all - (int)k - 2 >= 3 ? 2 : 1;
+		double *h_full = malloc(2 * (d->n ? d->n : 1) * sizeof *h_full);
+		if (!h_full)
+			return -ENOMEM;
+		double *h = h_full + (d->n ? d->n : 1);
+		struct fit full = { .h = h_full };
+		int full_terms = 0;
 		for (; terms >= 1 && rc < 0; terms--) {
-			rc = fit_model(d, use, base, arm, terms, f);
+			rc = fit_model(d, use, base, arm, terms, &full);
 			if (rc == 0)
-				r->time_terms = terms;
+				full_terms = terms;
 		}
+		if (rc == 0) {
+			/* among the fits with the same estimate (dropping only
+			 * orthogonal terms), the narrowest interval: a dropped
+			 * term gives a df back, a kept one takes drift out of s */
+			*f = full;
+			r->time_terms = full_terms;
+			double width = stats_t_quantile_two_sided(0.05, full.df) * full.se;
+			for (int t = 0; t < full_terms; t++) {
+				struct fit g = { .h = h };
+				if (fit_model(d, use, base, arm, t, &g) != 0 || !same_contrast(h, h_full, d->n))
+					continue;
+				double w = stats_t_quantile_two_sided(0.05, g.df) * g.se;
+				if (w < width || (w == width && t < r->time_terms)) {
+					width = w;
+					*f = g;
+					r->time_terms = t;
+					r->time_terms_dropped = full_terms - t;
+				}
+			}
+			f->h = NULL;
+		}
+		free(h_full);
 	}
 	if (rc < 0) {
 		r->method = STATS_METHOD_TWO_SAMPLE;
 		r->time_terms = 0;
+		r->time_terms_dropped = 0;
 		for (size_t i = 0; i < d->n; i++)
 			use[i] = use[i] && (d->group[i] == base || d->group[i] == arm);
+		f->h = NULL;
 		rc = fit_model(d, use, base, arm, 0, f);
 	}
 	return rc;
 }
 
 /* The estimate, its interval at alpha and its raw p value from a fit,
- * widened by r's resolution. */
+ * widened by r's resolution, the standard error floored at what rounding
+ * to it leaves (r / sqrt(12) a run). */
 static void interval_from_fit(const struct fit *f, double alpha, struct stats_decision *r)
 {
 	r->delta = f->delta;
 	r->df = f->df;
+	r->se_floor = r->resolution / sqrt(12.0) *
+	              sqrt(1.0 / (double)r->n_arm + 1.0 / (double)r->n_baseline);
+	double se = fmax(f->se, r->se_floor);
+	r->se = se;
 	double tq = stats_t_quantile_two_sided(alpha, f->df);
 	/* a hair over the resolution: 16.5 - 16.6 is not exactly -0.1 */
 	double res = r->resolution * (1 + 1e-9);
-	double half = tq * f->se + res;
+	double half = tq * se + res;
 	r->ci_low = f->delta - half;
 	r->ci_high = f->delta + half;
 	/* rounding may move each arm's mean by half the resolution: the
 	 * evidence is what lies beyond that */
 	double beyond = fmax(0.0, fabs(f->delta) - res);
-	if (f->se > 0)
-		r->p_raw = stats_t_p_two_sided(beyond / f->se, f->df);
+	if (se > 0)
+		r->p_raw = stats_t_p_two_sided(beyond / se, f->df);
 	else
 		r->p_raw = beyond > 0 ? 0.0 : 1.0;
+}
+
+/* Whether the two arms' places interleave (true when the runs have none). */
+static bool arms_interleave(const struct stats_design *d, const bool *use, size_t base, size_t arm)
+{
+	if (!d->t)
+		return true;
+	double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+	for (size_t i = 0; i < d->n; i++) {
+		if (!use[i] || (d->group[i] != base && d->group[i] != arm) || !isfinite(d->t[i]))
+			continue;
+		int a = d->group[i] == arm;
+		lo[a] = fmin(lo[a], d->t[i]);
+		hi[a] = fmax(hi[a], d->t[i]);
+	}
+	return !(hi[0] < lo[1] || hi[1] < lo[0]);
+}
+
+/* The permutation checks of r: two-sided against no difference, and,
+ * when the interval lies inside +-m, the two one-sided tests of the
+ * shifted values for "same". */
+static int permutation_checks(const struct stats_design *d, size_t base, size_t arm,
+                              struct stats_decision *r)
+{
+	const struct stats_design *dd = d;
+	struct stats_design untimed;
+	if (r->method != STATS_METHOD_ARM_TIME) {
+		untimed = *d;
+		untimed.t = NULL;
+		dd = &untimed;
+	}
+	int rc = stats_permutation_p(dd, base, arm, r->time_terms, 0, 2, &r->p_perm,
+	                             &r->p_perm_min, &r->perm_exact, &r->perm_count);
+	if (rc < 0)
+		return rc;
+	if (r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect) {
+		double up, down;
+		/* H0 delta = +m against below, and delta = -m against above */
+		rc = stats_permutation_p(dd, base, arm, r->time_terms, r->min_effect, -1, &down, NULL,
+		                         NULL, NULL);
+		if (rc == 0)
+			rc = stats_permutation_p(dd, base, arm, r->time_terms, -r->min_effect, 1, &up,
+			                         NULL, NULL, NULL);
+		if (rc < 0)
+			return rc;
+		r->p_perm_same = fmax(up, down);
+	}
+	return 0;
 }
 
 int stats_decide(const struct stats_metric_def *metric, const struct stats_design *d,
@@ -385,14 +503,17 @@ int stats_decide(const struct stats_metric_def *metric, const struct stats_desig
 
 	bool *use = malloc((d->n ? d->n : 1) * sizeof *use);
 	double *vals = malloc((d->n ? d->n : 1) * sizeof *vals);
-	if (!use || !vals) {
+	size_t *grp = malloc((d->n ? d->n : 1) * sizeof *grp);
+	if (!use || !vals || !grp) {
 		free(use);
 		free(vals);
+		free(grp);
 		return -ENOMEM;
 	}
 	struct stats_decision r = {
 		.delta = NAN, .delta_pct = NAN, .ci_low = -INFINITY, .ci_high = INFINITY,
-		.p = NAN, .p_raw = NAN, .alpha = alpha, .df = 0,
+		.p = NAN, .p_raw = NAN, .alpha = alpha, .df = 0, .se = NAN, .se_floor = 0,
+		.p_perm = NAN, .p_perm_min = NAN, .p_perm_same = NAN, .interleaved = true,
 	};
 	double sum_b = 0, sum_a = 0;
 	bool timed = d->t != NULL;
@@ -415,28 +536,54 @@ int stats_decide(const struct stats_metric_def *metric, const struct stats_desig
 	if (r.n_baseline == 0 || r.n_arm == 0) {
 		free(use);
 		free(vals);
+		free(grp);
 		return -ENODATA;
 	}
 	double base_mean = sum_b / (double)r.n_baseline;
-	/* the resolution of the two arms' stored values */
+	/* the two arms' values: their resolution and levels */
 	for (size_t i = 0; i < d->n; i++)
-		if (use[i] && (d->group[i] == base || d->group[i] == arm))
+		if (use[i] && (d->group[i] == base || d->group[i] == arm)) {
+			grp[nv] = d->group[i];
 			vals[nv++] = d->v[i];
-	r.resolution = o.resolution > 0 ? o.resolution : stats_resolution(vals, nv);
-	free(vals);
-	r.min_effect = fmax(pct / 100.0 * fabs(base_mean), r.resolution);
+		}
+	/* the step a difference is measured in, and what rounding widens by:
+	 * the metric's definition when given (a count is exact, in steps of
+	 * 1), else the grid the stored values lie on */
+	double step;
+	if (o.spec && (o.spec->exact || o.spec->resolution > 0)) {
+		step = o.spec->resolution;
+		r.resolution = o.spec->exact ? 0 : o.spec->resolution;
+	} else {
+		r.resolution = o.resolution > 0 ? o.resolution : stats_resolution(vals, nv);
+		step = r.resolution;
+	}
+	r.min_effect = fmax(pct / 100.0 * fabs(base_mean), step);
 	r.min_effect_pct = pct;
+	r.n_levels = stats_levels(vals, grp, nv, r.min_effect, r.levels);
+	stats_levels_text(metric, r.levels, r.n_levels, r.levels_text, sizeof r.levels_text);
+	free(vals);
+	free(grp);
 
-	struct fit f;
+	struct fit f = { 0 };
 	int rc = model_fit(d, use, base, arm, timed, n_all, &r, &f);
-	free(use);
+	if (rc == -ENOMEM) {
+		free(use);
+		return rc;
+	}
 	if (rc == 0) {
 		interval_from_fit(&f, alpha, &r);
+		r.interleaved = r.method != STATS_METHOD_ARM_TIME || arms_interleave(d, use, base, arm);
+		rc = permutation_checks(d, base, arm, &r);
+		if (rc < 0 && rc != -ENODATA) {
+			free(use);
+			return rc;
+		}
 	} else {
 		/* too few runs for any interval: Δ of the means, undecided */
 		r.method = STATS_METHOD_NONE;
 		r.delta = sum_a / (double)r.n_arm - base_mean;
 	}
+	free(use);
 	r.p = r.p_raw;
 	/* as stats_compare(): a percentage of a baseline that rounds to 0 at
 	 * the metric's table precision says nothing (0.003 ms of memory sync) */
@@ -449,14 +596,59 @@ int stats_decide(const struct stats_metric_def *metric, const struct stats_desig
 	return 0;
 }
 
+/* "0.33", "0.0005", "1.2e-05": a p for a reason line. */
+static void p_text(char *buf, size_t size, double p)
+{
+	if (p >= 0.01)
+		snprintf(buf, size, "%.2g", p);
+	else
+		snprintf(buf, size, "%.1g", p);
+}
+
 void stats_decision_settle(const struct stats_metric_def *metric, struct stats_decision *r)
 {
 	r->state = STATS_STATE_UNDECIDED;
-	if (r->method == STATS_METHOD_NONE || !isfinite(r->ci_low) || !isfinite(r->ci_high))
+	r->why = STATS_WHY_NONE;
+	r->reason[0] = 0;
+	char a[24], b[24];
+	if (r->method == STATS_METHOD_NONE || !isfinite(r->ci_low) || !isfinite(r->ci_high)) {
+		r->why = STATS_WHY_NO_MODEL;
+		snprintf(r->reason, sizeof r->reason,
+		         "%zu vs %zu runs leave no residual degree of freedom: no interval",
+		         r->n_baseline, r->n_arm);
 		return;
-	bool called = isfinite(r->p) && r->p < r->alpha && fabs(r->delta) >= r->min_effect &&
-	              (r->ci_low > 0 || r->ci_high < 0);
-	if (called) {
+	}
+	/* the permutation test's level: alpha, scaled as Holm scaled p */
+	double lvl = r->alpha;
+	if (isfinite(r->p) && r->p > 0 && isfinite(r->p_raw) && r->p_raw > 0 && r->p > r->p_raw)
+		lvl = r->alpha * r->p_raw / r->p;
+	bool model_call = isfinite(r->p) && r->p < r->alpha && fabs(r->delta) >= r->min_effect &&
+	                  (r->ci_low > 0 || r->ci_high < 0);
+	bool model_same = r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect;
+	if (model_call) {
+		if (r->df < 2) {
+			r->why = STATS_WHY_DF;
+			snprintf(r->reason, sizeof r->reason,
+			         "%d residual degree of freedom: a call needs at least 2", r->df);
+			return;
+		}
+		if (!(r->p_perm_min < lvl)) {
+			r->why = STATS_WHY_PERM_UNREACHABLE;
+			p_text(a, sizeof a, r->p_perm_min);
+			p_text(b, sizeof b, lvl);
+			snprintf(r->reason, sizeof r->reason,
+			         "%zu vs %zu runs: the permutation test cannot go below p = %s (needs < %s)",
+			         r->n_baseline, r->n_arm, a, b);
+			return;
+		}
+		if (!(r->p_perm < lvl)) {
+			r->why = STATS_WHY_PERM_DISAGREES;
+			p_text(a, sizeof a, r->p_perm);
+			snprintf(r->reason, sizeof r->reason,
+			         "the permutation test over the arm labels gives p = %s: the spread is too "
+			         "small to trust", a);
+			return;
+		}
 		bool up = r->delta > 0;
 		switch (metric->direction) {
 		case STATS_HIGHER_IS_BETTER:
@@ -470,11 +662,189 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 			r->state = up ? STATS_STATE_HIGHER : STATS_STATE_LOWER;
 			break;
 		}
-	} else if (r->df >= 2 && r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect) {
-		/* one residual degree of freedom rests the noise on a single
-		 * residual, often near 0 by chance: no equivalence claim on it */
-		r->state = STATS_STATE_SAME;
+		return;
 	}
+	if (model_same) {
+		/* few residual degrees of freedom rest the noise on a residual or
+		 * two, often near 0 by chance: no equivalence claim on them */
+		double one_min = r->p_perm_min / (r->n_arm == r->n_baseline ? 2.0 : 1.0);
+		if (r->df < 3) {
+			r->why = STATS_WHY_DF;
+			snprintf(r->reason, sizeof r->reason,
+			         "%d residual degree%s of freedom: \"same\" needs at least 3", r->df,
+			         r->df == 1 ? "" : "s");
+		} else if (!(one_min < r->alpha / 2)) {
+			r->why = STATS_WHY_PERM_UNREACHABLE;
+			p_text(a, sizeof a, one_min);
+			p_text(b, sizeof b, r->alpha / 2);
+			snprintf(r->reason, sizeof r->reason,
+			         "%zu vs %zu runs: the permutation test of \"same\" cannot go below p = %s "
+			         "(needs < %s)", r->n_baseline, r->n_arm, a, b);
+		} else if (!(r->p_perm_same < r->alpha / 2)) {
+			r->why = STATS_WHY_PERM_DISAGREES;
+			p_text(a, sizeof a, r->p_perm_same);
+			snprintf(r->reason, sizeof r->reason,
+			         "the permutation test of \"same\" over the arm labels gives p = %s", a);
+		} else {
+			r->state = STATS_STATE_SAME;
+		}
+		return;
+	}
+	if (!r->interleaved) {
+		r->why = STATS_WHY_CONFOUNDED;
+		snprintf(r->reason, sizeof r->reason,
+		         "arms not interleaved: the arms ran in blocks, so arm and drift cannot be told "
+		         "apart");
+		return;
+	}
+	r->why = STATS_WHY_INTERVAL;
+	snprintf(r->reason, sizeof r->reason,
+	         "the interval neither excludes 0 nor lies within the minimum effect");
+}
+
+const char *stats_method_name(enum stats_method m)
+{
+	switch (m) {
+	case STATS_METHOD_ARM_TIME: return "arm_time";
+	case STATS_METHOD_TWO_SAMPLE: return "two_sample";
+	case STATS_METHOD_NONE:
+	default: return "none";
+	}
+}
+
+void stats_decision_method_text(const struct stats_decision *d, char *buf, size_t size)
+{
+	switch (d->method) {
+	case STATS_METHOD_ARM_TIME: {
+		static const char *const terms[] = { "arm only", "arm + linear time",
+			                             "arm + quadratic time" };
+		snprintf(buf, size, "%s%s, df %d", terms[d->time_terms < 0 ? 0 : d->time_terms > 2 ? 2
+		                                                                 : d->time_terms],
+		         d->time_terms_dropped ? " (orthogonal time terms dropped)" : "", d->df);
+		break;
+	}
+	case STATS_METHOD_TWO_SAMPLE:
+		snprintf(buf, size, "two-sample t, df %d", d->df);
+		break;
+	case STATS_METHOD_NONE:
+	default:
+		snprintf(buf, size, "no model, df 0");
+		break;
+	}
+}
+
+/* ---- drift ------------------------------------------------------------- */
+
+int stats_drift(const struct stats_design *d, const double *time_s, double alpha,
+                struct stats_drift *out)
+{
+	if (!d || !out || d->n_groups > STATS_MAX_GROUPS || !(alpha > 0 && alpha < 1))
+		return -EINVAL;
+	struct stats_drift r = { .change = NAN, .low = NAN, .high = NAN, .span = NAN };
+	const double *x = time_s;
+	bool timed = time_s != NULL;
+	for (size_t i = 0; i < d->n && timed; i++)
+		if (isfinite(d->v[i]) && !isfinite(time_s[i]))
+			timed = false;
+	if (!timed)
+		x = d->t;
+	for (size_t i = 0; i < d->n && x; i++)
+		if (isfinite(d->v[i]) && !isfinite(x[i]))
+			x = NULL;
+	*out = r;
+	if (!x)
+		return 0;
+	int col_of[STATS_MAX_GROUPS];
+	size_t cnt[STATS_MAX_GROUPS] = { 0 }, n = 0;
+	double xlo = INFINITY, xhi = -INFINITY, xm = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (isfinite(d->v[i]) && d->group[i] < d->n_groups) {
+			cnt[d->group[i]]++;
+			n++;
+			xlo = fmin(xlo, x[i]);
+			xhi = fmax(xhi, x[i]);
+			xm += x[i];
+		}
+	if (n == 0 || !(xhi > xlo))
+		return 0;
+	xm /= (double)n;
+	int p = 0;
+	for (size_t g = 0; g < d->n_groups; g++)
+		col_of[g] = cnt[g] ? p++ : -1;
+	int tc = p++;
+	if ((int)n - p < 1)
+		return 0;
+	double xtx[MAX_COLS * MAX_COLS] = { 0 }, xty[MAX_COLS] = { 0 }, row[MAX_COLS];
+	double scale = xhi - xlo;
+	for (size_t i = 0; i < d->n; i++) {
+		if (!isfinite(d->v[i]) || d->group[i] >= d->n_groups)
+			continue;
+		memset(row, 0, sizeof row);
+		row[col_of[d->group[i]]] = 1;
+		row[tc] = (x[i] - xm) / scale;
+		for (int a = 0; a < p; a++) {
+			xty[a] += row[a] * d->v[i];
+			for (int b = 0; b < p; b++)
+				xtx[a * p + b] += row[a] * row[b];
+		}
+	}
+	if (invert(xtx, p) < 0)
+		return 0;
+	double beta[MAX_COLS] = { 0 };
+	for (int a = 0; a < p; a++)
+		for (int b = 0; b < p; b++)
+			beta[a] += xtx[a * p + b] * xty[b];
+	double rss = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (!isfinite(d->v[i]) || d->group[i] >= d->n_groups)
+			continue;
+		double e = d->v[i] - beta[col_of[d->group[i]]] - beta[tc] * (x[i] - xm) / scale;
+		rss += e * e;
+	}
+	r.df = (int)n - p;
+	double se = sqrt(fmax(0.0, rss / r.df * xtx[tc * p + tc]));
+	double tq = stats_t_quantile_two_sided(alpha, r.df);
+	/* the coefficient is per span already (time scaled by it) */
+	r.known = true;
+	r.timed = timed;
+	r.span = scale;
+	r.change = beta[tc];
+	r.low = beta[tc] - tq * se;
+	r.high = beta[tc] + tq * se;
+	r.real = r.low > 0 || r.high < 0;
+	*out = r;
+	return 0;
+}
+
+void stats_drift_text(const struct stats_metric_def *metric, const struct stats_drift *dr,
+                      char *buf, size_t size)
+{
+	if (!size)
+		return;
+	buf[0] = 0;
+	if (!dr || !dr->known)
+		return;
+	int dec = metric ? metric->decimals : 2;
+	const char *unit = metric && metric->unit && metric->unit[0] ? metric->unit : "";
+	const char *sp = unit[0] ? " " : "";
+	if (!dr->timed) {
+		snprintf(buf, size, "%+.*f%s%s over %.0f runs [%+.*f, %+.*f]", dec, dr->change, sp, unit,
+		         dr->span + 1, dec, dr->low, dec, dr->high);
+		return;
+	}
+	if (dr->span >= 3600) {
+		double f = 3600 / dr->span;
+		snprintf(buf, size, "%+.*f%s%s an hour [%+.*f, %+.*f] over %.1f h", dec, dr->change * f,
+		         sp, unit, dec, dr->low * f, dec, dr->high * f, dr->span / 3600);
+		return;
+	}
+	char span[32];
+	if (dr->span >= 60)
+		snprintf(span, sizeof span, "%.0f min", dr->span / 60);
+	else
+		snprintf(span, sizeof span, "%.0f s", dr->span);
+	snprintf(buf, size, "%+.*f%s%s over %s [%+.*f, %+.*f]", dec, dr->change, sp, unit, span, dec,
+	         dr->low, dec, dr->high);
 }
 
 int stats_holm(const double *p, size_t n, double *adj)
@@ -535,19 +905,4 @@ int stats_decide_family(const struct stats_metric_def *const *metrics, struct st
 	free(p);
 	free(adj);
 	return rc;
-}
-
-double stats_sequential_alpha(double alpha, int look, int max_looks)
-{
-	if (!(alpha > 0) || look < 1)
-		return NAN;
-	if (max_looks < 1)
-		max_looks = 1;
-	if (look > max_looks)
-		return 0; /* no alpha is left after the planned looks */
-	/* the power family alpha (k / K)^2 (Kim and DeMets, rho = 2): each
-	 * look spends its increment, and the union bound keeps the chance of
-	 * any false call over all looks at most the sum, alpha */
-	double k = look, K = max_looks;
-	return alpha * ((k / K) * (k / K) - ((k - 1) / K) * ((k - 1) / K));
 }

@@ -261,14 +261,20 @@ int stats_state_sign(enum stats_state s);
 
 enum stats_method {
 	STATS_METHOD_NONE = 0,       /* too few runs for an interval */
-	STATS_METHOD_ARM_TIME = 1,   /* least squares: arm + time (linear, or quadratic) */
+	STATS_METHOD_ARM_TIME = 1,   /* least squares: arm + time terms that buy something
+	                              * (time_terms: 0 when every term was orthogonal
+	                              * to the arm contrast and dropped) */
 	STATS_METHOD_TWO_SAMPLE = 2, /* pooled-variance two-sample t (no places in time) */
 };
 
+/* The method's stable name, the JSON value: "arm_time", "two_sample", "none". */
+const char *stats_method_name(enum stats_method m);
+
 /* One metric's runs over every arm of a campaign.  v[i] NaN: an unusable
  * run (skipped).  t[i]: the run's place in time (its position in the
- * campaign's order); t NULL, or any used run's t not finite, means the
- * runs have no places and the two-sample test is used. */
+ * campaign's order, planned or given to an import); t NULL, or any used
+ * run's t not finite, means the runs have no places and the two-sample
+ * test is used. */
 struct stats_design {
 	const double *v;
 	const size_t *group;  /* arm index of each run, < n_groups */
@@ -277,18 +283,60 @@ struct stats_design {
 	size_t n_groups;      /* at most STATS_MAX_GROUPS */
 };
 
+/* What a metric's definition says about its values, which the values
+ * themselves cannot tell (the report's metric registry maps onto it).
+ * resolution: the step the metric is known to, in its unit; 0 with exact
+ * true: the values are exact (fps as a count of frames over a known window,
+ * a count of frames over 100 ms); 0 with exact false: not known, inferred
+ * from the values (stats_resolution()). */
+struct stats_metric_spec {
+	double resolution;
+	bool exact;
+	bool count;           /* whole counts: equal counts (zero against zero) are "same" */
+};
+
 /* Zero means default for every field. */
 struct stats_decide_options {
 	double alpha;          /* two-sided level: 0.05 */
 	double min_effect_pct; /* % of the baseline's mean: stats_min_effect_default_pct() */
-	double resolution;     /* stored resolution of the values: inferred (stats_resolution()) */
+	double resolution;     /* stored resolution of the values: inferred (stats_resolution());
+	                        * spec, when given, wins */
 	bool primary;          /* decided at alpha alone; else Holm (stats_decide_family()) */
+	const struct stats_metric_spec *spec; /* NULL: resolution inferred from the values */
 };
+
+/* Why a comparison is undecided (STATS_WHY_NONE when it is decided, or when
+ * the interval simply does not settle it: STATS_WHY_INTERVAL). */
+enum stats_why {
+	STATS_WHY_NONE = 0,
+	STATS_WHY_INTERVAL = 1,       /* the interval neither excludes 0 beyond the
+	                               * minimum effect nor fits inside it */
+	STATS_WHY_NO_MODEL = 2,       /* no residual degree of freedom at all */
+	STATS_WHY_DF = 3,             /* fewer residual df than a call needs (2; 3 for same) */
+	STATS_WHY_PERM_UNREACHABLE = 4, /* too few runs for the permutation test to reach alpha */
+	STATS_WHY_PERM_DISAGREES = 5, /* the model calls it, the permutation test does not */
+	STATS_WHY_CONFOUNDED = 6,     /* the arms ran in blocks: arm and time cannot be told apart */
+};
+
+/* The model's time coefficient over the runs' real span: the drift the
+ * campaign saw, with its interval (stats_drift()). */
+struct stats_drift {
+	bool known;            /* a time term could be fitted */
+	bool timed;            /* span_s is wall time; false: span in positions (runs) */
+	double change;         /* drift over the span, the metric's unit */
+	double low, high;      /* its (1 - alpha) interval */
+	double span;           /* seconds (timed) or runs */
+	int df;
+	bool real;             /* the interval excludes 0: the warning's condition */
+};
+
+#define STATS_MAX_LEVELS 4
 
 struct stats_decision {
 	enum stats_state state;
 	enum stats_method method;
-	int time_terms;        /* 0, 1 (linear) or 2 (and quadratic) */
+	int time_terms;        /* 0, 1 (linear) or 2 (and quadratic), as fitted */
+	int time_terms_dropped;/* terms orthogonal to the arm contrast, left out */
 	bool primary;
 	double delta;          /* the arm's effect against the baseline, the metric's unit */
 	double delta_pct;      /* delta / |baseline mean| * 100; NaN when the mean is 0 */
@@ -299,10 +347,27 @@ struct stats_decision {
 	double p_raw;          /* unadjusted */
 	double alpha;
 	int df;                /* the model's residual degrees of freedom */
+	double se;             /* standard error of delta, after the floor */
+	double se_floor;       /* the floor from the resolution: r / sqrt(12) * sqrt(1/na + 1/nb) */
 	double min_effect;     /* absolute, the metric's unit: at least the resolution */
 	double min_effect_pct;
-	double resolution;     /* 0: values are not on a grid */
+	double resolution;     /* 0: values are not on a grid, or exact */
 	size_t n_arm, n_baseline;
+	/* the design-based check: permutation of the arm labels over the
+	 * two arms' runs in the order actually run (stats_permutation_p()) */
+	double p_perm;         /* two-sided; NaN when not computed */
+	double p_perm_min;     /* the smallest p it can give for these counts */
+	bool perm_exact;       /* every relabelling enumerated (else Monte Carlo) */
+	size_t perm_count;     /* relabellings counted */
+	double p_perm_same;    /* the larger one-sided p of the two shifted tests
+	                        * for "same" (equivalence); NaN when not computed */
+	/* runs that cluster in levels (stats_levels()) */
+	int n_levels;          /* 0: no levels; else 2..STATS_MAX_LEVELS */
+	double levels[STATS_MAX_LEVELS]; /* each level's median, ascending */
+	char levels_text[96];  /* "two levels: 154, 213 fps"; "" when none */
+	bool interleaved;      /* the two arms' places interleave; false: in blocks */
+	enum stats_why why;    /* why undecided */
+	char reason[160];      /* the same in words; "" when decided */
 };
 
 /*
@@ -316,6 +381,10 @@ struct stats_decision {
 int stats_decide(const struct stats_metric_def *metric, const struct stats_design *d,
                  size_t base, size_t arm, const struct stats_decide_options *opt,
                  struct stats_decision *out);
+
+/* The method in words for a verdict cell: "arm + linear time, df 5",
+ * "two-sample t, df 2", "no model (one run an arm)". */
+void stats_decision_method_text(const struct stats_decision *d, char *buf, size_t size);
 
 /* Sets r->state again from r's interval, p, alpha and minimum effect. */
 void stats_decision_settle(const struct stats_metric_def *metric, struct stats_decision *r);
@@ -346,12 +415,98 @@ double stats_t_quantile_two_sided(double a, double df);
 
 /*
  * The level look (1-based) of a sequential campaign with at most max_looks
- * looks is decided at, so that the chance of any false faster/slower or
- * same call over all its looks stays at most alpha: the increment of the
- * spending function alpha (k / K)^2 at k = look (docs/metrics.md, 6.5,
- * "Campaigns that stop when decided"); the increments sum to alpha.  0
- * after the planned looks; NaN on bad arguments.
+ * looks is decided at, so that the chance of any false faster/slower call
+ * over all its looks is alpha: the nominal two-sided level of the
+ * group-sequential boundary c_k of the spending function alpha (k / K)^2
+ * (Kim and DeMets, rho = 2), computed from the joint distribution of the
+ * looks' statistics by the Lan-DeMets recursion (docs/metrics.md 6.5):
+ * 2 (1 - Phi(c_k)).  0 after the planned looks; NaN on bad arguments.
+ * Boundaries are computed once per (alpha, K) and kept.
  */
 double stats_sequential_alpha(double alpha, int look, int max_looks);
+
+/* As stats_sequential_alpha(), for a look that is the campaign's last
+ * (a deadline ended it before max_looks): it spends all that is left,
+ * alpha - alpha (k-1/K)^2.  NaN on bad arguments. */
+double stats_sequential_alpha_final(double alpha, int look, int max_looks);
+
+/* The spending function's cumulative alpha at look k of K: alpha (k/K)^2. */
+double stats_sequential_spent(double alpha, int look, int max_looks);
+
+/*
+ * The familywise rate: the chance of at least one false call over
+ * n_comparisons comparisons (primary metrics x arms other than the
+ * baseline) each at alpha is at most min(1, n alpha) (Bonferroni, whatever
+ * their dependence); stats_family_alpha() is the per-comparison level that
+ * keeps it at alpha: alpha / n.  n 0 counts as 1.
+ */
+double stats_familywise_bound(double alpha, size_t n_comparisons);
+double stats_family_alpha(double alpha, size_t n_comparisons);
+
+/*
+ * The permutation (randomisation) test of arm against base: the two arms'
+ * runs keep their places, their labels are reassigned in every way that
+ * keeps the arms' sizes (exact when there are at most STATS_PERM_EXACT_MAX
+ * relabellings, else STATS_PERM_DRAWS drawn with a fixed seed), the
+ * statistic is the difference of the arms' means of the values after the
+ * time terms (time_terms, fitted over the two arms without arm terms) are
+ * taken out, and shift is subtracted from the arm's values first (0 for the
+ * test of no difference).  *p: two-sided (sides 2), or one-sided upper
+ * (sides 1: P(stat >= observed)) or lower (sides -1).  *p_min: the smallest
+ * p the relabellings can give.  Returns 0; -ENODATA when an arm has no
+ * usable run; -EINVAL; -ENOMEM.
+ */
+#define STATS_PERM_EXACT_MAX 20000
+#define STATS_PERM_DRAWS 10000
+int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, int time_terms,
+                        double shift, int sides, double *p, double *p_min, bool *exact,
+                        size_t *count);
+
+/*
+ * Whether the values v[0..n) (finite ones; NaN skipped) cluster in levels:
+ * sorted, split at every gap at least half the largest; levels when 2 to
+ * STATS_MAX_LEVELS clusters result, the largest gap is at least 4 times
+ * the widest cluster and at least min_gap, and some arm's runs (group, may
+ * be NULL: one arm) fall in two clusters.  Fills levels (each cluster's
+ * median, ascending) and returns their count, or 0.
+ */
+int stats_levels(const double *v, const size_t *group, size_t n, double min_gap,
+                 double levels[STATS_MAX_LEVELS]);
+
+/* "two levels: 154, 213 fps" from n levels with the metric's unit and
+ * decimals (trailing zeros dropped); "" for n < 2. */
+void stats_levels_text(const struct stats_metric_def *metric, const double *levels, int n,
+                       char *buf, size_t size);
+
+/*
+ * The drift a campaign saw on one metric: least squares of every arm's
+ * runs on arm indicators and a linear term in time_s (the runs' starts,
+ * seconds; NULL or a NaN: untimed, the design's positions are used and the
+ * span is in runs), its coefficient times the span of the runs, with the
+ * (1 - alpha) interval.  Returns 0 with *out (known false when no time
+ * term fits); -EINVAL.
+ */
+int stats_drift(const struct stats_design *d, const double *time_s, double alpha,
+                struct stats_drift *out);
+
+/* "+1.3 fps over 1 min [-0.4, +3.0]"; per hour ("+2.1 fps an hour
+ * [+0.3, +3.9]") only when the span is an hour or more; "over 12 runs"
+ * when untimed. */
+void stats_drift_text(const struct stats_metric_def *metric, const struct stats_drift *dr,
+                      char *buf, size_t size);
+
+/*
+ * Rounds more until an undecided decision would decide, as a range: the
+ * standard error's own uncertainty (its chi-square with df) gives a low
+ * and a high se (the 10 % and 90 % points), each carried to the future
+ * with its degrees of freedom (df + more rounds x runs_per_round) and the
+ * level of the look it would be read at (level(look), NULL: d->alpha).
+ * Nothing below STATS_FORECAST_MIN_DF df: *lo = *hi = NaN.  INFINITY when
+ * not reachable within max_more.  rounds_done >= 1.
+ */
+#define STATS_FORECAST_MIN_DF 4
+void stats_rounds_forecast(const struct stats_decision *d, int rounds_done, int runs_per_round,
+                           int max_more, double (*level)(void *ctx, int look), void *ctx,
+                           int look_now, double *lo, double *hi);
 
 #endif

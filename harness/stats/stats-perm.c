@@ -1,0 +1,355 @@
+/* stats-perm: the design-based checks beside the model (docs/metrics.md,
+ * 6.1a): the permutation (randomisation) test over the arm labels of the
+ * runs in the order they were run, and the levels runs cluster in.  It owns
+ * the relabelling (exact enumeration of every relabelling that keeps the
+ * arms' sizes, or a fixed-seed Monte Carlo draw of them), the statistic
+ * (difference of the arms' means after the time terms are taken out) and
+ * the clustering rule.  The model itself is stats-verdict.c's. */
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- detrending --------------------------------------------------------- */
+
+/* Solves the k x k system a x = b in place (Gaussian elimination with
+ * partial pivoting); -EDOM when singular. */
+static int solve(double *a, double *b, int k)
+{
+	for (int c = 0; c < k; c++) {
+		int piv = c;
+		for (int r = c + 1; r < k; r++)
+			if (fabs(a[r * k + c]) > fabs(a[piv * k + c]))
+				piv = r;
+		if (fabs(a[piv * k + c]) < 1e-12)
+			return -EDOM;
+		if (piv != c) {
+			for (int j = 0; j < k; j++) {
+				double t = a[c * k + j];
+				a[c * k + j] = a[piv * k + j];
+				a[piv * k + j] = t;
+			}
+			double t = b[c];
+			b[c] = b[piv];
+			b[piv] = t;
+		}
+		for (int r = c + 1; r < k; r++) {
+			double f = a[r * k + c] / a[c * k + c];
+			for (int j = c; j < k; j++)
+				a[r * k + j] -= f * a[c * k + j];
+			b[r] -= f * b[c];
+		}
+	}
+	for (int c = k - 1; c >= 0; c--) {
+		double s = b[c];
+		for (int j = c + 1; j < k; j++)
+			s -= a[c * k + j] * b[j];
+		b[c] = s / a[c * k + c];
+	}
+	return 0;
+}
+
+/* Residuals of y[0..n) on an intercept and terms powers of the centred,
+ * scaled t (the linear and the centred quadratic), in place.  With a
+ * singular design the intercept alone is taken out. */
+static void detrend(double *y, const double *t, size_t n, int terms)
+{
+	double ym = 0;
+	for (size_t i = 0; i < n; i++)
+		ym += y[i];
+	ym /= (double)n;
+	if (terms <= 0 || !t) {
+		for (size_t i = 0; i < n; i++)
+			y[i] -= ym;
+		return;
+	}
+	double tm = 0, tv = 0;
+	for (size_t i = 0; i < n; i++)
+		tm += t[i];
+	tm /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		tv += (t[i] - tm) * (t[i] - tm);
+	tv = sqrt(tv / (double)n);
+	double qm = 0;
+	for (size_t i = 0; i < n && tv > 0; i++) {
+		double z = (t[i] - tm) / tv;
+		qm += z * z;
+	}
+	qm /= (double)n;
+	int k = 1 + (terms > 2 ? 2 : terms);
+	double a[9] = { 0 }, b[3] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		double z = tv > 0 ? (t[i] - tm) / tv : 0;
+		double x[3] = { 1, z, z * z - qm };
+		for (int r = 0; r < k; r++) {
+			b[r] += x[r] * y[i];
+			for (int c = 0; c < k; c++)
+				a[r * k + c] += x[r] * x[c];
+		}
+	}
+	if (!(tv > 0) || solve(a, b, k) < 0) {
+		for (size_t i = 0; i < n; i++)
+			y[i] -= ym;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double z = (t[i] - tm) / tv;
+		double x[3] = { 1, z, z * z - qm };
+		double f = 0;
+		for (int r = 0; r < k; r++)
+			f += b[r] * x[r];
+		y[i] -= f;
+	}
+}
+
+/* ---- the permutation test ------------------------------------------------ */
+
+/* C(n, k) as a double (exact below 2^53). */
+static double choose(size_t n, size_t k)
+{
+	if (k > n)
+		return 0;
+	if (k > n - k)
+		k = n - k;
+	double c = 1;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return floor(c + 0.5);
+}
+
+struct perm {
+	const double *r;   /* detrended values */
+	size_t n, k;       /* runs, of them labelled arm */
+	double obs;        /* the observed statistic: sum of r over the arm's runs */
+	double tol;        /* sums within tol are equal */
+	int sides;
+	size_t hits, total;
+};
+
+static bool as_extreme(const struct perm *p, double s)
+{
+	switch (p->sides) {
+	case 1: return s >= p->obs - p->tol;
+	case -1: return s <= p->obs + p->tol;
+	default: return fabs(s) >= fabs(p->obs) - p->tol;
+	}
+}
+
+/* Every k-subset of r[from..n): sum of the chosen so far is s. */
+static void enumerate(struct perm *p, size_t from, size_t left, double s)
+{
+	if (left == 0) {
+		p->total++;
+		p->hits += as_extreme(p, s);
+		return;
+	}
+	for (size_t i = from; i + left <= p->n; i++)
+		enumerate(p, i + 1, left - 1, s + p->r[i]);
+}
+
+/* splitmix64: the Monte Carlo draws, the same on every machine */
+static uint64_t mix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+/* STATS_PERM_DRAWS random k-subsets (partial Fisher-Yates over idx). */
+static void draw(struct perm *p, size_t *idx)
+{
+	uint64_t seed = 20261203;
+	for (size_t i = 0; i < p->n; i++)
+		idx[i] = i;
+	for (int d = 0; d < STATS_PERM_DRAWS; d++) {
+		double s = 0;
+		for (size_t i = 0; i < p->k; i++) {
+			size_t j = i + (size_t)(mix(&seed) % (uint64_t)(p->n - i));
+			size_t t = idx[i];
+			idx[i] = idx[j];
+			idx[j] = t;
+			s += p->r[idx[i]];
+		}
+		p->total++;
+		p->hits += as_extreme(p, s);
+	}
+}
+
+int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, int time_terms,
+                        double shift, int sides, double *out_p, double *out_p_min,
+                        bool *out_exact, size_t *out_count)
+{
+	if (!d || base >= d->n_groups || arm >= d->n_groups || base == arm || !out_p)
+		return -EINVAL;
+	double *y = malloc((d->n ? d->n : 1) * 2 * sizeof *y);
+	size_t *idx = malloc((d->n ? d->n : 1) * sizeof *idx);
+	bool *lab = malloc((d->n ? d->n : 1) * sizeof *lab);
+	if (!y || !idx || !lab) {
+		free(y);
+		free(idx);
+		free(lab);
+		return -ENOMEM;
+	}
+	double *t = y + (d->n ? d->n : 1);
+	size_t n = 0, k = 0;
+	bool timed = d->t != NULL;
+	for (size_t i = 0; i < d->n; i++) {
+		if (!isfinite(d->v[i]) || (d->group[i] != base && d->group[i] != arm))
+			continue;
+		bool a = d->group[i] == arm;
+		y[n] = d->v[i] - (a ? shift : 0);
+		t[n] = d->t ? d->t[i] : NAN;
+		timed &= isfinite(t[n]);
+		lab[n] = a;
+		k += a;
+		n++;
+	}
+	int rc = 0;
+	if (k == 0 || k == n) {
+		rc = -ENODATA;
+		goto out;
+	}
+	detrend(y, timed ? t : NULL, n, timed ? time_terms : 0);
+	double scale = 0, obs = 0;
+	for (size_t i = 0; i < n; i++) {
+		scale = fmax(scale, fabs(y[i]));
+		if (lab[i])
+			obs += y[i];
+	}
+	struct perm p = { .r = y, .n = n, .k = k, .obs = obs, .sides = sides,
+		          .tol = 1e-9 * fmax(scale, 1e-300) * (double)n };
+	double combos = choose(n, k);
+	bool exact = combos <= STATS_PERM_EXACT_MAX;
+	if (exact)
+		enumerate(&p, 0, k, 0);
+	else
+		draw(&p, idx);
+	/* Monte Carlo: the observed labelling counts among the draws */
+	double pv = exact ? (double)p.hits / (double)p.total
+	                  : (double)(p.hits + 1) / (double)(p.total + 1);
+	*out_p = pv > 1 ? 1 : pv;
+	if (out_p_min) {
+		/* distinct values: one relabelling is the most extreme one way,
+		 * and for equal arms its mirror is as extreme the other way */
+		double m = (sides == 2 && 2 * k == n ? 2.0 : 1.0) / combos;
+		if (!exact)
+			m = fmax(m, 1.0 / (STATS_PERM_DRAWS + 1.0));
+		*out_p_min = m;
+	}
+	if (out_exact)
+		*out_exact = exact;
+	if (out_count)
+		*out_count = p.total;
+out:
+	free(y);
+	free(idx);
+	free(lab);
+	return rc;
+}
+
+/* ---- levels ------------------------------------------------------------ */
+
+struct item {
+	double v;
+	size_t g;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	double x = ((const struct item *)a)->v, y = ((const struct item *)b)->v;
+	return (x > y) - (x < y);
+}
+
+int stats_levels(const double *v, const size_t *group, size_t n, double min_gap,
+                 double levels[STATS_MAX_LEVELS])
+{
+	struct item *s = malloc((n ? n : 1) * sizeof *s);
+	if (!s)
+		return 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			s[m++] = (struct item){ v[i], group ? group[i] : 0 };
+	int found = 0;
+	if (m < 3)
+		goto out;
+	qsort(s, m, sizeof *s, cmp_item);
+	double gmax = 0;
+	for (size_t i = 1; i < m; i++)
+		gmax = fmax(gmax, s[i].v - s[i - 1].v);
+	if (!(gmax > 0) || gmax < min_gap)
+		goto out;
+	/* clusters: split at every gap at least half the largest */
+	size_t start[STATS_MAX_LEVELS + 1];
+	int nc = 1;
+	start[0] = 0;
+	double widest = 0;
+	size_t from = 0;
+	for (size_t i = 1; i <= m; i++) {
+		if (i < m && s[i].v - s[i - 1].v < gmax / 2)
+			continue;
+		widest = fmax(widest, s[i - 1].v - s[from].v);
+		if (i < m) {
+			if (nc == STATS_MAX_LEVELS)
+				goto out; /* more clusters than levels: a spread, not levels */
+			start[nc++] = i;
+		}
+		from = i;
+	}
+	start[nc] = m;
+	if (nc < 2 || gmax < 4 * widest)
+		goto out;
+	/* some arm's runs in two clusters: otherwise it is a difference of arms */
+	bool split = false;
+	for (int c = 0; c < nc && !split; c++)
+		for (size_t i = start[c]; i < start[c + 1] && !split; i++)
+			for (int e = c + 1; e < nc && !split; e++)
+				for (size_t j = start[e]; j < start[e + 1] && !split; j++)
+					split = s[i].g == s[j].g;
+	if (!split)
+		goto out;
+	for (int c = 0; c < nc; c++) {
+		size_t a = start[c], b = start[c + 1], len = b - a;
+		levels[c] = len % 2 ? s[a + len / 2].v : (s[a + len / 2 - 1].v + s[a + len / 2].v) / 2;
+	}
+	found = nc;
+out:
+	free(s);
+	return found;
+}
+
+/* v at up to decimals digits, trailing zeros (and a bare point) dropped. */
+static void num_text(char *buf, size_t size, double v, int decimals)
+{
+	snprintf(buf, size, "%.*f", decimals < 0 ? 0 : decimals, v);
+	if (strchr(buf, '.')) {
+		size_t l = strlen(buf);
+		while (l > 0 && buf[l - 1] == '0')
+			buf[--l] = 0;
+		if (l > 0 && buf[l - 1] == '.')
+			buf[--l] = 0;
+	}
+}
+
+void stats_levels_text(const struct stats_metric_def *metric, const double *levels, int n,
+                       char *buf, size_t size)
+{
+	static const char *const words[] = { "", "", "two", "three", "four" };
+	if (!size)
+		return;
+	buf[0] = 0;
+	if (n < 2 || n > STATS_MAX_LEVELS)
+		return;
+	size_t o = (size_t)snprintf(buf, size, "%s levels: ", words[n]);
+	for (int i = 0; i < n && o < size; i++) {
+		char t[48];
+		num_text(t, sizeof t, levels[i], metric ? metric->decimals : 2);
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", t);
+	}
+	if (o < size && metric && metric->unit && metric->unit[0])
+		snprintf(buf + o, size - o, " %s", metric->unit);
+}
