@@ -734,7 +734,8 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 				continue;
 			struct stats_decide_options o = { .alpha = rd->alpha,
 				                          .min_effect_pct = rd->min_effect_pct[m],
-				                          .primary = rd->primary[m] };
+				                          .primary = rd->primary[m],
+				                          .spec = &stats_metrics[m].spec };
 			int rc = stats_decide(&stats_metrics[m], &d, rd->base, a, &o, &rd->arms[a].dec[m]);
 			if (rc == 0)
 				rd->arms[a].has_dec[m] = true;

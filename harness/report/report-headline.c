@@ -315,14 +315,18 @@ void report_headline_text(const struct report_data *rd, const struct report_head
 			bool say = l->call == REPORT_CALL_MIXED ||
 			           (l->call == REPORT_CALL_UNDECIDED &&
 			            hm->dec->state != STATS_STATE_UNDECIDED);
+			/* runs in levels say so: "(two levels: 154, 213 fps)" */
+			char lv[120] = "";
+			if (detail >= 2 && hm->dec->levels_text[0])
+				fmt(lv, sizeof lv, " (%s)", hm->dec->levels_text);
 			if (detail >= 2 && isfinite(hm->ci_low_pct)) {
 				report_fmt_pct(lo, sizeof lo, hm->ci_low_pct, false);
 				report_fmt_pct(hi, sizeof hi, hm->ci_high_pct, false);
-				fmt(part, sizeof part, "%s %s [%s, %s]%s%s", d->short_label, pct, lo, hi,
-				         say ? " " : "", say ? own : "");
+				fmt(part, sizeof part, "%s %s [%s, %s]%s%s%s", d->short_label, pct, lo, hi,
+				    say ? " " : "", say ? own : "", lv);
 			} else {
-				fmt(part, sizeof part, "%s %s%s%s", d->short_label, pct, say ? " " : "",
-				         say ? own : "");
+				fmt(part, sizeof part, "%s %s%s%s%s", d->short_label, pct, say ? " " : "",
+				    say ? own : "", lv);
 			}
 		}
 		o += (size_t)snprintf(metrics + o, o < sizeof metrics ? sizeof metrics - o : 0, "%s%s",

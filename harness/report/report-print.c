@@ -352,6 +352,19 @@ static void md_verdict_cell(FILE *out, const struct stats_metric_def *d,
 		mdec++;
 	fprintf(out, "; ±%.*f minimum; %zu vs %zu runs", mdec, x->min_effect, x->n_arm,
 	        x->n_baseline);
+	/* how it was decided, the levels the runs fell in, why undecided */
+	char method[160];
+	stats_decision_method_text(x, method, sizeof method);
+	fputs("; ", out);
+	report_md_text(out, method);
+	if (x->levels_text[0]) {
+		fputs("; ", out);
+		report_md_text(out, x->levels_text);
+	}
+	if (x->state == STATS_STATE_UNDECIDED && x->reason[0]) {
+		fputs("; ", out);
+		report_md_text(out, x->reason);
+	}
 }
 
 static void md_verdicts(const struct report_data *rd, FILE *out)
@@ -544,8 +557,7 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 /* The decision's method as a key: "arm_time", "two_sample", "none". */
 static const char *method_key(enum stats_method m)
 {
-	return m == STATS_METHOD_ARM_TIME ? "arm_time" : m == STATS_METHOD_TWO_SAMPLE ? "two_sample"
-	                                                                            : "none";
+	return stats_method_name(m);
 }
 
 /* The state against the metric's direction: "better", "worse", "same",
@@ -680,7 +692,8 @@ static int print_csv(const struct report_data *rd, FILE *out)
 static int print_csv_wide(const struct report_data *rd, FILE *out)
 {
 	fputs("campaign,arm,label,baseline,metric,name,unit,primary,n,mean,mean_ci_low,mean_ci_high,"
-	      "delta,delta_pct,ci_low,ci_high,p,state,outcome,n_baseline,method,df\n", out);
+	      "delta,delta_pct,ci_low,ci_high,p,state,outcome,n_baseline,method,df,levels,reason\n",
+	      out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		const struct report_arm *a = &rd->arms[i];
 		for (size_t m = 0; m < rd->n_metrics; m++) {
@@ -724,6 +737,10 @@ static int print_csv_wide(const struct report_data *rd, FILE *out)
 				fputs(",,,,,", out);
 			if (dv && dv->method != STATS_METHOD_NONE)
 				fprintf(out, "%d", dv->df);
+			fputc(',', out);
+			csv_field(out, dv ? dv->levels_text : "");
+			fputc(',', out);
+			csv_field(out, dv && dv->state == STATS_STATE_UNDECIDED ? dv->reason : "");
 			fputc('\n', out);
 		}
 	}
@@ -823,9 +840,15 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 			set(v, "primary", json_boolean(dv->primary));
 			set(v, "min_effect", jnum(dv->min_effect));
 			set(v, "resolution", jnum(dv->resolution));
+			char method[160];
+			stats_decision_method_text(dv, method, sizeof method);
 			set(v, "method", json_string(method_key(dv->method)));
-			set(v, "method_text", json_string(method_name(dv->method)));
+			set(v, "method_text", json_string(method));
 			set(v, "df", dv->method == STATS_METHOD_NONE ? json_null() : json_integer(dv->df));
+			set(v, "time_terms", json_integer(dv->time_terms));
+			set(v, "permutation_p", jnum(dv->p_perm));
+			set(v, "levels", dv->levels_text[0] ? json_string(dv->levels_text) : NULL);
+			set(v, "reason", dv->reason[0] ? json_string(dv->reason) : NULL);
 			set(co[2], k, v);
 			double more = a->more_rounds[m];
 			if (more != 0 && !isnan(more))
@@ -900,6 +923,10 @@ static json_t *headline_json(const struct report_data *rd)
 			set(x, "df", hm->dec && hm->dec->method != STATS_METHOD_NONE
 			                     ? json_integer(hm->dec->df) : NULL);
 			set(x, "method", hm->dec ? json_string(method_key(hm->dec->method)) : NULL);
+			set(x, "levels", hm->dec && hm->dec->levels_text[0]
+			                         ? json_string(hm->dec->levels_text) : NULL);
+			set(x, "reason", hm->dec && hm->dec->reason[0] ? json_string(hm->dec->reason)
+			                                               : NULL);
 			json_array_append_new(jm, x);
 		}
 		set(jl, "metrics", jm);

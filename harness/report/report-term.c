@@ -560,6 +560,42 @@ static void notes(struct term *t, const struct report_data *rd, size_t left_out,
 		         left_out == 1 ? "" : "s", t->width);
 		prose(t, SGR_DIM, "", "", buf);
 	}
+	/* why the undecided primaries are undecided (the decision's reason and
+	 * method), each reason once with the arms and metrics it holds for */
+	struct why {
+		char text[480];
+		char who[200];
+	} whys[8];
+	size_t n_why = 0;
+	for (size_t a = 0; a < rd->n_arms; a++)
+		for (size_t m = 0; m < rd->n_metrics && a != rd->base; m++) {
+			const struct stats_decision *x = &rd->arms[a].dec[m];
+			if (!rd->arms[a].has_dec[m] || !rd->primary[m] ||
+			    x->state != STATS_STATE_UNDECIDED || !x->reason[0])
+				continue;
+			char mt[160], text[480], who[64];
+			stats_decision_method_text(x, mt, sizeof mt);
+			snprintf(text, sizeof text, "%s (%s)%s%s", x->reason, mt,
+			         x->levels_text[0] ? "; " : "", x->levels_text);
+			snprintf(who, sizeof who, "%c %s", rd->arms[a].arm->letter,
+			         stats_metrics[m].short_label);
+			size_t k = 0;
+			while (k < n_why && strcmp(whys[k].text, text) != 0)
+				k++;
+			if (k == n_why) {
+				if (n_why == sizeof whys / sizeof whys[0])
+					continue;
+				snprintf(whys[k].text, sizeof whys[k].text, "%s", text);
+				whys[k].who[0] = 0;
+				n_why++;
+			}
+			size_t l = strlen(whys[k].who);
+			snprintf(whys[k].who + l, sizeof whys[k].who - l, "%s%s", l ? ", " : "", who);
+		}
+	for (size_t k = 0; k < n_why; k++) {
+		snprintf(buf, sizeof buf, "Undecided, %s: %s.", whys[k].who, whys[k].text);
+		prose(t, SGR_NONE, "", "  ", buf);
+	}
 	size_t n_void = 0;
 	for (size_t i = 0; i < rd->n_runs; i++)
 		n_void += rd->runs[i].is_void;

@@ -15,41 +15,50 @@
 #define HI STATS_HIGHER_IS_BETTER
 #define LO STATS_LOWER_IS_BETTER
 #define NE STATS_NEUTRAL
+/* the values' spec (struct stats_metric_spec): exact (fps: a count of
+ * frames over the known window; lows and draws: means of exact values),
+ * whole counts, or not known and inferred from the values (percentiles
+ * and waits, which an imported log gives at its own precision; the
+ * renderer's summary lines) */
+#define EXACT { 0, true, false }
+#define COUNT { 0, true, true }
+#define INFER { 0, false, false }
 
 const struct stats_metric_def stats_metrics[] = {
-	/* key, label, unit, direction, word_up, word_down, decimals, short label, primary */
-	{ "real_fps", "real fps", "fps", HI, "faster", "slower", 1, "real fps", true },
-	{ "shown_fps", "shown fps", "fps", HI, "faster", "slower", 1, "shown fps", false },
-	{ "p50_ms", "frame time p50", "ms", LO, "slower", "faster", 2, "p50 ms", false },
-	{ "p95_ms", "frame time p95", "ms", LO, "slower", "faster", 2, "p95 ms", false },
-	{ "p99_ms", "frame time p99", "ms", LO, "slower", "faster", 2, "p99 ms", true },
-	{ "low_1pct_fps", "1 % low", "fps", HI, "faster", "slower", 1, "1% low fps", false },
-	{ "low_01pct_fps", "0.1 % low", "fps", HI, "faster", "slower", 1, "0.1% low fps", false },
-	{ "over_100ms", "frames over 100 ms", "", LO, "more", "fewer", 1, ">100 ms", false },
-	{ "rb_waits", "readbacks that wait, of 3000", "", LO, "more", "fewer", 1, "rb waits", false },
+	/* key, label, unit, direction, word_up, word_down, decimals, short label, primary,
+	 * spec */
+	{ "real_fps", "real fps", "fps", HI, "faster", "slower", 1, "real fps", true, EXACT },
+	{ "shown_fps", "shown fps", "fps", HI, "faster", "slower", 1, "shown fps", false, EXACT },
+	{ "p50_ms", "frame time p50", "ms", LO, "slower", "faster", 2, "p50 ms", false, INFER },
+	{ "p95_ms", "frame time p95", "ms", LO, "slower", "faster", 2, "p95 ms", false, INFER },
+	{ "p99_ms", "frame time p99", "ms", LO, "slower", "faster", 2, "p99 ms", true, INFER },
+	{ "low_1pct_fps", "1 % low", "fps", HI, "faster", "slower", 1, "1% low fps", false, EXACT },
+	{ "low_01pct_fps", "0.1 % low", "fps", HI, "faster", "slower", 1, "0.1% low fps", false, EXACT },
+	{ "over_100ms", "frames over 100 ms", "", LO, "more", "fewer", 1, ">100 ms", false, COUNT },
+	{ "rb_waits", "readbacks that wait, of 3000", "", LO, "more", "fewer", 1, "rb waits", false, INFER },
 	{ "rb_wait_each_ms", "readback wait each", "ms", LO, "slower", "faster", 2, "rb wait ms",
-	  false },
+	  false, INFER },
 	{ "rb_early_part", "reads released at the writer's part, of 3000", "", NE, "more", "fewer", 1,
-	  "early part", false },
+	  "early part", false, INFER },
 	{ "rb_early_part_each_ms", "wait at the writer's part each", "ms", LO, "slower", "faster", 2,
-	  "part wait ms", false },
+	  "part wait ms", false, INFER },
 	{ "rb_early_whole", "early reads waiting for their whole submission, of 3000", "", LO, "more",
-	  "fewer", 1, "early whole", false },
+	  "fewer", 1, "early whole", false, INFER },
 	{ "rb_parts_ended", "parts ended after a writer, of 3000", "", NE, "more", "fewer", 1,
-	  "parts ended", false },
-	{ "rb_late", "reads served late, of 3000", "", NE, "more", "fewer", 1, "late reads", false },
+	  "parts ended", false, INFER },
+	{ "rb_late", "reads served late, of 3000", "", NE, "more", "fewer", 1, "late reads", false, INFER },
 	{ "captures_late", "captures waiting for late pages, of 600", "", LO, "more", "fewer", 1,
-	  "late captures", false },
+	  "late captures", false, INFER },
 	{ "capture_wait_each_ms", "capture wait each", "ms", LO, "slower", "faster", 2, "capture ms",
-	  false },
+	  false, INFER },
 	{ "rb_wait_ms", "readback wait a frame", "ms", LO, "slower", "faster", 2, "rb ms/frame",
-	  false },
+	  false, INFER },
 	{ "memsync_ms", "memory sync a frame", "ms", LO, "slower", "faster", 2, "sync ms/frame",
-	  false },
-	{ "draws", "draws a frame", "", NE, "higher", "lower", 0, "draws/frame", false },
-	{ "gpu_busy_percent", "GPU busy", "%", NE, "higher", "lower", 1, "GPU busy %", false },
-	{ "swap_in", "swap-in", "pages", LO, "more", "fewer", 0, "swap-in pages", false },
-	{ NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, false },
+	  false, INFER },
+	{ "draws", "draws a frame", "", NE, "higher", "lower", 0, "draws/frame", false, EXACT },
+	{ "gpu_busy_percent", "GPU busy", "%", NE, "higher", "lower", 1, "GPU busy %", false, INFER },
+	{ "swap_in", "swap-in", "pages", LO, "more", "fewer", 0, "swap-in pages", false, COUNT },
+	{ NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, false, INFER },
 };
 
 const struct stats_metric_def *stats_metric_find(const char *key)

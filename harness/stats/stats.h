@@ -112,6 +112,18 @@ enum stats_direction {
 	STATS_NEUTRAL = 3,           /* draws: a change, neither good nor bad */
 };
 
+/* What a metric's definition says about its values, which the values
+ * themselves cannot tell (the report's metric registry maps onto it).
+ * resolution: the step the metric is known to, in its unit; 0 with exact
+ * true: the values are exact (fps as a count of frames over a known window,
+ * a count of frames over 100 ms); 0 with exact false: not known, inferred
+ * from the values (stats_resolution()). */
+struct stats_metric_spec {
+	double resolution;
+	bool exact;
+	bool count;           /* whole counts: equal counts (zero against zero) are "same" */
+};
+
 /*
  * The metric registry: what a metric is called and how it is judged, one
  * entry per metric, read by every output (terminal, Markdown, CSV, JSON,
@@ -131,6 +143,8 @@ struct stats_metric_def {
 	const char *short_label;/* a terminal column's heading: "p99 ms" */
 	bool primary;           /* decided at alpha alone unless a plan's
 	                         * [verdict] primary names others */
+	struct stats_metric_spec spec; /* what the definition says of its values:
+	                                * the decision's resolution (stats_decide()) */
 };
 
 /* The known metrics, in report order; ends with a zeroed entry. */
@@ -281,18 +295,6 @@ struct stats_design {
 	const double *t;
 	size_t n;
 	size_t n_groups;      /* at most STATS_MAX_GROUPS */
-};
-
-/* What a metric's definition says about its values, which the values
- * themselves cannot tell (the report's metric registry maps onto it).
- * resolution: the step the metric is known to, in its unit; 0 with exact
- * true: the values are exact (fps as a count of frames over a known window,
- * a count of frames over 100 ms); 0 with exact false: not known, inferred
- * from the values (stats_resolution()). */
-struct stats_metric_spec {
-	double resolution;
-	bool exact;
-	bool count;           /* whole counts: equal counts (zero against zero) are "same" */
 };
 
 /* Zero means default for every field. */
