@@ -1002,6 +1002,147 @@ static int plot_fps_fn(struct db *db, const struct report_data *rd, FILE *out, b
 	return 0;
 }
 
+/* ---- the answer's charts (CapFrameX's habit) --------------------------- */
+
+#define CHART_BAR 15.0     /* one bar's height */
+#define CHART_GAP 12.0     /* between arms */
+#define CHART_LEFT 180.0   /* the bars start here: arm names to the left */
+#define CHART_RIGHT 480.0  /* and end at most here: values to the right */
+
+/* One bar: the arm's mean of metric m, its 95 % interval as a whisker. */
+static void chart_bar(FILE *out, const struct report_data *rd, size_t a, int m, double y,
+                      double scale, double opacity, const char *what)
+{
+	const struct report_arm *arm = &rd->arms[a];
+	const struct stats_metric_def *d = &stats_metrics[m];
+	const char *col = colours[a % N_COLOURS];
+	if (m < 0 || !arm->has_sum[m]) {
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#777777\">%s: no "
+		             "value</text>\n", CHART_LEFT + 4, y + CHART_BAR - 3, what);
+		return;
+	}
+	const struct stats_summary *su = &arm->sum[m];
+	double half = report_mean_ci_half(su);
+	double x1 = CHART_LEFT + fmax(0, su->mean) * scale;
+	fprintf(out, "<rect class=\"bar\" data-arm=\"%c\" data-metric=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+	             "width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2f\">"
+	             "<title>%c %s: %.*f %s</title></rect>\n",
+	        arm->arm->letter, d->key, CHART_LEFT, y, x1 - CHART_LEFT, CHART_BAR, col, opacity,
+	        arm->arm->letter, what, d->decimals + 1, su->mean, d->unit);
+	double right = x1;
+	if (isfinite(half) && half > 0) {
+		double lo = CHART_LEFT + fmax(0, su->mean - half) * scale;
+		double hi = CHART_LEFT + fmax(0, su->mean + half) * scale;
+		double ym = y + CHART_BAR / 2;
+		fprintf(out, "<g class=\"whisker\" stroke=\"#222222\" stroke-width=\"1.5\">"
+		             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+		        lo, ym, hi, ym, lo, y + 3, lo, y + CHART_BAR - 3, hi, y + 3, hi, y + CHART_BAR - 3);
+		right = fmax(right, hi);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%.*f <tspan fill=\"#555555\">"
+	             "%s</tspan></text>\n", right + 5, y + CHART_BAR - 3, d->decimals, su->mean,
+	        strcmp(what, "mean") == 0 ? "" : what);
+}
+
+/* The chart of one primary metric, the answer at a glance: per arm its
+ * mean as a bar with the 95 % interval of the mean as a whisker (for real
+ * fps, CapFrameX's three bars: average, 1 % low and 0.1 % low), the
+ * baseline's bar marked and its mean as a dashed line across.  Nothing is
+ * written without a value. */
+int report_chart_metric(const struct report_data *rd, int m, FILE *out, bool *wrote)
+{
+	*wrote = false;
+	const struct stats_metric_def *d = &stats_metrics[m];
+	bool fps = strcmp(d->key, "real_fps") == 0;
+	int parts[3] = { m, fps ? report_metric_index("low_1pct_fps") : -1,
+		         fps ? report_metric_index("low_01pct_fps") : -1 };
+	static const char *const what_fps[3] = { "average", "1 % low", "0.1 % low" };
+	size_t n_parts = 1;
+	if (fps)
+		n_parts = 1 + (parts[1] >= 0 && rd->has_data[parts[1]]) +
+		          (parts[2] >= 0 && rd->has_data[parts[2]]);
+	double top = 0;
+	bool any = false;
+	for (size_t a = 0; a < rd->n_arms; a++)
+		for (size_t k = 0; k < n_parts; k++) {
+			if (parts[k] < 0 || !rd->arms[a].has_sum[parts[k]])
+				continue;
+			const struct stats_summary *su = &rd->arms[a].sum[parts[k]];
+			double half = report_mean_ci_half(su);
+			top = fmax(top, su->mean + (isfinite(half) ? half : 0));
+			any = true;
+		}
+	if (!any || !(top > 0))
+		return 0;
+	double scale = (CHART_RIGHT - CHART_LEFT) / top;
+	double row = (double)n_parts * CHART_BAR + CHART_GAP;
+	double y0 = 58, height = y0 + (double)rd->n_arms * row + 34;
+	char name[128], title[200];
+	stats_metric_name(d, name, sizeof name);
+	snprintf(title, sizeof title, "%s by arm", name);
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+	             "width=\"100%%\" font-family=\"sans-serif\" font-size=\"14\" class=\"chart\" "
+	             "data-metric=\"%s\">\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+	             "fill=\"#ffffff\"/>\n<title>", W, ceil(height), d->key, W, ceil(height));
+	xml_text(out, title);
+	fputs("</title>\n<text x=\"10\" y=\"22\" font-size=\"17\" font-weight=\"bold\">", out);
+	xml_text(out, title);
+	fprintf(out, "</text>\n<text x=\"10\" y=\"40\" font-size=\"13\" fill=\"#444444\">%s is "
+	             "better · whiskers: 95 %% interval of the mean · dashed: %c</text>\n",
+	        d->direction == STATS_LOWER_IS_BETTER ? "shorter" : "longer",
+	        rd->arms[rd->base].arm->letter);
+	/* the baseline's mean across every arm */
+	const struct report_arm *base = &rd->arms[rd->base];
+	if (base->has_sum[m]) {
+		double x = CHART_LEFT + base->sum[m].mean * scale;
+		fprintf(out, "<line class=\"baseline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		             "stroke=\"#444444\" stroke-dasharray=\"4 3\"/>\n", x, y0 - 6, x,
+		        y0 + (double)rd->n_arms * row - CHART_GAP + 6);
+	}
+	for (size_t a = 0; a < rd->n_arms; a++) {
+		const struct report_arm *arm = &rd->arms[a];
+		double y = y0 + (double)a * row;
+		char an[160];
+		report_arm_name(arm, an, sizeof an);
+		report_name_cut(an, 22);
+		fprintf(out, "<g class=\"series\" data-arm=\"%c\">\n<text x=\"%.1f\" y=\"%.1f\" "
+		             "text-anchor=\"end\"%s>", arm->arm->letter, CHART_LEFT - 8,
+		        y + (double)n_parts * CHART_BAR / 2 + 5, a == rd->base ? " font-weight=\"bold\"" : "");
+		xml_text(out, an);
+		fputs("</text>\n", out);
+		if (a == rd->base)
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" "
+			             "fill=\"#555555\">baseline</text>\n", CHART_LEFT - 8,
+			        y + (double)n_parts * CHART_BAR / 2 + 18);
+		for (size_t k = 0; k < n_parts; k++)
+			chart_bar(out, rd, a, parts[k], y + (double)k * CHART_BAR, scale,
+			          k == 0 ? 1.0 : k == 1 ? 0.6 : 0.35, fps ? what_fps[k] : "mean");
+		fputs("</g>\n", out);
+	}
+	/* the value axis: 0 and the top */
+	double ya = y0 + (double)rd->n_arms * row;
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>\n"
+	             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">0</text>\n",
+	        CHART_LEFT, ya - 4, CHART_RIGHT, ya - 4, CHART_LEFT, ya + 10);
+	char b[64];
+	struct axis ax = axis_make(0, top, 4, true);
+	for (double v = ax.step; v <= top + 1e-9; v += ax.step) {
+		tick_label(b, sizeof b, v, ax.step);
+		double x = CHART_LEFT + v * scale;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
+		             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+		        x, ya - 4, x, ya, x, ya + 10, b);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n", CHART_RIGHT + 8,
+	        ya + 10, d->unit);
+	fputs("</svg>\n", out);
+	*wrote = true;
+	return ferror(out) ? -EIO : 0;
+}
+
 const struct report_plot_kind report_plot_kinds[] = {
 	{ "frametime", "frame time over the route", plot_frametime },
 	{ "distribution", "frame-time distribution", plot_distribution },

@@ -290,6 +290,12 @@ extern const struct report_plot_kind report_plot_kinds[];
 int report_svg_to_png(const char *svg, size_t len, double scale, unsigned char **png,
                       size_t *png_len, char *errmsg, size_t errmsg_size);
 
+/* The answer's chart of primary metric m (report-plot.c), a whole SVG
+ * document: per arm the mean as a bar with its 95 % interval as a whisker
+ * (real fps: average, 1 % and 0.1 % lows, CapFrameX's three), the
+ * baseline marked.  *wrote false (nothing written) without a value. */
+int report_chart_metric(const struct report_data *rd, int m, FILE *out, bool *wrote);
+
 /* The HTML page of a campaign (report-html.c): report_print() with
  * REPORT_FORMAT_HTML. */
 int report_html_print(struct db *db, const struct report_data *rd,
