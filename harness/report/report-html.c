@@ -643,7 +643,7 @@ static const char css[] =
 	"#headline{margin:.4em 0 .8em}#headline p.against{margin:.2em 0;color:#333}\n"
 	"ul.lines{list-style:none;padding:0;margin:.3em 0}ul.lines li{margin:.25em 0}\n"
 	".chip{display:inline-block;min-width:8.5em;padding:2px 10px;margin-right:.6em;"
-	"border-radius:12px;color:#fff;font-weight:600;border:1px solid #222}\n"
+	"border-radius:12px;color:#fff;font-weight:600;border:2px solid #3b1e6e}\n"
 	".chip.better{background:#0b6e4f}.chip.worse{background:#b42318}"
 	".chip.same{background:#1f4e99}.chip.mixed{background:#8a5a00}"
 	".chip.undecided{background:#f2f2f2;color:#222}.chip.changed{background:#6b3fa0}\n"
