@@ -291,61 +291,66 @@ void report_name_cut(char *name, size_t max)
 	memcpy(name + i, "\xe2\x80\xa6", 4);
 }
 
+void report_headline_cols(const struct report_data *rd, const struct report_headline_line *l,
+                          int detail, size_t name_max,
+                          char cols[REPORT_HEADLINE_COLS][REPORT_HEADLINE_COL_B])
+{
+	for (size_t c = 0; c < REPORT_HEADLINE_COLS; c++)
+		cols[c][0] = 0;
+	report_arm_name(&rd->arms[l->arm], cols[0], REPORT_HEADLINE_COL_B);
+	report_name_cut(cols[0], name_max);
+	fmt(cols[1], REPORT_HEADLINE_COL_B, "%s", l->word);
+	for (size_t i = 0; i < l->n_m && (detail > 0 || i == 0); i++) {
+		const struct report_headline_metric *hm = &l->m[i];
+		const struct stats_metric_def *d = &stats_metrics[hm->metric];
+		char pct[32], lo[32], hi[32], *part = cols[2 + i];
+		size_t ps = REPORT_HEADLINE_COL_B;
+		if (!hm->dec) {
+			fmt(part, ps, "%s no usable runs", d->short_label);
+			continue;
+		}
+		report_fmt_pct(pct, sizeof pct, hm->dec->delta_pct, true);
+		if (!isfinite(hm->dec->delta_pct))
+			fmt(pct, sizeof pct, "%+.*f%s%s", d->decimals + 1, hm->dec->delta,
+			    d->unit[0] ? " " : "", d->unit);
+		/* a primary whose state is not the line's says its own */
+		const char *own = stats_state_word(d, hm->dec->state);
+		bool say = l->call == REPORT_CALL_MIXED ||
+		           (l->call == REPORT_CALL_UNDECIDED && hm->dec->state != STATS_STATE_UNDECIDED);
+		/* runs in levels say so: "(two levels: 154, 213 fps)" */
+		char lv[120] = "";
+		if (detail >= 2 && hm->dec->levels_text[0])
+			fmt(lv, sizeof lv, " (%s)", hm->dec->levels_text);
+		if (detail >= 2 && isfinite(hm->ci_low_pct)) {
+			report_fmt_pct(lo, sizeof lo, hm->ci_low_pct, false);
+			report_fmt_pct(hi, sizeof hi, hm->ci_high_pct, false);
+			fmt(part, ps, "%s %s [%s, %s]%s%s%s", d->short_label, pct, lo, hi, say ? " " : "",
+			    say ? own : "", lv);
+		} else {
+			fmt(part, ps, "%s %s%s%s%s", d->short_label, pct, say ? " " : "", say ? own : "", lv);
+		}
+	}
+	if (detail >= 1 && l->n_m)
+		fmt(cols[REPORT_HEADLINE_COLS - 1], REPORT_HEADLINE_COL_B, "%zu vs %zu runs", l->n_arm,
+		    l->n_base);
+}
+
 void report_headline_text(const struct report_data *rd, const struct report_headline_line *l,
                           int detail, size_t name_max, const size_t *widths, char *buf,
                           size_t size)
 {
-	char name[160], metrics[512] = "", runs[48] = "";
-	report_arm_name(&rd->arms[l->arm], name, sizeof name);
-	report_name_cut(name, name_max);
+	char cols[REPORT_HEADLINE_COLS][REPORT_HEADLINE_COL_B];
+	report_headline_cols(rd, l, detail, name_max, cols);
 	size_t o = 0;
-	for (size_t i = 0; i < l->n_m && (detail > 0 || i == 0); i++) {
-		const struct report_headline_metric *hm = &l->m[i];
-		const struct stats_metric_def *d = &stats_metrics[hm->metric];
-		char pct[32], lo[32], hi[32], part[160];
-		if (!hm->dec) {
-			fmt(part, sizeof part, "%s no usable runs", d->short_label);
-		} else {
-			report_fmt_pct(pct, sizeof pct, hm->dec->delta_pct, true);
-			if (!isfinite(hm->dec->delta_pct))
-				fmt(pct, sizeof pct, "%+.*f%s%s", d->decimals + 1, hm->dec->delta,
-				         d->unit[0] ? " " : "", d->unit);
-			/* a primary whose state is not the line's says its own */
-			const char *own = stats_state_word(d, hm->dec->state);
-			bool say = l->call == REPORT_CALL_MIXED ||
-			           (l->call == REPORT_CALL_UNDECIDED &&
-			            hm->dec->state != STATS_STATE_UNDECIDED);
-			/* runs in levels say so: "(two levels: 154, 213 fps)" */
-			char lv[120] = "";
-			if (detail >= 2 && hm->dec->levels_text[0])
-				fmt(lv, sizeof lv, " (%s)", hm->dec->levels_text);
-			if (detail >= 2 && isfinite(hm->ci_low_pct)) {
-				report_fmt_pct(lo, sizeof lo, hm->ci_low_pct, false);
-				report_fmt_pct(hi, sizeof hi, hm->ci_high_pct, false);
-				fmt(part, sizeof part, "%s %s [%s, %s]%s%s%s", d->short_label, pct, lo, hi,
-				    say ? " " : "", say ? own : "", lv);
-			} else {
-				fmt(part, sizeof part, "%s %s%s%s%s", d->short_label, pct, say ? " " : "",
-				    say ? own : "", lv);
-			}
-		}
-		o += (size_t)snprintf(metrics + o, o < sizeof metrics ? sizeof metrics - o : 0, "%s%s",
-		                      i ? "   " : "", part);
-		if (o >= sizeof metrics)
-			break;
-	}
-	if (detail >= 1 && l->n_m)
-		fmt(runs, sizeof runs, "%zu vs %zu runs", l->n_arm, l->n_base);
-	const char *cols[4] = { name, l->word, metrics, runs };
-	o = 0;
 	buf[0] = 0;
-	for (int c = 0; c < 4; c++) {
-		if (!cols[c][0])
+	for (size_t c = 0; c < REPORT_HEADLINE_COLS; c++) {
+		/* an empty column is left out, unless widths keep its place */
+		if (!cols[c][0] && !(widths && widths[c]))
 			continue;
-		size_t pad = widths && c < 3 && widths[c] > report_u8_width(cols[c])
-		                     ? widths[c] - report_u8_width(cols[c]) : 0;
+		size_t w = report_u8_width(cols[c]);
+		size_t pad = widths && c + 1 < REPORT_HEADLINE_COLS && widths[c] > w ? widths[c] - w : 0;
 		int n = snprintf(buf + o, o < size ? size - o : 0, "%s%s%*s", o ? "   " : "", cols[c],
-		                 c < 3 && widths ? (int)pad : 0, "");
+		                 (int)pad, "");
 		if (n < 0)
 			break;
 		o += (size_t)n;

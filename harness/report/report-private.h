@@ -158,11 +158,20 @@ void report_arm_name(const struct report_arm *a, char *buf, size_t size);
  * minus sign, U+2212); pct false leaves out " %". "-" when not finite. */
 void report_fmt_pct(char *buf, size_t size, double v, bool pct);
 
-/* A headline line as text.  detail 2: the state, each primary's Δ % with
- * its interval, the runs; 1: without the intervals; 0: the state and the
- * first primary's Δ % only.  The arm's name is cut to name_max columns
- * (0: whole).  Columns padded to widths[4] (name, word,
- * metrics, runs) when widths is not NULL, else joined by three spaces. */
+/* A headline line's columns: the arm's name (cut to name_max columns; 0:
+ * whole), its call, each primary's part ("real fps +21 % [+8.1, +34]"),
+ * the runs; "" for a column the line has not.  detail 2: every primary
+ * with its interval and levels; 1: without them; 0: the first primary's
+ * Δ % only, no runs. */
+#define REPORT_HEADLINE_COLS (REPORT_HEADLINE_METRICS + 3)
+#define REPORT_HEADLINE_COL_B 192
+void report_headline_cols(const struct report_data *rd, const struct report_headline_line *l,
+                          int detail, size_t name_max,
+                          char cols[REPORT_HEADLINE_COLS][REPORT_HEADLINE_COL_B]);
+
+/* A headline line as text: its columns joined by three spaces, each padded
+ * to widths[REPORT_HEADLINE_COLS] when widths is not NULL (the last, the
+ * runs, never). */
 void report_headline_text(const struct report_data *rd, const struct report_headline_line *l,
                           int detail, size_t name_max, const size_t *widths, char *buf,
                           size_t size);

@@ -230,26 +230,20 @@ static void title(struct term *t, const struct report_data *rd)
 
 /* ---- the headline ------------------------------------------------------------ */
 
-/* The widths of a headline's columns (name, word, metrics) at a detail
- * and a cut of the names, and the widest line they give. */
+/* The widths of a headline's columns at a detail and a cut of the names,
+ * and the widest line they give. */
 static size_t headline_widths(const struct report_data *rd, int detail, size_t name_max,
-                              size_t widths[4])
+                              size_t widths[REPORT_HEADLINE_COLS])
 {
 	const struct report_headline *h = &rd->headline;
-	memset(widths, 0, 4 * sizeof *widths);
+	memset(widths, 0, REPORT_HEADLINE_COLS * sizeof *widths);
 	for (size_t i = 0; i < h->n_lines; i++) {
-		const struct report_headline_line *l = &h->lines[i];
-		char name[160], text[1024], runs[48] = "";
-		report_arm_name(&rd->arms[l->arm], name, sizeof name);
-		report_name_cut(name, name_max);
-		report_headline_text(rd, l, detail, name_max, NULL, text, sizeof text);
-		if (detail >= 1 && l->n_m)
-			snprintf(runs, sizeof runs, "   %zu vs %zu runs", l->n_arm, l->n_base);
-		size_t nw = report_u8_width(name), ww = report_u8_width(l->word);
-		size_t mw = report_u8_width(text) - nw - ww - 6 - report_u8_width(runs);
-		widths[0] = nw > widths[0] ? nw : widths[0];
-		widths[1] = ww > widths[1] ? ww : widths[1];
-		widths[2] = mw > widths[2] ? mw : widths[2];
+		char cols[REPORT_HEADLINE_COLS][REPORT_HEADLINE_COL_B];
+		report_headline_cols(rd, &h->lines[i], detail, name_max, cols);
+		for (size_t c = 0; c < REPORT_HEADLINE_COLS; c++) {
+			size_t w = report_u8_width(cols[c]);
+			widths[c] = w > widths[c] ? w : widths[c];
+		}
 	}
 	size_t widest = 0;
 	for (size_t i = 0; i < h->n_lines; i++) {
@@ -271,8 +265,8 @@ static void headline(struct term *t, const struct report_data *rd)
 	static const struct {
 		int detail;
 		size_t name_max;
-	} tries[] = { { 2, 0 }, { 2, 20 }, { 2, 12 }, { 1, 12 }, { 0, 12 } };
-	size_t widths[4];
+	} tries[] = { { 2, 0 }, { 2, 20 }, { 2, 12 }, { 1, 20 }, { 1, 12 }, { 0, 12 } };
+	size_t widths[REPORT_HEADLINE_COLS];
 	size_t k = 0;
 	for (; k < sizeof tries / sizeof tries[0]; k++) {
 		size_t widest = headline_widths(rd, tries[k].detail, tries[k].name_max, widths);
@@ -450,7 +444,9 @@ static void table(struct term *t, const struct report_data *rd, size_t *n_left_o
 	size_t left_out = 0;
 	for (size_t i = 0; shown && i < n; i++) {
 		size_t w = 3 + col_width(&cols[i], level);
-		if (i < n_primary || !t->width || used + w <= t->width) {
+		/* secondaries in registry order while they fit: the first that
+		 * does not ends them */
+		if (i < n_primary || (!left_out && (!t->width || used + w <= t->width))) {
 			shown[i] = true;
 			if (i >= n_primary)
 				used += w;
@@ -504,45 +500,30 @@ static void table(struct term *t, const struct report_data *rd, size_t *n_left_o
 	free(order);
 }
 
-static const char *method_words(enum stats_method m)
-{
-	switch (m) {
-	case STATS_METHOD_ARM_TIME: return "the arm and time model";
-	case STATS_METHOD_TWO_SAMPLE: return "the two-sample t (pooled variance)";
-	case STATS_METHOD_NONE:
-	default: return "no model (too few runs)";
-	}
-}
-
 /* The lines under the table: what a cell says, the method and its df,
  * the level, what was left out, void runs and warnings. */
 static void notes(struct term *t, const struct report_data *rd, size_t left_out, int level)
 {
 	char buf[1024];
 	char base = rd->arms[rd->base].arm->letter;
-	/* the method and its df over the primary decisions */
-	enum stats_method method = STATS_METHOD_NONE;
-	int df_lo = 0, df_hi = 0;
-	bool any = false;
+	/* the method and its df over the primary decisions: one text when they
+	 * share it */
+	char method[160] = "", mt[160];
+	bool mixed = false;
 	for (size_t a = 0; a < rd->n_arms; a++)
 		for (size_t m = 0; m < rd->n_metrics && a != rd->base; m++) {
 			const struct stats_decision *x = &rd->arms[a].dec[m];
-			if (!rd->arms[a].has_dec[m] || !rd->primary[m] || x->method == STATS_METHOD_NONE)
+			if (!rd->arms[a].has_dec[m] || !rd->primary[m])
 				continue;
-			method = x->method;
-			if (!any || x->df < df_lo)
-				df_lo = x->df;
-			if (!any || x->df > df_hi)
-				df_hi = x->df;
-			any = true;
+			stats_decision_method_text(x, mt, sizeof mt);
+			if (!method[0])
+				snprintf(method, sizeof method, "%s", mt);
+			else if (strcmp(method, mt) != 0)
+				mixed = true;
 		}
-	char df[48] = "";
-	if (any && df_lo == df_hi)
-		snprintf(df, sizeof df, ", %d df", df_lo);
-	else if (any)
-		snprintf(df, sizeof df, ", %d–%d df", df_lo, df_hi);
 	snprintf(buf, sizeof buf, "A cell: the arm's mean ± the 95 %% interval of that mean; against %c "
-	         "Δ %% and the state by %s%s%s; ~ is undecided.", base, method_words(method), df,
+	         "Δ %% and the state by the decision (%s)%s; ~ is undecided.", base,
+	         !method[0] ? "none" : mixed ? "methods differ by arm: -v says which" : method,
 	         level == 0 ? ", with its p and the arm's runs" : "");
 	fputc('\n', t->out);
 	prose(t, SGR_DIM, "", "", buf);
@@ -573,7 +554,7 @@ static void notes(struct term *t, const struct report_data *rd, size_t left_out,
 			if (!rd->arms[a].has_dec[m] || !rd->primary[m] ||
 			    x->state != STATS_STATE_UNDECIDED || !x->reason[0])
 				continue;
-			char mt[160], text[480], who[64];
+			char text[480], who[64];
 			stats_decision_method_text(x, mt, sizeof mt);
 			snprintf(text, sizeof text, "%s (%s)%s%s", x->reason, mt,
 			         x->levels_text[0] ? "; " : "", x->levels_text);
