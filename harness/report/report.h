@@ -1,15 +1,20 @@
 /* report: what the tester reads in the morning, computed from results.db
  * alone.
  *
- * Four outputs of one campaign, all from the same numbers:
- *   - report_print(): the comparison table (one column per arm, one row per
- *     metric, each run's value then the mean, Δ and Δ% against the
- *     baseline) and the verdicts, as Markdown, CSV or JSON
- *     (docs/reports.md: formats, JSON schema, verdict rule);
+ * The outputs of one campaign, all from the same numbers, each opening
+ * with the headline (per arm against the baseline on the primary metrics,
+ * then the best decided arm) and naming metrics through the registry
+ * (stats_metrics[]):
+ *   - report_print(): the terminal report, the comparison table (one
+ *     column per arm, one row per metric, each run's value then the mean,
+ *     Δ and Δ% against the baseline) and the verdicts, as Markdown, CSV or
+ *     JSON, or the HTML morning page (docs/reports.md: formats, JSON
+ *     schema, verdict rule);
  *   - report_tested_write(): the campaign's run file for docs/tested/
  *     (format in docs/tested-configurations.md);
  *   - report_plot_write(): SVG plots (frame time over the route, the
- *     frame-time distribution, fps per run in campaign order);
+ *     frame-time distribution, fps per run in campaign order), and PNGs
+ *     of them through librsvg;
  *   - report_summary_print(): the short Markdown summary a forge comment
  *     carries.
  *
