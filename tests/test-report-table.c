@@ -50,8 +50,12 @@ static void assert_lacks(const char *hay, const char *needle)
  * spreads 0.5 (4.08 % / 3.77 % of the medians).  The decision: the runs
  * have places (positions 1-4, 6, 7 of the planned 8), so the arm-and-time
  * model y = b0 + b1 [B] + b2 z (z the standardised position) by least
- * squares: b1 = +1.0125, se 0.21798, 3 df; values on a 0.01 grid; interval
- * 1.0125 -+ (3.1824 x 0.21798 + 0.01) = [+0.31, +1.72]: faster. */
+ * squares: b1 = +1.0125, se 0.21798, 3 df; real fps is exact by the metric
+ * registry (a count of frames over a known window: no resolution to widen
+ * by), so the interval is 1.0125 -+ 3.1824 x 0.21798 = [+0.32, +1.71]: the
+ * model would call
+ * it faster, but 3 vs 3 runs have 20 relabellings, so the permutation test
+ * over the arm labels cannot go below 2/20 = 0.1: undecided, and why. */
 static void build_night(struct trep *t)
 {
 	static const char *const labels[] = { "off", "early readback" };
@@ -87,12 +91,13 @@ static void test_report__md_hand_computed(void **state)
 	assert_contains(md, "| frames over 100 ms | 0, 0, void (-), 0; mean 0.00 | -, -, - |");
 	assert_contains(md, "| usable runs | 3 (and 1 void) | 3 |");
 	assert_contains(md, "- run 5 (A, round 2): hung: no frame for 10 s");
-	assert_contains(md, "**faster**: Δ +1.01 fps (+8.3 %), 95 % CI [+0.31, +1.72], p = 0.019; ±0.12 minimum; 3 vs 3 runs");
+	assert_contains(md, "undecided: Δ +1.01 fps (+8.3 %), 95 % CI [+0.32, +1.71], p = 0.019; ±0.12 minimum; 3 vs 3 runs; arm + linear time, df 3, permutation p = 0.1 — 3 vs 3 runs: the permutation test cannot go below p = 0.1 (needs &lt; 0.05)");
 	assert_contains(md, "by the arm and time model");
 	assert_contains(md, "`RX_VK_READBACK_EARLY=1`");
-	/* two runs an arm over four places: one degree of freedom */
+	/* two runs an arm over four places: the linear term is orthogonal to
+	 * the arm (A at 1 and 4, B at 2 and 3) and dropped, df 2 */
 	assert_contains(md, "| readback wait each, ms | ");
-	assert_contains(md, "; 2 vs 2 runs |");
+	assert_contains(md, "; 2 vs 2 runs; arm only (orthogonal time terms dropped), df 2, permutation p = 0.33");
 	/* no verdict row where no arm but the baseline has data */
 	assert_lacks(md, "| frame time p95, ms | no usable runs");
 	/* rows without data are left out */
@@ -127,10 +132,10 @@ static void test_report__void_never_counted(void **state)
 	trep_cleanup(&t);
 }
 
-/* One arm per decision case against A (10.0, 12.0: mean 11, sd √2).  More
- * runs than the plan's 8 places: imported-like, so the two-sample test
- * with pooled variance, each arm against A alone (2 + 2 runs: 2 df,
- * t(0.975, 2) = 4.3027). */
+/* One arm per decision case against A (10.0, 12.0: mean 11, sd √2), each
+ * arm's two runs in a block after the one before (positions 1..12): the
+ * arm-and-time model over every arm's runs, and two runs an arm, which no
+ * permutation of arm labels can decide (p >= 2/6). */
 static void build_cases(struct trep *t)
 {
 	static const char *const labels[] = { "base", "overlap", "apart-small", "slower",
@@ -177,46 +182,52 @@ static void test_report__verdict_cases(void **state)
 	json_error_t e;
 	json_t *doc = json_loads(js, 0, &e);
 	assert_non_null(doc);
-	assert_string_equal(verdict(doc, 1, "real_fps"), "undecided");
-	assert_string_equal(verdict(doc, 2, "real_fps"), "undecided");
-	assert_string_equal(verdict(doc, 3, "real_fps"), "slower");
-	assert_string_equal(verdict(doc, 4, "real_fps"), "undecided");
-	assert_string_equal(verdict(doc, 5, "real_fps"), "faster");
-	assert_string_equal(verdict(doc, 3, "p50_ms"), "slower");
-	assert_string_equal(verdict(doc, 5, "p50_ms"), "faster");
+	for (size_t a = 1; a <= 5; a++)
+		assert_string_equal(verdict(doc, a, "real_fps"), "undecided");
+	assert_string_equal(verdict(doc, 3, "p50_ms"), "undecided");
+	assert_string_equal(verdict(doc, 5, "p50_ms"), "undecided");
 	/* the baseline has no verdicts */
 	assert_int_equal(json_object_size(json_object_get(json_array_get(json_object_get(doc, "arms"), 0),
 	                                                  "verdict")), 0);
-	/* the object's fields, by hand for D */
+	/* the object's fields for D: the model calls it (p < 0.05, the
+	 * interval below 0), the permutation test cannot */
 	json_t *d = json_object_get(json_object_get(json_array_get(json_object_get(doc, "arms"), 3),
 	                                            "verdict"), "real_fps");
-	assert_float_equal(json_number_value(json_object_get(d, "delta")), -7.75, 1e-9);
-	assert_float_equal(json_number_value(json_object_get(d, "delta_pct")), -7.75 / 11 * 100, 1e-9);
-	double sp = sqrt((2.0 + 0.125) / 2), half = 4.302653 * sp + 0.1;
-	assert_float_equal(json_number_value(json_object_get(d, "ci_low")), -7.75 - half, 1e-5);
-	assert_float_equal(json_number_value(json_object_get(d, "ci_high")), -7.75 + half, 1e-5);
-	assert_float_equal(json_number_value(json_object_get(d, "p")),
-	                   stats_t_p_two_sided((7.75 - 0.1) / sp, 2), 1e-9);
+	double delta = json_number_value(json_object_get(d, "delta"));
+	assert_true(delta < 0);
+	assert_float_equal(json_number_value(json_object_get(d, "delta_pct")), delta / 11 * 100, 1e-9);
+	assert_true(json_number_value(json_object_get(d, "ci_high")) < 0);
+	assert_true(json_number_value(json_object_get(d, "p")) < 0.05);
+	assert_float_equal(json_number_value(json_object_get(d, "p_perm_min")), 1.0 / 3, 1e-12);
+	assert_true(json_is_true(json_object_get(d, "perm_exact")));
+	assert_int_equal(json_integer_value(json_object_get(d, "perm_count")), 6);
+	assert_string_equal(json_string_value(json_object_get(d, "undecided_reason")),
+	                    "2 vs 2 runs: the permutation test cannot go below p = 0.33 (needs < 0.05)");
 	assert_int_equal(json_integer_value(json_object_get(d, "n_arm")), 2);
 	assert_int_equal(json_integer_value(json_object_get(d, "n_baseline")), 2);
-	assert_string_equal(json_string_value(json_object_get(d, "method")), "two_sample");
-	/* rounds still needed, for the method used */
+	assert_string_equal(json_string_value(json_object_get(d, "method")), "arm_time");
+	assert_int_equal(json_integer_value(json_object_get(d, "df")), 3);
+	/* B's runs in a block after A's: not interleaved, and said so */
+	json_t *bv = json_object_get(json_object_get(json_array_get(json_object_get(doc, "arms"), 1),
+	                                             "verdict"), "real_fps");
+	assert_true(json_is_false(json_object_get(bv, "interleaved")));
+	assert_non_null(strstr(json_string_value(json_object_get(bv, "undecided_reason")),
+	                       "arms not interleaved"));
+	/* rounds still needed: nothing below 4 df */
 	json_t *b = json_array_get(json_object_get(doc, "arms"), 1);
-	assert_true(json_is_null(json_object_get(json_object_get(b, "more_rounds"), "real_fps")));
-	json_t *c = json_array_get(json_object_get(doc, "arms"), 2);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "more_rounds"),
-	                                                    "real_fps")), 3);
+	json_t *bm = json_object_get(json_object_get(b, "more_rounds"), "real_fps");
+	assert_true(!bm || json_is_null(bm));
 	/* two runs an arm: no Mann-Whitney p-value */
 	assert_true(json_is_null(json_object_get(json_object_get(b, "mann_whitney_p"), "real_fps")));
 	json_decref(doc);
 	free(js);
 
 	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
-	assert_contains(md, "- B, real fps: Δ +9.1 %; not reachable at this noise and resolution.");
-	assert_contains(md, "- C, real fps: Δ +10.9 %; about 3 more rounds");
-	assert_contains(md, "by the two-sample t, pooled variance");
-	assert_contains(md, "undecided: Δ +3.00 fps (+27.3 %)");
+	assert_contains(md, "- B, real fps: Δ -20.3 %; too few degrees of freedom for a forecast (fewer than 4).");
+	assert_contains(md, "by the arm and time model");
+	assert_contains(md, "arm + quadratic time, df 3");
 	assert_contains(md, "| usable runs | 2 | 2 | 2 | 2 | 1 (and 1 void) | 2 |");
+	assert_contains(md, "**warning:** arms not interleaved: A and B ran in blocks");
 	assert_lacks(md, "within the spread");
 	free(md);
 	trep_cleanup(&t);
@@ -237,10 +248,11 @@ static void write_steady_log(const char *path, double fps)
 	fclose(f);
 }
 
-/* The field's Deck table, imported run by run without places in the order
- * (real fps): off 10.8/11.4, late=newest 12.0/11.6, early 12.6/12.8, both
- * 12.7/13.0.  Early and both are faster than off, late=newest is
- * undecided, and both is not faster than early. */
+/* The field's Deck table, imported run by run (real fps): off 10.8/11.4,
+ * late=newest 12.0/11.6, early 12.6/12.8, both 12.7/13.0.  The imports
+ * keep their places (positions in import order: the arms in blocks), and
+ * two runs an arm decide nothing: every comparison is undecided and says
+ * why. */
 static void test_report__field_table_imported(void **state)
 {
 	(void)state;
@@ -270,11 +282,12 @@ static void test_report__field_table_imported(void **state)
 	assert_float_equal(json_number_value(json_object_get(json_object_get(a0, "mean"), "real_fps")),
 	                   11.1, 1e-9);
 	assert_string_equal(verdict(doc, 1, "real_fps"), "undecided");
-	assert_string_equal(verdict(doc, 2, "real_fps"), "faster");
-	assert_string_equal(verdict(doc, 3, "real_fps"), "faster");
+	assert_string_equal(verdict(doc, 2, "real_fps"), "undecided");
+	assert_string_equal(verdict(doc, 3, "real_fps"), "undecided");
 	json_t *v = json_object_get(json_object_get(json_array_get(json_object_get(doc, "arms"), 2),
 	                                            "verdict"), "real_fps");
-	assert_string_equal(json_string_value(json_object_get(v, "method")), "two_sample");
+	assert_string_equal(json_string_value(json_object_get(v, "method")), "arm_time");
+	assert_true(json_is_false(json_object_get(v, "interleaved")));
 	json_decref(doc);
 	free(js);
 	/* both against early */
@@ -294,9 +307,11 @@ static void test_report__field_table_imported(void **state)
 	trep_cleanup(&t);
 }
 
-/* The baseline drifts +0.25 fps a run (+3 % first to last), B is 1 fps
- * (about 2 %) faster: the call stands (the time model takes the drift out)
- * but the report warns that the drift is larger than the effect. */
+/* The machine drifts +0.25 fps a run (+1.75 fps over the 8 runs, 150 s
+ * apart: 1050 s), B is 1 fps (about 2 %) faster: the call stands (the
+ * time model takes the drift out), and the drift is given as the model's
+ * time coefficient over the real span with its interval, with a warning
+ * because the interval excludes 0. */
 static void test_report__drift_and_void_warnings(void **state)
 {
 	(void)state;
@@ -314,21 +329,24 @@ static void test_report__drift_and_void_warnings(void **state)
 	json_t *doc = json_loads(js, 0, &e);
 	assert_non_null(doc);
 	assert_string_equal(verdict(doc, 1, "real_fps"), "faster");
-	json_t *d = json_object_get(json_object_get(doc, "baseline_drift"), "real_fps");
-	/* A at positions 1, 4, 6, 7: 50.0, 50.77, 51.23, 51.51; start 150 s apart */
-	assert_float_equal(json_number_value(json_object_get(d, "first_to_last_pct")), 1.51 / 50 * 100,
-	                   1e-9);
-	assert_true(json_number_value(json_object_get(d, "per_hour")) > 5.5);
+	json_t *d = json_object_get(json_object_get(doc, "drift"), "real_fps");
+	assert_float_equal(json_number_value(json_object_get(d, "change")), 1.75, 0.05);
+	assert_float_equal(json_number_value(json_object_get(d, "span")), 1050, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(d, "span_unit")), "s");
+	/* under an hour: no rate an hour */
+	assert_true(json_is_null(json_object_get(d, "per_hour")));
+	assert_true(json_number_value(json_object_get(d, "ci_low")) > 0);
+	assert_true(json_is_true(json_object_get(d, "real")));
 	json_t *w = json_object_get(doc, "warnings");
 	assert_int_equal(json_array_size(w), 1);
 	assert_non_null(strstr(json_string_value(json_array_get(w, 0)),
-	                       "the baseline A drifted +3.0 % on real fps"));
+	                       "real fps drifted +1.7 fps over 18 min [+1.7, +1.8] (the model's time term"));
 	json_decref(doc);
 	free(js);
 	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
-	assert_contains(md, "Drift of the baseline A over the campaign: real fps +");
-	assert_contains(md, "+3.0 % first to last run");
-	assert_contains(md, "**warning:** the baseline A drifted +3.0 %");
+	assert_contains(md, "Drift over the campaign (the model's time term, arms taken out, 95 % "
+	                    "interval): real fps +1.7 fps over 18 min [+1.7, +1.8]");
+	assert_contains(md, "**warning:** real fps drifted +1.7 fps");
 	free(md);
 	trep_cleanup(&t);
 
@@ -610,23 +628,36 @@ static void test_report__sequential_stop_reasons(void **state)
 	char msg[256];
 	bool decided;
 
-	/* clearly faster on both primaries at round 2 of at most 6 */
-	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 2, 10, -5);
+	/* clearly faster on both primaries at round 4 of at most 6 (8 runs an
+	 * arm: the permutation test can reach the level of look 4) */
+	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 4, 10, -5);
 	assert_int_equal(report_campaign_decided(t.db, t.campaign, 0, &decided, msg, sizeof msg), 0);
 	assert_true(decided);
 	assert_string_equal(stop_reason(&t, &doc), "decided");
 	json_t *stop = json_object_get(doc, "stop");
 	assert_int_equal(json_integer_value(json_object_get(stop, "max_rounds")), 6);
-	assert_int_equal(json_integer_value(json_object_get(stop, "look")), 2);
-	/* alpha (k / K)^2 at k = 2 of 6: 0.05 (4 - 1) / 36 */
-	assert_float_equal(json_number_value(json_object_get(stop, "alpha")), 0.05 * 3 / 36, 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(stop, "look")), 4);
+	/* 5 % shared over the two primaries, then the boundary of look 4 of 6 */
+	double a4 = stats_sequential_alpha(0.025, 4, 6);
+	assert_float_equal(json_number_value(json_object_get(stop, "alpha")), a4, 1e-12);
+	assert_int_equal(json_integer_value(json_object_get(stop, "primary_comparisons")), 2);
 	json_decref(doc);
 	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
-	assert_contains(md, "stopped: decided after 2 rounds");
-	assert_contains(md, "are decided at 0.417 % each, the level round 2 spends of 5 % over at "
-	                    "most 6 rounds");
-	assert_contains(md, "99.58 % CI");
+	assert_contains(md, "stopped: decided after 4 rounds");
+	char want[200];
+	snprintf(want, sizeof want, "are decided at %.3g %% each, the level round 4 spends of 2.5 %% "
+	         "(5 %% shared over 2 primary comparisons) over at most 6 rounds", 100 * a4);
+	assert_contains(md, want);
+	snprintf(want, sizeof want, "%.4g %% CI", 100 * (1 - a4));
+	assert_contains(md, want);
 	free(md);
+	trep_cleanup(&t);
+
+	/* at round 2 (4 runs an arm) the same difference cannot be called yet:
+	 * 2/70 is above the level of look 2 */
+	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 2, 10, -5);
+	assert_int_equal(report_campaign_decided(t.db, t.campaign, 0, &decided, msg, sizeof msg), 0);
+	assert_false(decided);
 	trep_cleanup(&t);
 
 	/* no difference worth a call in 2 rounds, the deadline came first */
@@ -673,8 +704,8 @@ static void test_report__stored_stop_reason_is_printed(void **state)
 	(void)state;
 	struct trep t = { 0 };
 	json_t *doc;
-	/* clearly faster at round 2 of at most 6: the data says "decided" */
-	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 2, 10, -5);
+	/* clearly faster at round 4 of at most 6: the data says "decided" */
+	sequential_campaign(&t, "rounds = 1\nmax_rounds = 6", 4, 10, -5);
 	assert_string_equal(stop_reason(&t, &doc), "decided");
 	assert_false(json_boolean_value(json_object_get(json_object_get(doc, "stop"), "stored")));
 	json_decref(doc);
@@ -686,20 +717,20 @@ static void test_report__stored_stop_reason_is_printed(void **state)
 	json_t *stop = json_object_get(doc, "stop");
 	assert_true(json_boolean_value(json_object_get(stop, "stored")));
 	assert_string_equal(json_string_value(json_object_get(stop, "text")),
-	                    "deadline: no further round fitted, after 2 rounds");
+	                    "deadline: no further round fitted, after 4 rounds");
 	json_decref(doc);
 	char *md = report_text(t.db, t.campaign, 0, REPORT_FORMAT_MD);
-	assert_contains(md, "stopped: deadline: no further round fitted, after 2 rounds");
+	assert_contains(md, "stopped: deadline: no further round fitted, after 4 rounds");
 	assert_lacks(md, "stopped: decided");
 	free(md);
 	char *html = report_text(t.db, t.campaign, 0, REPORT_FORMAT_HTML);
-	assert_contains(html, ": deadline: no further round fitted, after 2 rounds</dd>");
+	assert_contains(html, ": deadline: no further round fitted, after 4 rounds</dd>");
 	free(html);
 	char why[160], msg[256];
 	bool stored = false;
 	assert_int_equal(report_stop_reason(t.db, t.campaign, why, sizeof why, &stored, msg,
 	                                    sizeof msg), 0);
-	assert_string_equal(why, "deadline: no further round fitted, after 2 rounds");
+	assert_string_equal(why, "deadline: no further round fitted, after 4 rounds");
 	assert_true(stored);
 
 	assert_int_equal(db_campaign_set_stop_reason(t.db, t.campaign, "max_rounds"), 0);
@@ -720,7 +751,7 @@ static void test_report__stored_stop_reason_is_printed(void **state)
 	json_decref(doc);
 	assert_int_equal(report_stop_reason(t.db, t.campaign, why, sizeof why, &stored, msg,
 	                                    sizeof msg), 0);
-	assert_string_equal(why, "decided after 2 rounds");
+	assert_string_equal(why, "decided after 4 rounds");
 	assert_false(stored);
 	trep_cleanup(&t);
 }

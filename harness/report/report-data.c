@@ -288,12 +288,12 @@ void report_data_destroy(struct report_data *rd)
 		free(a->has_dec);
 		free(a->dec);
 		free(a->more_rounds);
+		free(a->more_rounds_hi);
 	}
 	free(rd->headline.lines);
 	free(rd->primary);
 	free(rd->min_effect_pct);
-	free(rd->drift_per_h);
-	free(rd->drift_pct);
+	free(rd->drift);
 	free(rd->runs);
 	free(rd->arms);
 	free(rd->has_data);
@@ -415,6 +415,10 @@ static void round_facts(struct report_data *rd)
 				if (r->arm != a || r->run->round != rnd)
 					continue;
 				seen |= !r->is_void;
+				/* an import's times are its file's, not a run's: untimed
+				 * (docs/reports.md 4.1) */
+				if (r->run->exit_status < 0)
+					continue;
 				if (r->run->start_unix_ms > 0 && (!first || r->run->start_unix_ms < first))
 					first = r->run->start_unix_ms;
 				if (r->run->end_unix_ms > last)
@@ -434,38 +438,34 @@ static void round_facts(struct report_data *rd)
 }
 
 /* The level look k is decided at: alpha, or what the sequential rule
- * spends at it (the planned maximum's last look for k beyond it). */
+ * spends at it (the planned maximum's last look for k beyond it), of 5 %
+ * shared over the primary comparisons (primaries x arms), so the stop
+ * rule's familywise rate stays at 5 % (docs/metrics.md 6.3, 6.5). */
 static double look_alpha(const struct report_data *rd, int k)
 {
 	if (rd->max_rounds <= 0)
 		return 0.05;
-	return stats_sequential_alpha(0.05, k < rd->max_rounds ? k : rd->max_rounds, rd->max_rounds);
+	double a = stats_family_alpha(0.05, rd->n_family);
+	return stats_sequential_alpha(a, k < rd->max_rounds ? k : rd->max_rounds, rd->max_rounds);
 }
 
-/* Rounds more (same design) until the decision's interval would decide at
- * the level of the look it would be read at: the standard error shrinks
- * as 1 / sqrt(rounds), the t quantile becomes the normal one.  INFINITY
- * when no number of rounds would (|delta| within the resolution of both
- * targets), or more than 400 would. */
-static double rounds_needed(const struct report_data *rd, const struct stats_decision *d)
+static double look_alpha_cb(void *ctx, int k)
 {
-	int done = rd->rounds_done;
-	if (d->method == STATS_METHOD_NONE || done < 1)
-		return NAN;
-	double ad = fabs(d->delta);
-	double res = d->resolution * (1 + 1e-9);
-	double half = (d->ci_high - d->ci_low) / 2 - res;
-	/* the half-width that would decide: exclude 0, or fit inside +- min */
-	double target = ad >= d->min_effect ? ad - res : d->min_effect - ad - res;
-	if (!(target > 0) || !(half > 0))
-		return INFINITY;
-	double se = half / stats_t_quantile_two_sided(d->alpha, d->df);
-	for (int more = 1; more <= 400; more++) {
-		double z = stats_t_quantile_two_sided(look_alpha(rd, rd->look + more), 1e6);
-		if (z * se * sqrt((double)done / (done + more)) <= target)
-			return more;
-	}
-	return INFINITY;
+	return look_alpha(ctx, k);
+}
+
+/* Rounds more (same design) until the decision would decide, as a range
+ * (stats_rounds_forecast(): the spread's own uncertainty, t with the
+ * future df, the level of the look it would be read at).  NaN with too
+ * few df for a forecast; INFINITY when not reachable within 400. */
+static void rounds_needed(struct report_data *rd, const struct stats_decision *d, double *lo,
+                          double *hi)
+{
+	*lo = *hi = NAN;
+	if (d->method == STATS_METHOD_NONE || rd->rounds_done < 1)
+		return;
+	stats_rounds_forecast(d, rd->rounds_done, (int)rd->n_arms, 400,
+	                      rd->max_rounds > 0 ? look_alpha_cb : NULL, rd, rd->look, lo, hi);
 }
 
 /* "12 min", "1.5 h": a duration of s seconds in the unit that reads. */
@@ -477,13 +477,33 @@ static void fmt_hours(char *buf, size_t size, double s)
 		snprintf(buf, size, "%.1f h", s / 3600.0);
 }
 
-void report_more_text(const struct report_data *rd, double rounds, char *buf, size_t size)
+void report_more_text(const struct report_data *rd, double rounds, double rounds_hi, char *buf,
+                      size_t size)
 {
+	if (isnan(rounds)) {
+		snprintf(buf, size, "too few degrees of freedom for a forecast (fewer than %d)",
+		         STATS_FORECAST_MIN_DF);
+		return;
+	}
 	double s = isfinite(rd->round_s) && isfinite(rounds) ? rounds * rd->round_s : NAN;
+	double s_hi = isfinite(rd->round_s) && isfinite(rounds_hi) ? rounds_hi * rd->round_s : NAN;
 	double h = s / 3600.0;
-	char t[32] = "";
-	if (isfinite(s))
+	char t[80] = "", n[48];
+	if (isfinite(s) && isfinite(s_hi) && rounds_hi > rounds) {
+		char a[32], b[32];
+		fmt_hours(a, sizeof a, s);
+		fmt_hours(b, sizeof b, s_hi);
+		snprintf(t, sizeof t, "%s to %s", a, b);
+	} else if (isfinite(s)) {
 		fmt_hours(t, sizeof t, s);
+	}
+	if (!isfinite(rounds_hi))
+		snprintf(n, sizeof n, "%.0f or more", rounds);
+	else if (rounds_hi > rounds)
+		snprintf(n, sizeof n, "%.0f to %.0f", rounds, rounds_hi);
+	else
+		snprintf(n, sizeof n, "%.0f", rounds);
+	bool one = rounds == 1 && rounds_hi == 1;
 	int left = rd->max_rounds > 0 ? rd->max_rounds - rd->look : -1;
 	if (!isfinite(rounds))
 		snprintf(buf, size, "not reachable at this noise and resolution");
@@ -493,14 +513,12 @@ void report_more_text(const struct report_data *rd, double rounds, char *buf, si
 	else if (isfinite(h) && h > 10)
 		snprintf(buf, size, "not reachable tonight at this noise: about %.0f h more", h);
 	else if (left >= 0 && rounds > left)
-		snprintf(buf, size, "not reachable within max_rounds = %d: about %.0f more round%s%s%s%s",
-		         rd->max_rounds, rounds, rounds == 1 ? "" : "s", t[0] ? " (" : "", t,
-		         t[0] ? ")" : "");
+		snprintf(buf, size, "not reachable within max_rounds = %d: about %s more rounds%s%s%s",
+		         rd->max_rounds, n, t[0] ? " (" : "", t, t[0] ? ")" : "");
 	else if (t[0])
-		snprintf(buf, size, "about %.0f more round%s (%s)", rounds, rounds == 1 ? "" : "s", t);
+		snprintf(buf, size, "about %s more round%s (%s)", n, one ? "" : "s", t);
 	else
-		snprintf(buf, size, "about %.0f more round%s (no round has been timed)", rounds,
-		         rounds == 1 ? "" : "s");
+		snprintf(buf, size, "about %s more round%s (no round has been timed)", n, one ? "" : "s");
 }
 
 void report_stop_text(const struct report_data *rd, char *buf, size_t size)
@@ -585,16 +603,14 @@ bool report_counterbalanced(const struct report_data *rd)
 	return false;
 }
 
-/* Whether run r has a place in time: planned by the campaign (position in
- * its order) and run by the harness (an exit status).  Imported runs are
- * appended after the plan and have none. */
+/* Whether run r has a place in time: its position in the campaign's
+ * order, planned by the campaign and run by the harness, or given to an
+ * imported run (--position, or its place after the runs before it: the
+ * order the logs were imported in, docs/reports.md 4.1). */
 static bool run_placed(const struct report_data *rd, const struct report_run *r)
 {
-	const struct db_campaign *c = rd->campaign;
-	size_t per = c->order ? strlen(c->order) : 0;
-	size_t planned = rd->n_warmup + (size_t)(c->rounds > 0 ? c->rounds : 0) * per;
-	return r->run->position >= 1 && (size_t)r->run->position <= planned &&
-	       r->run->exit_status >= 0;
+	(void)rd;
+	return r->run->position >= 1;
 }
 
 static void add_warning(struct report_data *rd, const char *fmt, ...)
@@ -609,67 +625,79 @@ static void add_warning(struct report_data *rd, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The baseline's drift over the night per metric (slope per hour over its
- * usable runs' start times, and last against first), and the warnings:
- * drift beyond an effect called on a primary metric, void runs mostly in
- * one arm. */
+/* The drift over the campaign per metric: the time coefficient of a model
+ * of every arm's usable runs on arm and linear time over the runs' real
+ * span (their start times; in runs when some run is untimed, an import),
+ * with its interval (stats_drift()); and the warnings: a drift whose
+ * interval excludes 0 on a primary metric, arms run in blocks. */
 static int drift_and_warnings(struct report_data *rd)
 {
 	size_t nm = rd->n_metrics;
-	rd->drift_per_h = malloc(nm * sizeof *rd->drift_per_h);
-	rd->drift_pct = malloc(nm * sizeof *rd->drift_pct);
-	if (!rd->drift_per_h || !rd->drift_pct)
-		return -ENOMEM;
-	const struct report_arm *base = &rd->arms[rd->base];
-	for (size_t m = 0; m < nm; m++) {
-		rd->drift_per_h[m] = rd->drift_pct[m] = NAN;
-		double sx = 0, sy = 0, sxx = 0, sxy = 0, first = NAN, last = NAN;
-		size_t n = 0;
-		int64_t t0 = 0;
-		for (size_t k = 0; k < base->n_runs; k++) {
-			const struct report_run *r = &rd->runs[base->runs[k]];
-			double v = r->v[m];
-			if (r->is_void || !isfinite(v))
-				continue;
-			if (isnan(first))
-				first = v;
-			last = v;
-			if (r->run->start_unix_ms <= 0)
-				continue;
-			if (!t0)
-				t0 = r->run->start_unix_ms;
-			double x = (double)(r->run->start_unix_ms - t0) / 3.6e6;
-			sx += x;
-			sy += v;
-			sxx += x * x;
-			sxy += x * v;
-			n++;
-		}
-		double den = (double)n * sxx - sx * sx;
-		if (n >= 2 && den > 1e-12)
-			rd->drift_per_h[m] = ((double)n * sxy - sx * sy) / den;
-		if (isfinite(first) && first != 0 && base->n_usable >= 2)
-			rd->drift_pct[m] = (last - first) / fabs(first) * 100.0;
+	size_t n = rd->n_runs ? rd->n_runs : 1;
+	rd->drift = calloc(nm, sizeof *rd->drift);
+	double *v = malloc(n * sizeof *v), *t = malloc(n * sizeof *t), *ts = malloc(n * sizeof *ts);
+	size_t *g = malloc(n * sizeof *g);
+	int err = 0;
+	if (!rd->drift || !v || !t || !ts || !g) {
+		err = -ENOMEM;
+		goto out;
 	}
-	/* drift beyond a claimed effect */
-	for (size_t m = 0; m < nm; m++) {
-		double d = rd->drift_pct[m];
-		if (!rd->primary[m] || !isfinite(d))
+	bool timed = true;
+	int64_t t0 = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < rd->n_runs; i++) {
+		const struct report_run *r = &rd->runs[i];
+		if (r->is_void)
 			continue;
-		for (size_t a = 0; a < rd->n_arms; a++) {
-			const struct stats_decision *x = &rd->arms[a].dec[m];
-			if (a == rd->base || !rd->arms[a].has_dec[m] || !isfinite(x->delta_pct) ||
-			    (x->state != STATS_STATE_FASTER && x->state != STATS_STATE_SLOWER))
-				continue;
-			if (fabs(d) > fabs(x->delta_pct)) {
-				add_warning(rd, "the baseline %c drifted %+.1f %% on %s from its first run to its "
-				            "last, more than the %+.1f %% called for %c: read the call with the "
-				            "drift in mind", base->arm->letter, d, stats_metrics[m].label,
-				            x->delta_pct, rd->arms[a].arm->letter);
-				break;
-			}
+		if (r->run->exit_status < 0 || r->run->start_unix_ms <= 0)
+			timed = false;
+		else if (!t0 || r->run->start_unix_ms < t0)
+			t0 = r->run->start_unix_ms;
+		t[k] = r->run->position >= 1 ? r->run->position : NAN;
+		g[k++] = r->arm;
+	}
+	for (size_t i = 0, j = 0; i < rd->n_runs && timed; i++)
+		if (!rd->runs[i].is_void)
+			ts[j++] = (double)(rd->runs[i].run->start_unix_ms - t0) / 1000.0;
+	for (size_t m = 0; m < nm && rd->n_arms <= STATS_MAX_GROUPS; m++) {
+		size_t j = 0;
+		for (size_t i = 0; i < rd->n_runs; i++)
+			if (!rd->runs[i].is_void)
+				v[j++] = rd->runs[i].v[m];
+		struct stats_design d = { .v = v, .group = g, .t = t, .n = k, .n_groups = rd->n_arms };
+		if ((err = stats_drift(&d, timed ? ts : NULL, 0.05, &rd->drift[m])) < 0)
+			goto out;
+	}
+	for (size_t m = 0; m < nm; m++) {
+		const struct stats_drift *dr = &rd->drift[m];
+		if (!rd->primary[m] || !dr->known || !dr->real)
+			continue;
+		char text[128];
+		stats_drift_text(&stats_metrics[m], dr, text, sizeof text);
+		add_warning(rd, "%s drifted %s (the model's time term, 95 %% interval, which "
+		            "excludes 0): the time term takes a smooth drift out; read calls of arms "
+		            "run in blocks with it in mind", stats_metrics[m].label, text);
+		break;
+	}
+	for (size_t a = 0; a < rd->n_arms; a++) {
+		bool blocks = false;
+		for (size_t m = 0; m < nm && a != rd->base; m++)
+			blocks |= rd->arms[a].has_dec[m] && !rd->arms[a].dec[m].interleaved;
+		if (blocks) {
+			add_warning(rd, "arms not interleaved: %c and %c ran in blocks, so their difference "
+			            "and the drift between the blocks cannot be told apart; the interval "
+			            "is as wide as that leaves it", rd->arms[rd->base].arm->letter,
+			            rd->arms[a].arm->letter);
+			break;
 		}
 	}
+out:
+	free(v);
+	free(t);
+	free(ts);
+	free(g);
+	if (err)
+		return err;
 	/* void runs mostly in one arm */
 	size_t total = 0, top = 0, top_arm = 0, runs_total = 0;
 	for (size_t a = 0; a < rd->n_arms; a++) {
@@ -697,7 +725,16 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 		return report_fail(opts, err, "out of memory");
 	round_facts(rd);
 	rd->look = rd->campaign->rounds > 0 ? rd->campaign->rounds : 1;
+	/* the primary comparisons the stop rule shares 5 % over */
+	rd->n_family = 0;
+	for (size_t m = 0; m < rd->n_metrics; m++)
+		rd->n_family += rd->primary[m] && rd->has_data[m] ? rd->n_arms - 1 : 0;
 	rd->alpha = look_alpha(rd, rd->look);
+	/* a deadline ended it before its planned maximum: its last look spends
+	 * what is left */
+	if (rd->max_rounds > 0 && rd->final_look && rd->look < rd->max_rounds)
+		rd->alpha = stats_sequential_alpha_final(stats_family_alpha(0.05, rd->n_family), rd->look,
+		                                         rd->max_rounds);
 	if (rd->n_arms > STATS_MAX_GROUPS)
 		return 0;
 	size_t n = rd->n_runs ? rd->n_runs : 1;
@@ -760,7 +797,8 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 			if (arm->has_dec[m]) {
 				arm->dec[m] = fam[nf++];
 				if (arm->dec[m].primary && arm->dec[m].state == STATS_STATE_UNDECIDED)
-					arm->more_rounds[m] = rounds_needed(rd, &arm->dec[m]);
+					rounds_needed(rd, &arm->dec[m], &arm->more_rounds[m],
+					              &arm->more_rounds_hi[m]);
 			}
 	}
 out:
@@ -858,8 +896,9 @@ static int setup_arms(struct report_data *rd, size_t n_arms, const struct report
 		a->has_dec = calloc(nm, sizeof *a->has_dec);
 		a->dec = calloc(nm, sizeof *a->dec);
 		a->more_rounds = calloc(nm, sizeof *a->more_rounds);
+		a->more_rounds_hi = calloc(nm, sizeof *a->more_rounds_hi);
 		if (!a->runs || !a->has_sum || !a->sum || !a->has_cmp || !a->cmp || !a->has_dec ||
-		    !a->dec || !a->more_rounds)
+		    !a->dec || !a->more_rounds || !a->more_rounds_hi)
 			return report_fail(opts, -ENOMEM, "out of memory");
 	}
 	if (!found)
@@ -931,12 +970,13 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 		err = load_runs(db, rd, opts);
 	if (!err)
 		err = compare_arms(rd, opts);
-	if (!err)
-		err = decide_arms(rd, opts);
 	char stored[16] = "";
 	if (!err && (err = db_campaign_stop_reason(db, campaign_id, stored, sizeof stored)))
 		err = report_fail(opts, err, "cannot read campaign '%s': %s", rd->campaign->name,
 		                  db_errmsg(db));
+	rd->final_look = strcmp(stored, "deadline") == 0;
+	if (!err)
+		err = decide_arms(rd, opts);
 	if (!err)
 		stop_facts(rd, stored);
 	if (!err && (err = drift_and_warnings(rd)))

@@ -141,7 +141,7 @@ static void make_line(const struct report_data *rd, struct report_headline *h, s
                       struct report_headline_line *l)
 {
 	const struct report_arm *arm = &rd->arms[a];
-	*l = (struct report_headline_line){ .arm = a, .more_rounds = NAN };
+	*l = (struct report_headline_line){ .arm = a, .more_rounds = NAN, .more_rounds_hi = NAN };
 	bool all = true, better = false, worse = false, any_other = false, first = true;
 	for (size_t m = 0; m < rd->n_metrics; m++) {
 		if (!rd->primary[m] || !rd->has_data[m])
@@ -167,12 +167,16 @@ static void make_line(const struct report_data *rd, struct report_headline *h, s
 		if (!x || x->state == STATS_STATE_UNDECIDED) {
 			/* the rounds until the last of them would be decided */
 			double more = x && arm->more_rounds[m] != 0 ? arm->more_rounds[m] : NAN;
-			if (all)
+			double hi = x && arm->more_rounds[m] != 0 ? arm->more_rounds_hi[m] : NAN;
+			if (all) {
 				l->more_rounds = more;
-			else if (isnan(more) || isnan(l->more_rounds))
-				l->more_rounds = NAN;
-			else
+				l->more_rounds_hi = hi;
+			} else if (isnan(more) || isnan(l->more_rounds)) {
+				l->more_rounds = l->more_rounds_hi = NAN;
+			} else {
 				l->more_rounds = fmax(l->more_rounds, more);
+				l->more_rounds_hi = fmax(l->more_rounds_hi, hi);
+			}
 			all = false;
 			continue;
 		}
@@ -192,7 +196,7 @@ static void make_line(const struct report_data *rd, struct report_headline *h, s
 	else
 		l->call = any_other ? REPORT_CALL_MIXED : REPORT_CALL_SAME;
 	if (l->call != REPORT_CALL_UNDECIDED)
-		l->more_rounds = NAN;
+		l->more_rounds = l->more_rounds_hi = NAN;
 	l->word = call_word(rd, h, l->call);
 }
 
@@ -230,14 +234,16 @@ static void verdict_sentence(const struct report_data *rd, struct report_headlin
 		return;
 	}
 	/* nothing decided: when the first arm would be */
-	double soonest = NAN;
+	double soonest = NAN, soonest_hi = NAN;
 	bool unknown = false;
 	for (size_t i = 0; i < h->n_lines; i++) {
 		double m = h->lines[i].more_rounds;
-		if (isnan(m))
+		if (isnan(m)) {
 			unknown = true;
-		else if (isnan(soonest) || m < soonest)
+		} else if (isnan(soonest) || m < soonest) {
 			soonest = m;
+			soonest_hi = h->lines[i].more_rounds_hi;
+		}
 	}
 	if (isnan(soonest)) {
 		fmt(h->verdict, sizeof h->verdict, "no arm decided yet: %s",
@@ -246,7 +252,7 @@ static void verdict_sentence(const struct report_data *rd, struct report_headlin
 		return;
 	}
 	char more[200];
-	report_more_text(rd, soonest, more, sizeof more);
+	report_more_text(rd, soonest, soonest_hi, more, sizeof more);
 	fmt(h->verdict, sizeof h->verdict, "no arm decided yet: %s", more);
 }
 

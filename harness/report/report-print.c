@@ -352,17 +352,20 @@ static void md_verdict_cell(FILE *out, const struct stats_metric_def *d,
 		mdec++;
 	fprintf(out, "; ±%.*f minimum; %zu vs %zu runs", mdec, x->min_effect, x->n_arm,
 	        x->n_baseline);
-	/* how it was decided, the levels the runs fell in, why undecided */
-	char method[160];
+	/* the method and its df, the permutation check, levels, and why a
+	 * comparison is undecided (docs/metrics.md 6.1, 6.2) */
+	char method[96];
 	stats_decision_method_text(x, method, sizeof method);
 	fputs("; ", out);
 	report_md_text(out, method);
+	if (isfinite(x->p_perm))
+		fprintf(out, ", permutation p = %.2g%s", x->p_perm, x->perm_exact ? "" : " (Monte Carlo)");
 	if (x->levels_text[0]) {
 		fputs("; ", out);
 		report_md_text(out, x->levels_text);
 	}
 	if (x->state == STATS_STATE_UNDECIDED && x->reason[0]) {
-		fputs("; ", out);
+		fputs(" — ", out);
 		report_md_text(out, x->reason);
 	}
 }
@@ -393,12 +396,21 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			first = false;
 		}
 	if (rd->max_rounds > 0)
-		fprintf(out, ") are decided at %.3g %% each, the level round %d spends of 5 %% over at "
-		             "most %d rounds (a campaign that stops once decided, docs/metrics.md 6.5); "
-		             "the others on Holm-adjusted p.\n\n| metric |",
-		        100 * rd->alpha, rd->look, rd->max_rounds);
+		fprintf(out, ") are decided at %.3g %% each, the level round %d spends of %.3g %% "
+		             "(5 %% shared over %zu primary comparison%s) over at most %d rounds (a "
+		             "campaign that stops once decided, docs/metrics.md 6.5); the others on "
+		             "Holm-adjusted p.",
+		        100 * rd->alpha, rd->look,
+		        100 * stats_family_alpha(0.05, rd->n_family), rd->n_family,
+		        rd->n_family == 1 ? "" : "s", rd->max_rounds);
 	else
-		fputs(") are decided at 5 % each; the others on Holm-adjusted p.\n\n| metric |", out);
+		fprintf(out, ") are decided at 5 %% each, so over the %zu primary comparison%s "
+		             "(primaries × arms) the chance of any false call is at most %.3g %%; the "
+		             "others on Holm-adjusted p.",
+		        rd->n_family, rd->n_family == 1 ? "" : "s",
+		        100 * stats_familywise_bound(0.05, rd->n_family));
+	fputs(" Each cell gives the method and its degrees of freedom, and the permutation test "
+	      "over the arm labels that a call must agree with.\n\n| metric |", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		if (i == rd->base)
 			continue;
@@ -433,7 +445,8 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			fputc(' ', out);
 			if (a->has_dec[m]) {
 				md_verdict_cell(out, d, &a->dec[m]);
-				any_more |= a->more_rounds[m] != 0;
+				any_more |= a->more_rounds[m] != 0 && a->dec[m].primary &&
+				            a->dec[m].state == STATS_STATE_UNDECIDED;
 			} else {
 				fputs("no usable runs", out);
 			}
@@ -443,16 +456,17 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	fputc('\n', out);
 	if (!any_more)
 		return;
-	fputs("\nUndecided primary metrics, and the rounds the same model would need to decide them "
-	      "(the interval narrows as 1/√rounds around today's Δ, at the level of the look it "
-	      "would be read at):\n\n", out);
+	fputs("\nUndecided primary metrics, and the rounds the same model would need to decide them, "
+	      "as a range (the spread's own 10-90 % uncertainty, t with the degrees of freedom the "
+	      "rounds add, the interval narrowing as 1/√rounds around today's Δ, at the level of "
+	      "the look it would be read at; no forecast below 4 df):\n\n", out);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		const struct report_arm *a = &rd->arms[i];
 		for (size_t m = 0; m < rd->n_metrics && i != rd->base; m++) {
-			if (!a->has_dec[m] || a->more_rounds[m] == 0 || isnan(a->more_rounds[m]))
+			if (!a->has_dec[m] || a->more_rounds[m] == 0)
 				continue;
-			char more[128];
-			report_more_text(rd, a->more_rounds[m], more, sizeof more);
+			char more[160];
+			report_more_text(rd, a->more_rounds[m], a->more_rounds_hi[m], more, sizeof more);
 			fprintf(out, "- %c, ", a->arm->letter);
 			char name[128];
 			stats_metric_name(&stats_metrics[m], name, sizeof name);
@@ -466,25 +480,23 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
  * warnings. */
 static void md_drift(const struct report_data *rd, FILE *out)
 {
-	const struct report_arm *base = &rd->arms[rd->base];
 	bool any = false;
 	for (size_t m = 0; m < rd->n_metrics; m++) {
-		if (!rd->primary[m] || (!isfinite(rd->drift_per_h[m]) && !isfinite(rd->drift_pct[m])))
+		if (!rd->primary[m] || !rd->drift || !rd->drift[m].known)
 			continue;
 		const struct stats_metric_def *d = &stats_metrics[m];
+		char text[128];
+		stats_drift_text(d, &rd->drift[m], text, sizeof text);
 		if (!any)
-			fprintf(out, "\nDrift of the baseline %c over the campaign:", base->arm->letter);
+			fputs("\nDrift over the campaign (the model's time term, arms taken out, 95 % "
+			      "interval):", out);
 		fputs(any ? ";" : "", out);
 		fputc(' ', out);
 		char name[128];
 		stats_metric_name(d, name, sizeof name);
 		report_md_text(out, name);
-		if (isfinite(rd->drift_per_h[m]))
-			fprintf(out, " %+.*f %s an hour", d->decimals + 1, rd->drift_per_h[m],
-			        d->unit && d->unit[0] ? d->unit : "");
-		if (isfinite(rd->drift_pct[m]))
-			fprintf(out, "%s %+.1f %% first to last run", isfinite(rd->drift_per_h[m]) ? "," : "",
-			        rd->drift_pct[m]);
+		fputc(' ', out);
+		report_md_text(out, text);
 		any = true;
 	}
 	if (any)
@@ -676,10 +688,12 @@ static int print_csv(const struct report_data *rd, FILE *out)
 			csv_line(&x, "df", NULL, k, dv->method == STATS_METHOD_NONE ? NAN : dv->df,
 			         method_key(dv->method));
 			csv_line(&x, "min_effect", NULL, k, dv->min_effect, "");
-			if (x.a->more_rounds[m] != 0 && !isnan(x.a->more_rounds[m])) {
-				char more[128];
-				report_more_text(x.rd, x.a->more_rounds[m], more, sizeof more);
+			if (x.a->more_rounds[m] != 0) {
+				char more[160];
+				report_more_text(x.rd, x.a->more_rounds[m], x.a->more_rounds_hi[m], more,
+				                 sizeof more);
 				csv_line(&x, "more_rounds", NULL, k, x.a->more_rounds[m], more);
+				csv_line(&x, "more_rounds_hi", NULL, k, x.a->more_rounds_hi[m], more);
 			}
 		}
 	}
@@ -840,19 +854,35 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 			set(v, "primary", json_boolean(dv->primary));
 			set(v, "min_effect", jnum(dv->min_effect));
 			set(v, "resolution", jnum(dv->resolution));
-			char method[160];
-			stats_decision_method_text(dv, method, sizeof method);
 			set(v, "method", json_string(method_key(dv->method)));
-			set(v, "method_text", json_string(method));
-			set(v, "df", dv->method == STATS_METHOD_NONE ? json_null() : json_integer(dv->df));
+			char mt[96];
+			stats_decision_method_text(dv, mt, sizeof mt);
+			set(v, "method_text", json_string(mt));
 			set(v, "time_terms", json_integer(dv->time_terms));
-			set(v, "permutation_p", jnum(dv->p_perm));
-			set(v, "levels", dv->levels_text[0] ? json_string(dv->levels_text) : NULL);
-			set(v, "reason", dv->reason[0] ? json_string(dv->reason) : NULL);
+			set(v, "time_terms_dropped", json_integer(dv->time_terms_dropped));
+			set(v, "df", dv->method == STATS_METHOD_NONE ? json_null() : json_integer(dv->df));
+			set(v, "se", jnum(dv->se));
+			set(v, "se_floor", jnum(dv->se_floor));
+			set(v, "p_perm", jnum(dv->p_perm));
+			set(v, "p_perm_min", jnum(dv->p_perm_min));
+			set(v, "perm_exact", json_boolean(dv->perm_exact));
+			set(v, "perm_count", json_integer((json_int_t)dv->perm_count));
+			set(v, "p_perm_same", jnum(dv->p_perm_same));
+			json_t *lv = json_array();
+			for (int l = 0; l < dv->n_levels; l++)
+				json_array_append_new(lv, jnum(dv->levels[l]));
+			set(v, "levels", lv);
+			set(v, "levels_text", dv->levels_text[0] ? json_string(dv->levels_text) : json_null());
+			set(v, "interleaved", json_boolean(dv->interleaved));
+			set(v, "undecided_reason", dv->reason[0] ? json_string(dv->reason) : json_null());
 			set(co[2], k, v);
-			double more = a->more_rounds[m];
-			if (more != 0 && !isnan(more))
-				set(co[4], k, isfinite(more) ? json_integer((json_int_t)more) : json_null());
+			double more = a->more_rounds[m], hi = a->more_rounds_hi[m];
+			if (more != 0 && !isnan(more)) {
+				json_t *mr = json_object();
+				set(mr, "low", isfinite(more) ? json_integer((json_int_t)more) : json_null());
+				set(mr, "high", isfinite(hi) ? json_integer((json_int_t)hi) : json_null());
+				set(co[4], k, mr);
+			}
 		}
 	}
 	for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++)
@@ -923,9 +953,9 @@ static json_t *headline_json(const struct report_data *rd)
 			set(x, "df", hm->dec && hm->dec->method != STATS_METHOD_NONE
 			                     ? json_integer(hm->dec->df) : NULL);
 			set(x, "method", hm->dec ? json_string(method_key(hm->dec->method)) : NULL);
-			set(x, "levels", hm->dec && hm->dec->levels_text[0]
+			set(x, "levels_text", hm->dec && hm->dec->levels_text[0]
 			                         ? json_string(hm->dec->levels_text) : NULL);
-			set(x, "reason", hm->dec && hm->dec->reason[0] ? json_string(hm->dec->reason)
+			set(x, "undecided_reason", hm->dec && hm->dec->reason[0] ? json_string(hm->dec->reason)
 			                                               : NULL);
 			json_array_append_new(jm, x);
 		}
@@ -1010,6 +1040,9 @@ static int print_json(const struct report_data *rd, FILE *out)
 	set(stop, "max_rounds", rd->max_rounds > 0 ? json_integer(rd->max_rounds) : json_null());
 	set(stop, "look", json_integer(rd->look));
 	set(stop, "alpha", jnum(rd->alpha));
+	set(stop, "primary_comparisons", json_integer((json_int_t)rd->n_family));
+	set(stop, "familywise_bound", jnum(rd->max_rounds > 0 ? 0.05
+	                                   : stats_familywise_bound(0.05, rd->n_family)));
 	set(stop, "all_decided", json_boolean(rd->all_decided));
 	set(doc, "stop", stop);
 	set(doc, "host", host_json(rd));
@@ -1020,14 +1053,25 @@ static int print_json(const struct report_data *rd, FILE *out)
 	set(doc, "registry", registry_json(rd));
 	json_t *drift = json_object();
 	for (size_t m = 0; m < rd->n_metrics; m++) {
-		if (!isfinite(rd->drift_per_h[m]) && !isfinite(rd->drift_pct[m]))
+		const struct stats_drift *dr = rd->drift ? &rd->drift[m] : NULL;
+		if (!dr || !dr->known)
 			continue;
 		json_t *dm = json_object();
-		set(dm, "per_hour", jnum(rd->drift_per_h[m]));
-		set(dm, "first_to_last_pct", jnum(rd->drift_pct[m]));
+		char text[128];
+		stats_drift_text(&stats_metrics[m], dr, text, sizeof text);
+		set(dm, "change", jnum(dr->change));
+		set(dm, "ci_low", jnum(dr->low));
+		set(dm, "ci_high", jnum(dr->high));
+		set(dm, "span", jnum(dr->span));
+		set(dm, "span_unit", json_string(dr->timed ? "s" : "runs"));
+		set(dm, "per_hour", dr->timed && dr->span >= 3600 ? jnum(dr->change * 3600 / dr->span)
+		                                                  : json_null());
+		set(dm, "df", json_integer(dr->df));
+		set(dm, "real", json_boolean(dr->real));
+		set(dm, "text", json_string(text));
 		set(drift, stats_metrics[m].key, dm);
 	}
-	set(doc, "baseline_drift", drift);
+	set(doc, "drift", drift);
 	json_t *warn = json_array();
 	for (size_t i = 0; i < rd->n_warnings; i++)
 		json_array_append_new(warn, json_string(rd->warnings[i]));

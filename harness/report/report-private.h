@@ -40,10 +40,12 @@ struct report_arm {
 	struct stats_comparison *cmp;
 	bool *has_dec;       /* per metric; never for the baseline */
 	struct stats_decision *dec;   /* the decision (docs/metrics.md) */
-	double *more_rounds; /* per metric, undecided primaries: rounds the
-	                      * decision's model needs at the levels of the
-	                      * looks to come; INFINITY: not reachable at this
-	                      * noise; 0: none */
+	double *more_rounds; /* per metric, undecided primaries: the fewest
+	                      * rounds the decision's model may need at the
+	                      * levels of the looks to come (stats_rounds_forecast());
+	                      * INFINITY: not reachable at this noise; NaN: too
+	                      * few df for a forecast; 0: none */
+	double *more_rounds_hi; /* the most of that range; INFINITY: maybe never */
 };
 
 /* ---- the headline (report-headline.c) ---------------------------------- */
@@ -82,6 +84,7 @@ struct report_headline_line {
 	double more_rounds;         /* undecided: the rounds until every primary would
 	                             * be decided (the largest); INFINITY not
 	                             * reachable; NaN: not known */
+	double more_rounds_hi;      /* the top of that forecast's range */
 };
 
 /* The answer, first in every output (docs/reports.md, "The headline"):
@@ -124,12 +127,12 @@ struct report_data {
 	double *min_effect_pct; /* per metric */
 	double alpha;        /* the level the decisions were made at */
 	int rounds_done;     /* rounds with a usable run of every arm */
-	double *drift_per_h; /* per metric: the baseline's least-squares slope
-	                      * over its runs' start times, unit per hour; NaN */
-	double *drift_pct;   /* per metric: the baseline's last usable run
-	                      * against its first, %; NaN */
-	char warnings[4][320]; /* drift larger than a claimed effect, void runs
-	                        * in one arm; "" when none */
+	struct stats_drift *drift; /* per metric: the model's time coefficient over
+	                      * the runs' span with its interval (stats_drift()) */
+	size_t n_family;     /* primary comparisons (primaries x arms): the stop
+	                      * rule shares 5 % over them */
+	char warnings[4][320]; /* drift whose interval excludes 0, arms in
+	                        * blocks, void runs in one arm; "" when none */
 	size_t n_warnings;
 	double round_s;      /* mean wall time of a round; NaN: not known */
 	/* The sequential rule (docs/metrics.md, 6.5): a campaign with a planned
@@ -137,6 +140,8 @@ struct report_data {
 	int max_rounds;      /* the planned maximum (plan_max_rounds()); 0: a fixed campaign */
 	int look;            /* the look the decisions are made at: the campaign's rounds */
 	bool has_until;      /* the plan has a deadline */
+	bool final_look;     /* the run loop stopped it at its deadline: the last
+	                      * look spends what is left of alpha */
 	bool all_decided;    /* every primary comparison is decided (and there is one) */
 	enum report_stop {
 		REPORT_STOP_NONE = 0,   /* not finished */
@@ -206,9 +211,11 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
                      struct report_data **out);
 void report_data_destroy(struct report_data *rd);
 
-/* One line on an arm's undecided metric: "about 3 more rounds (1.2 h)",
- * "not reachable at this noise: about 40 h more", ... */
-void report_more_text(const struct report_data *rd, double rounds, char *buf, size_t size);
+/* One line on an arm's undecided metric from the forecast's range:
+ * "about 3 to 5 more rounds (1.2 h to 2 h)", "not reachable at this noise:
+ * about 40 h more", "too few degrees of freedom for a forecast", ... */
+void report_more_text(const struct report_data *rd, double rounds, double rounds_hi, char *buf,
+                      size_t size);
 
 /* Whether some round's runs came in another arm order than the campaign's
  * (a counterbalanced campaign). */

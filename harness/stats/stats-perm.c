@@ -303,6 +303,10 @@ int stats_levels(const double *v, const size_t *group, size_t n, double min_gap,
 	start[nc] = m;
 	if (nc < 2 || gmax < 4 * widest)
 		goto out;
+	/* a level is where runs land again: one run alone is an outlier */
+	for (int c = 0; c < nc; c++)
+		if (start[c + 1] - start[c] < 2)
+			goto out;
 	/* some arm's runs in two clusters: otherwise it is a difference of arms */
 	bool split = false;
 	for (int c = 0; c < nc && !split; c++)

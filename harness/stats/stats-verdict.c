@@ -471,17 +471,20 @@ static int permutation_checks(const struct stats_design *d, size_t base, size_t 
 		untimed.t = NULL;
 		dd = &untimed;
 	}
-	int rc = stats_permutation_p(dd, base, arm, r->time_terms, 0, 2, &r->p_perm,
+	/* the terms the design allows, not the ones chosen on the data: the
+	 * statistic must not depend on the labels it permutes */
+	int terms = r->time_terms + r->time_terms_dropped;
+	int rc = stats_permutation_p(dd, base, arm, terms, 0, 2, &r->p_perm,
 	                             &r->p_perm_min, &r->perm_exact, &r->perm_count);
 	if (rc < 0)
 		return rc;
 	if (r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect) {
 		double up, down;
 		/* H0 delta = +m against below, and delta = -m against above */
-		rc = stats_permutation_p(dd, base, arm, r->time_terms, r->min_effect, -1, &down, NULL,
+		rc = stats_permutation_p(dd, base, arm, terms, r->min_effect, -1, &down, NULL,
 		                         NULL, NULL);
 		if (rc == 0)
-			rc = stats_permutation_p(dd, base, arm, r->time_terms, -r->min_effect, 1, &up,
+			rc = stats_permutation_p(dd, base, arm, terms, -r->min_effect, 1, &up,
 			                         NULL, NULL, NULL);
 		if (rc < 0)
 			return rc;
@@ -615,7 +618,7 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 		r->why = STATS_WHY_NO_MODEL;
 		snprintf(r->reason, sizeof r->reason,
 		         "%zu vs %zu runs leave no residual degree of freedom: no interval",
-		         r->n_baseline, r->n_arm);
+		         r->n_arm, r->n_baseline);
 		return;
 	}
 	/* the permutation test's level: alpha, scaled as Holm scaled p */
@@ -638,7 +641,7 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 			p_text(b, sizeof b, lvl);
 			snprintf(r->reason, sizeof r->reason,
 			         "%zu vs %zu runs: the permutation test cannot go below p = %s (needs < %s)",
-			         r->n_baseline, r->n_arm, a, b);
+			         r->n_arm, r->n_baseline, a, b);
 			return;
 		}
 		if (!(r->p_perm < lvl)) {
@@ -679,7 +682,7 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 			p_text(b, sizeof b, r->alpha / 2);
 			snprintf(r->reason, sizeof r->reason,
 			         "%zu vs %zu runs: the permutation test of \"same\" cannot go below p = %s "
-			         "(needs < %s)", r->n_baseline, r->n_arm, a, b);
+			         "(needs < %s)", r->n_arm, r->n_baseline, a, b);
 		} else if (!(r->p_perm_same < r->alpha / 2)) {
 			r->why = STATS_WHY_PERM_DISAGREES;
 			p_text(a, sizeof a, r->p_perm_same);

@@ -467,9 +467,9 @@ int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, i
 /*
  * Whether the values v[0..n) (finite ones; NaN skipped) cluster in levels:
  * sorted, split at every gap at least half the largest; levels when 2 to
- * STATS_MAX_LEVELS clusters result, the largest gap is at least 4 times
- * the widest cluster and at least min_gap, and some arm's runs (group, may
- * be NULL: one arm) fall in two clusters.  Fills levels (each cluster's
+ * STATS_MAX_LEVELS clusters of at least 2 values each result, the largest
+ * gap is at least 4 times the widest cluster and at least min_gap, and
+ * some arm's runs (group, may be NULL: one arm) fall in two clusters.  Fills levels (each cluster's
  * median, ascending) and returns their count, or 0.
  */
 int stats_levels(const double *v, const size_t *group, size_t n, double min_gap,
