@@ -106,6 +106,15 @@ static void test_run_ab__switch_against_none(void **state)
 		fail_msg("rxdeck ab exited %d", rc);
 	}
 	check_campaign("ABBA", "", "RX_VK_READBACK_EARLY=1", true);
+	/* it ends with the report for a terminal, headline first: B's line
+	 * against A, then what decides (one round decides nothing) */
+	char *text = test_read_text(out);
+	const char *b = strstr(text, "\nB ");
+	const char *verdict = strstr(text, "\nno arm decided yet: ");
+	const char *table = strstr(text, "\narm ");
+	if (!b || !verdict || !table || !(b < verdict && verdict < table))
+		fail_msg("rxdeck ab does not end with the headline before its table:\n%s", text);
+	free(text);
 	/* the walk it wrote is a good route of that length */
 	char route_path[PATH_MAX + 64];
 	snprintf(route_path, sizeof route_path, "%s/data/rxdeck/routes/ab-10s.route", t.path);
