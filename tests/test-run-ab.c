@@ -106,9 +106,16 @@ static void test_run_ab__switch_against_none(void **state)
 		fail_msg("rxdeck ab exited %d", rc);
 	}
 	check_campaign("ABBA", "", "RX_VK_READBACK_EARLY=1", true);
+	/* one round of ABBA (2 runs an arm) decides nothing, and says why */
+	char *text = test_read_text(out);
+	if (!strstr(text, "2 vs 2 runs: the permutation test cannot go below p = 0.33")) {
+		show_output();
+		fail_msg("rxdeck ab --rounds 1 does not say why it decides nothing");
+	}
+	assert_null(strstr(text, "**faster**"));
+	assert_null(strstr(text, "**slower**"));
 	/* it ends with the report for a terminal, headline first: B's line
 	 * against A, then what decides (one round decides nothing) */
-	char *text = test_read_text(out);
 	const char *b = strstr(text, "\nB ");
 	const char *verdict = strstr(text, "\nno arm decided yet: ");
 	const char *table = strstr(text, "\narm ");

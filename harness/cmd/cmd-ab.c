@@ -298,7 +298,7 @@ int cmd_ab(int argc, char **argv, struct cmd_context *ctx)
 	struct opts o = { 0 };
 	const struct cli_option options[] = {
 		OPT_STRING('a', "against", &o.against, "BUILD", "the other build: its program, or its build folder"),
-		OPT_STRING('n', "rounds", &o.rounds, "N", "rounds of ABBA (default: 3)"),
+		OPT_STRING('n', "rounds", &o.rounds, "N", "rounds of ABBA (default: 3; one round, 2 runs an arm, decides nothing)"),
 		OPT_CALLBACK('s', "seconds", 1, "S", "length of each run on the built-in walk route (default: 30)", OPT_SECONDS),
 		OPT_STRING('r', "route", &o.route, "FILE", "play this route instead of the built-in walk"),
 		OPT_STRING('g', "game", &o.game, "PROGRAM", "this build's program (default: the demo game next to rxdeck)"),

@@ -63,10 +63,11 @@ int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign 
 	if (!quiet)
 		printf("campaign %s: %zu void run%s; runs in %s\n\n", name, o->runs_void,
 		       o->runs_void == 1 ? "" : "s", run_campaign_dir(c));
-	/* the report for a terminal, headline first; when the table goes
+	/* the report for a terminal, headline first (fitted to a terminal;
+	 * into a file or a pipe whole, nothing folded); when the table goes
 	 * elsewhere, the progress lines on the terminal end with the headline */
 	ro.format = REPORT_FORMAT_TERM;
-	ro.term_width = cmd_terminal_width(stdout);
+	ro.term_width = isatty(fileno(stdout)) ? cmd_terminal_width(stdout) : 0;
 	ro.term_colour = cmd_terminal_colour(stdout);
 	int rc = report_print(db, run_campaign_id(c), &ro, stdout);
 	fflush(stdout);

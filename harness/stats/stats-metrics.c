@@ -15,11 +15,11 @@
 #define HI STATS_HIGHER_IS_BETTER
 #define LO STATS_LOWER_IS_BETTER
 #define NE STATS_NEUTRAL
-/* the values' spec (struct stats_metric_spec): exact (fps: a count of
- * frames over the known window; lows and draws: means of exact values),
- * whole counts, or not known and inferred from the values (percentiles
- * and waits, which an imported log gives at its own precision; the
- * renderer's summary lines) */
+/* the values' spec (struct stats_metric_spec), as docs/metrics.md's
+ * definitions say (stats_metric_spec_default() agrees): exact (fps: a
+ * count of frames over the known window), whole counts, or not known and
+ * inferred from the values (percentiles, lows and waits, which an
+ * imported log gives at its own precision; the renderer's summary lines) */
 #define EXACT { 0, true, false }
 #define COUNT { 0, true, true }
 #define INFER { 0, false, false }
@@ -32,8 +32,8 @@ const struct stats_metric_def stats_metrics[] = {
 	{ "p50_ms", "frame time p50", "ms", LO, "slower", "faster", 2, "p50 ms", false, INFER },
 	{ "p95_ms", "frame time p95", "ms", LO, "slower", "faster", 2, "p95 ms", false, INFER },
 	{ "p99_ms", "frame time p99", "ms", LO, "slower", "faster", 2, "p99 ms", true, INFER },
-	{ "low_1pct_fps", "1 % low", "fps", HI, "faster", "slower", 1, "1% low fps", false, EXACT },
-	{ "low_01pct_fps", "0.1 % low", "fps", HI, "faster", "slower", 1, "0.1% low fps", false, EXACT },
+	{ "low_1pct_fps", "1 % low", "fps", HI, "faster", "slower", 1, "1% low fps", false, INFER },
+	{ "low_01pct_fps", "0.1 % low", "fps", HI, "faster", "slower", 1, "0.1% low fps", false, INFER },
 	{ "over_100ms", "frames over 100 ms", "", LO, "more", "fewer", 1, ">100 ms", false, COUNT },
 	{ "rb_waits", "readbacks that wait, of 3000", "", LO, "more", "fewer", 1, "rb waits", false, INFER },
 	{ "rb_wait_each_ms", "readback wait each", "ms", LO, "slower", "faster", 2, "rb wait ms",
@@ -55,7 +55,7 @@ const struct stats_metric_def stats_metrics[] = {
 	  false, INFER },
 	{ "memsync_ms", "memory sync a frame", "ms", LO, "slower", "faster", 2, "sync ms/frame",
 	  false, INFER },
-	{ "draws", "draws a frame", "", NE, "higher", "lower", 0, "draws/frame", false, EXACT },
+	{ "draws", "draws a frame", "", NE, "higher", "lower", 0, "draws/frame", false, INFER },
 	{ "gpu_busy_percent", "GPU busy", "%", NE, "higher", "lower", 1, "GPU busy %", false, INFER },
 	{ "swap_in", "swap-in", "pages", LO, "more", "fewer", 0, "swap-in pages", false, COUNT },
 	{ NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, false, INFER },

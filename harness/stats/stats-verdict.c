@@ -628,6 +628,24 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 	bool model_call = isfinite(r->p) && r->p < r->alpha && fabs(r->delta) >= r->min_effect &&
 	                  (r->ci_low > 0 || r->ci_high < 0);
 	bool model_same = r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect;
+	if (r->df < 2) {
+		r->why = STATS_WHY_DF;
+		snprintf(r->reason, sizeof r->reason,
+		         "%d residual degree of freedom: a call needs at least 2", r->df);
+		return;
+	}
+	/* too few runs for the permutation test to reach the level of a call
+	 * or of same: nothing the model says can be decided, and that is why */
+	if (!(r->p_perm_min < lvl) &&
+	    !(r->p_perm_min / (r->n_arm == r->n_baseline ? 2.0 : 1.0) < r->alpha / 2)) {
+		r->why = STATS_WHY_PERM_UNREACHABLE;
+		p_text(a, sizeof a, r->p_perm_min);
+		p_text(b, sizeof b, lvl);
+		snprintf(r->reason, sizeof r->reason,
+		         "%zu vs %zu runs: the permutation test cannot go below p = %s (needs < %s)",
+		         r->n_arm, r->n_baseline, a, b);
+		return;
+	}
 	if (model_call) {
 		if (r->df < 2) {
 			r->why = STATS_WHY_DF;
@@ -848,6 +866,22 @@ void stats_drift_text(const struct stats_metric_def *metric, const struct stats_
 		snprintf(span, sizeof span, "%.0f s", dr->span);
 	snprintf(buf, size, "%+.*f%s%s over %s [%+.*f, %+.*f]", dec, dr->change, sp, unit, span, dec,
 	         dr->low, dec, dr->high);
+}
+
+const struct stats_metric_spec *stats_metric_spec_default(const char *key)
+{
+	/* fps from a count of frames over the known window is exact; counts
+	 * are whole and exact */
+	static const struct stats_metric_spec exact = { .exact = true };
+	static const struct stats_metric_spec count = { .resolution = 1, .exact = true,
+		                                        .count = true };
+	if (!key)
+		return NULL;
+	if (strcmp(key, "real_fps") == 0 || strcmp(key, "shown_fps") == 0)
+		return &exact;
+	if (strcmp(key, "over_100ms") == 0 || strcmp(key, "swap_in") == 0)
+		return &count;
+	return NULL;
 }
 
 int stats_holm(const double *p, size_t n, double *adj)

@@ -297,6 +297,12 @@ struct stats_design {
 	size_t n_groups;      /* at most STATS_MAX_GROUPS */
 };
 
+/* What the definitions of docs/metrics.md section 2 say of a known metric:
+ * real and shown fps exact (frames counted over the known window),
+ * frames over 100 ms and swap-in whole counts; NULL for the others (their
+ * resolution is inferred).  The report's metric registry may give its own. */
+const struct stats_metric_spec *stats_metric_spec_default(const char *key);
+
 /* Zero means default for every field. */
 struct stats_decide_options {
 	double alpha;          /* two-sided level: 0.05 */
