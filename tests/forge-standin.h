@@ -52,6 +52,7 @@ struct standin_request {
 	char auth[512];
 	char content_type[128];
 	char *body;
+	size_t body_len;    /* bytes of body (an upload's may hold NULs) */
 };
 
 struct standin_comment {
@@ -274,7 +275,12 @@ static inline void standin_serve(struct standin *s, int c)
 		have += (size_t)n;
 	}
 	buf[len] = 0;
-	r.body = strndup(end + 4, have);
+	r.body = malloc(have + 1);
+	if (r.body) {
+		memcpy(r.body, end + 4, have);
+		r.body[have] = 0;
+		r.body_len = have;
+	}
 
 	pthread_mutex_lock(&s->mu);
 	if (s->n_req < STANDIN_MAX)

@@ -383,24 +383,25 @@ static void test_post__attaches_plots(void **state)
 		char want[256];
 		assert_string_equal(r->method, "POST");
 		snprintf(want, sizeof want, "/api/v1/repos/owner/name/issues/comments/1001/assets"
-		                            "?name=2026-11-13-night-1-%s.svg", kinds[k]);
+		                            "?name=2026-11-13-night-1-%s.png", kinds[k]);
 		assert_string_equal(r->path, want);
 		assert_string_equal(r->auth, "token " TOKEN);
 		const char *b = "multipart/form-data; boundary=";
 		assert_true(strncmp(r->content_type, b, strlen(b)) == 0);
 		const char *boundary = r->content_type + strlen(b);
-		/* one part: the field "attachment" holding the SVG, then the end */
+		/* one part: the field "attachment" holding the PNG librsvg drew, then
+		 * the end */
 		char open[256], close[256];
 		snprintf(open, sizeof open, "--%s\r\n", boundary);
 		snprintf(close, sizeof close, "\r\n--%s--\r\n", boundary);
 		assert_true(strncmp(r->body, open, strlen(open)) == 0);
 		snprintf(want, sizeof want, "Content-Disposition: form-data; name=\"attachment\"; "
-		                            "filename=\"2026-11-13-night-1-%s.svg\"\r\n", kinds[k]);
+		                            "filename=\"2026-11-13-night-1-%s.png\"\r\n", kinds[k]);
 		assert_non_null(strstr(r->body, want));
-		assert_non_null(strstr(r->body, "Content-Type: image/svg+xml\r\n\r\n<?xml"));
-		assert_non_null(strstr(r->body, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
-		size_t bl = strlen(r->body), cl = strlen(close);
-		assert_true(bl > cl && strcmp(r->body + bl - cl, close) == 0);
+		static const char png_head[] = "Content-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n";
+		assert_non_null(memmem(r->body, r->body_len, png_head, sizeof png_head - 1));
+		size_t bl = r->body_len, cl = strlen(close);
+		assert_true(bl > cl && memcmp(r->body + bl - cl, close, cl) == 0);
 		assert_int_equal(count_method(f, "POST"), 4);
 	}
 	struct standin_request *e = &f->s.req[5];
@@ -441,11 +442,11 @@ static void test_post__asset_refused_keeps_text_once(void **state)
 	assert_int_equal(f->s.n_req, 3);
 	assert_string_equal(f->s.req[2].method, "POST");
 	assert_string_equal(f->s.req[2].path, "/api/v1/repos/owner/name/issues/comments/1001/assets"
-	                                      "?name=2026-11-13-night-1-frametime.svg");
+	                                      "?name=2026-11-13-night-1-frametime.png");
 	assert_int_equal(f->s.n_comments, 1);
 	assert_non_null(strstr(f->s.comments[0].body, "| real fps (runs) | 11.0, 11.5 | 13.0, 13.5 |"));
 	assert_null(strstr(f->s.comments[0].body, "!["));
-	assert_non_null(strstr(f->log, "cannot attach plot '2026-11-13-night-1-frametime.svg' to "
+	assert_non_null(strstr(f->log, "cannot attach plot '2026-11-13-night-1-frametime.png' to "
 	                               "comment 1001: the forge refused it (404); the comment keeps "
 	                               "the text without pictures"));
 	/* sent once: nothing left for a retry to post again */

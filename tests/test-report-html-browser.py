@@ -15,6 +15,11 @@ it), writes `rxdeck report --format html` (linked shots) and with
   naming every arm, one plot per kind, the shot grid with exactly one cell
   per (shot point, arm), and marks on exactly the shots the void check's
   rule picks against the baseline A (the doctored shot among them);
+- the answer comes first: the headline section and a chip (one per arm
+  but the baseline) come before the first table in the DOM, and the
+  chips' border colour (#3b1e6e, used for nothing else) is in a 1280x800
+  screenshot of the page, so the headline is above the fold;
+- `--embed` gives a page whose charts and plots are PNG pictures, no SVG;
 - a 1280x800 screenshot (--screenshot) of the page is not blank.
 
 Skips (77) without chromium, without the demo game, or where the demo game
@@ -120,10 +125,21 @@ class Dom(html.parser.HTMLParser):
         self.cell = None
         self.marked = set()
         self.shots = 0
+        self.n_tags = 0
+        self.first = {}  # "headline", "chip", "table": the tag number it first came at
+        self.chips = []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = (a.get("class") or "").split()
+        self.n_tags += 1
+        for what, hit in (("headline", tag == "section" and a.get("id") == "headline"),
+                          ("chip", tag == "span" and "chip" in cls),
+                          ("table", tag == "table")):
+            if hit and what not in self.first:
+                self.first[what] = self.n_tags
+        if tag == "span" and "chip" in cls:
+            self.chips.append(cls)
         if tag == "table" and "report" in cls:
             self.report_tables += 1
         if tag == "thead" and self.report_tables == 1 and not self.arm_headers:
@@ -318,6 +334,13 @@ def main():
         for arm in ARMS:
             if not any(h.startswith(arm + ":") or h == arm for h in heads):
                 fail("the table has no column for arm %s: %s" % (arm, heads))
+        for what in ("headline", "chip", "table"):
+            if what not in dom.first:
+                fail("the page has no %s" % what)
+        if not dom.first["headline"] < dom.first["chip"] < dom.first["table"]:
+            fail("the headline and its chips do not come before the first table: %s" % dom.first)
+        if len(dom.chips) != len(ARMS) - 1:
+            fail("%d chips, not one per arm but the baseline" % len(dom.chips))
         if sorted(dom.plots) != ["distribution", "fps", "frametime"]:
             fail("not one plot per kind: %s" % dom.plots)
         want_cells = sorted((p, a) for p in POINTS for a in ARMS)
@@ -329,12 +352,29 @@ def main():
         if dom.marked != want_marks:
             fail("marks %s, expected %s" % (sorted(dom.marked), sorted(want_marks)))
 
+        pictures = os.path.join(tmp, "night-pictures.html")
+        r = subprocess.run([rxdeck, "report", "--format", "html", "--embed", "-o", pictures],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            fail("rxdeck report --format html --embed exited %d: %s" %
+                 (r.returncode, r.stdout.decode()))
+        ptext = validate(pictures)
+        if "<svg" in ptext or ptext.count('<img src="data:image/png;base64,') < 4:
+            fail("the --embed page does not carry its charts and plots as PNG")
+
         shot = os.path.join(tmp, "shot.png")
         chromium(browser, ["--window-size=1280,800", "--screenshot=" + shot,
                            "--hide-scrollbars"], "file://" + embedded, tmp)
         rows, ch, w, h = png_rows(shot)
         if (w, h) != (1280, 800):
             fail("the screenshot is %dx%d, not 1280x800" % (w, h))
+        # the chips' border colour within the first 800 px: the headline is
+        # above the fold
+        chip = b"\x3b\x1e\x6e"
+        chip_rows = [y for y in range(h)
+                     if any(rows[y][x * ch:x * ch + 3] == chip for x in range(w))]
+        if not chip_rows:
+            fail("no chip in the first 800 px of the page at 1280x800")
         colours, ink = set(), 0
         for y in range(0, h, 4):
             row = rows[y]
@@ -347,8 +387,9 @@ def main():
         if len(colours) < 16 or share < 0.01:
             fail("the screenshot looks blank: %d colours, %.1f %% not white" %
                  (len(colours), share * 100))
-        print("ok: %d cells, %d shots, marks %s, screenshot %d colours, %.1f %% ink" %
-              (len(dom.cells), dom.shots, sorted(dom.marked), len(colours), share * 100))
+        print("ok: %d cells, %d shots, marks %s, screenshot %d colours, %.1f %% ink, chips at "
+              "y %d-%d px" % (len(dom.cells), dom.shots, sorted(dom.marked), len(colours),
+                              share * 100, chip_rows[0], chip_rows[-1]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

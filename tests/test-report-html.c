@@ -211,6 +211,55 @@ static char *page(struct trep *t, bool embed)
 	return text;
 }
 
+/* The answer first: the headline with a chip per arm before the first
+ * table, the verdict table's cells classed by state; --embed gives the
+ * charts and plots as PNG pictures (librsvg), with no SVG left inline. */
+static void test_html__answer_first_and_embedded_plots(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build(&t);
+	char *html = page(&t, false);
+	const char *head = strstr(html, "<section id=\"headline\">");
+	const char *chip = strstr(html, "<span class=\"chip ");
+	const char *table = strstr(html, "<table");
+	assert_non_null(head);
+	assert_non_null(chip);
+	assert_true(head < chip && chip < table);
+	/* one chip per arm but the baseline, each naming its arm and call */
+	assert_int_equal(count(html, "<span class=\"chip "), 2);
+	assert_non_null(strstr(html, "<li data-arm=\"B\"><span class=\"chip "));
+	assert_non_null(strstr(html, "<li data-arm=\"C\"><span class=\"chip "));
+	/* the verdict sentence */
+	assert_non_null(strstr(head, "<p class=\"verdict\"><strong>"));
+	/* the verdict table: every cell classed by its state */
+	char *vt = between(html, "<table class=\"verdicts\">", "</table>");
+	assert_non_null(vt);
+	size_t cells = count(vt, "<td class=\"");
+	assert_true(cells >= 2);
+	assert_int_equal(cells, count(vt, "<td class=\"better\"") + count(vt, "<td class=\"worse\"") +
+	                            count(vt, "<td class=\"same\"") +
+	                            count(vt, "<td class=\"undecided\"") +
+	                            count(vt, "<td class=\"changed\""));
+	free(vt);
+	free(html);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	assert_non_null(mem);
+	char msg[256] = "";
+	struct report_options o = { .format = REPORT_FORMAT_HTML, .embed_plots = true,
+		                    .errmsg = msg, .errmsg_size = sizeof msg };
+	assert_int_equal(report_print(t.db, t.campaign, &o, mem), 0);
+	fclose(mem);
+	assert_null(strstr(text, "<svg "));
+	/* two charts and three plots, each a PNG */
+	assert_int_equal(count(text, "<img src=\"data:image/png;base64,iVBORw0KGgo"), 5);
+	free(text);
+	trep_cleanup(&t);
+}
+
 static void test_html__balanced_self_contained(void **state)
 {
 	(void)state;
@@ -277,10 +326,23 @@ static void test_html__plots_and_void_runs(void **state)
 	struct trep t = { 0 };
 	build(&t);
 	char *html = page(&t, false);
-	assert_int_equal(count(html, "<figure class=\"plot\" data-kind=\"frametime\">"), 1);
+	/* frame time over the route the whole width, the other two beside */
+	assert_int_equal(count(html, "<figure class=\"plot wide\" data-kind=\"frametime\">"), 1);
 	assert_int_equal(count(html, "<figure class=\"plot\" data-kind=\"distribution\">"), 1);
 	assert_int_equal(count(html, "<figure class=\"plot\" data-kind=\"fps\">"), 1);
-	assert_int_equal(count(html, "<svg xmlns=\"http://www.w3.org/2000/svg\""), 3);
+	/* and a chart per primary metric with data (real fps, p99), before them */
+	assert_int_equal(count(html, "<figure class=\"chart\" data-metric=\"real_fps\">"), 1);
+	assert_int_equal(count(html, "<figure class=\"chart\" data-metric=\"p99_ms\">"), 1);
+	assert_int_equal(count(html, "<svg xmlns=\"http://www.w3.org/2000/svg\""), 5);
+	assert_true(strstr(html, "<figure class=\"chart\"") < strstr(html, "<figure class=\"plot"));
+	/* CapFrameX's bars for real fps: average, 1 % and 0.1 % lows per arm
+	 * with data, whiskers, the baseline marked */
+	char *chart = between(html, "<figure class=\"chart\" data-metric=\"real_fps\">", "</figure>");
+	assert_non_null(chart);
+	assert_true(count(chart, "class=\"bar\" data-arm=\"A\" data-metric=\"real_fps\"") == 1);
+	assert_non_null(strstr(chart, "class=\"baseline\""));
+	assert_true(count(chart, "class=\"whisker\"") >= 3);
+	free(chart);
 	char *v = between(html, "<section id=\"void\">", "</section>");
 	assert_non_null(v);
 	/* the Markdown's escapes undone: \| and \` are plain characters */
@@ -398,8 +460,8 @@ static void test_html__host_facts_and_changes(void **state)
 	trep_run(&t, 0, 1, NULL, "real_fps", 10.0, NULL);
 	trep_run(&t, 1, 1, NULL, "real_fps", 11.0, NULL);
 	char *html = page(&t, false);
-	assert_non_null(strstr(html, "<section id=\"host\">\n<h2>Host</h2>\n"
-	                             "<p>No host facts recorded.</p>\n</section>\n"));
+	assert_non_null(strstr(html, "<details id=\"host\"><summary>Host</summary>\n"
+	                             "<p>No host facts recorded.</p>\n</details>\n"));
 	free(html);
 
 	trep_host_facts(&t);
@@ -408,9 +470,9 @@ static void test_html__host_facts_and_changes(void **state)
 	const char *why = html_check(html, where, sizeof where);
 	if (why)
 		fail_msg("%s at '%s'", why, where);
-	char *host = between(html, "<section id=\"host\">", "</section>");
+	char *host = between(html, "<details id=\"host\">", "</details>");
 	assert_non_null(host);
-	assert_non_null(strstr(host, "<h2>Host</h2>"));
+	assert_non_null(strstr(host, "<summary>Host</summary>"));
 	assert_non_null(strstr(host, "<p>At the start, 2026-11-13 22:04 UTC "
 	                             "(<code>rxdeck deck info</code>):</p>"));
 	assert_non_null(strstr(host, "<dt>kernel</dt><dd>6.5.0-a</dd>"));
@@ -424,8 +486,9 @@ static void test_html__host_facts_and_changes(void **state)
 	                             "</ul>"));
 	/* the facts at the start only: the resume's own are its changes */
 	assert_null(strstr(host, "<dd>6.5.0-b</dd>"));
-	/* before the table */
-	assert_true(strstr(html, "<section id=\"host\">") < strstr(html, "<section id=\"table\">"));
+	/* collapsed, after the answer: the headline, charts and verdicts */
+	assert_true(strstr(html, "<section id=\"headline\">") < strstr(html, "<details id=\"host\">"));
+	assert_true(strstr(html, "<section id=\"verdicts\">") < strstr(html, "<details id=\"host\">"));
 	free(host);
 	free(html);
 	trep_cleanup(&t);
@@ -435,6 +498,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_html__balanced_self_contained),
+		cmocka_unit_test(test_html__answer_first_and_embedded_plots),
 		cmocka_unit_test(test_html__table_is_the_markdown_reports),
 		cmocka_unit_test(test_html__plots_and_void_runs),
 		cmocka_unit_test(test_html__shot_grid_cells_and_marks),

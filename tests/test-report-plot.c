@@ -10,6 +10,8 @@
 
 #include "report/report.h"
 
+#include <png.h>
+
 /* ---- a tiny XML checker ----------------------------------------------- */
 
 static bool entity_ok(const char **pp)
@@ -397,6 +399,102 @@ static void test_plot__without_frames_only_fps(void **state)
 	trep_cleanup(&t);
 }
 
+/* A PNG file read back with libpng: its size and how many of its pixels
+ * are not white, and how many distinct colours it has (up to 64). */
+static void png_facts(const char *path, unsigned *w, unsigned *h, double *ink, size_t *colours)
+{
+	png_image img = { .version = PNG_IMAGE_VERSION };
+	if (!png_image_begin_read_from_file(&img, path))
+		fail_msg("libpng cannot read '%s': %s", path, img.message);
+	img.format = PNG_FORMAT_RGB;
+	png_bytep px = malloc(PNG_IMAGE_SIZE(img));
+	assert_non_null(px);
+	if (!png_image_finish_read(&img, NULL, px, 0, NULL))
+		fail_msg("libpng cannot decode '%s': %s", path, img.message);
+	*w = img.width;
+	*h = img.height;
+	size_t n = (size_t)img.width * img.height, non_white = 0, nc = 0;
+	unsigned seen[64];
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = (unsigned)px[3 * i] << 16 | (unsigned)px[3 * i + 1] << 8 | px[3 * i + 2];
+		non_white += c != 0xFFFFFF;
+		bool known = false;
+		for (size_t k = 0; k < nc && !known; k++)
+			known = seen[k] == c;
+		if (!known && nc < 64)
+			seen[nc++] = c;
+	}
+	*ink = (double)non_white / (double)n;
+	*colours = nc;
+	free(px);
+}
+
+/* --png: a PNG beside every SVG, named by the plot, that libpng decodes at
+ * twice the SVG's viewBox, with ink in the arms' colours on it; the files
+ * named as written.  The frame-time axis ends at the route's end (125 s:
+ * ticks to 120, none at 140), and two marks a second apart write their
+ * names one below the other. */
+static void test_plot__png_beside_svg_and_axes(void **state)
+{
+	(void)state;
+	struct trep t = { 0 };
+	build(&t);
+	struct db_route_mark m[] = { { 30, "forest-entrance", "shot" }, { 110, "window-end", "mark" },
+		                     { 111, "end", "shot" } };
+	assert_int_equal(db_route_marks_store(t.db, t.campaign, m, 3), 0);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/plots", t.dir);
+	struct report_options o = { .plots_png = true };
+	char **paths = NULL;
+	size_t n = 0;
+	assert_int_equal(report_plot_write_files(t.db, t.campaign, dir, &o, &paths, &n), 0);
+	assert_int_equal(n, 6);
+	static const char *const kinds[] = { "frametime", "distribution", "fps" };
+	for (int k = 0; k < 3; k++) {
+		char want[PATH_MAX + 64];
+		snprintf(want, sizeof want, "%s/2026-11-13-night-1-%s.svg", dir, kinds[k]);
+		assert_string_equal(paths[2 * k], want);
+		snprintf(want, sizeof want, "%s/2026-11-13-night-1-%s.png", dir, kinds[k]);
+		assert_string_equal(paths[2 * k + 1], want);
+		char *svg = slurp(paths[2 * k]);
+		double vw, vh;
+		assert_int_equal(sscanf(strstr(svg, "viewBox=\"") + 9, "0 0 %lf %lf", &vw, &vh), 2);
+		unsigned w, h;
+		double ink;
+		size_t colours;
+		png_facts(paths[2 * k + 1], &w, &h, &ink, &colours);
+		assert_int_equal(w, (unsigned)ceil(2 * vw));
+		assert_int_equal(h, (unsigned)ceil(2 * vh));
+		/* not blank: text, axes and lines, in several colours */
+		if (!(ink > 0.02 && colours >= 8))
+			fail_msg("%s looks blank: %.3f of its pixels drawn, %zu colours", paths[2 * k + 1],
+			         ink, colours);
+		if (k == 0) {
+			assert_non_null(strstr(svg, ">120<"));
+			assert_null(strstr(svg, ">140<"));
+			/* window-end and end: the second name starts lower */
+			const char *a = strstr(svg, ">window-end<"), *b = strstr(svg, ">end<");
+			assert_non_null(a);
+			assert_non_null(b);
+			const char *ta = a, *tb = b;
+			while (strncmp(ta, "translate(", 10) != 0)
+				ta--;
+			while (strncmp(tb, "translate(", 10) != 0)
+				tb--;
+			double xa, ya, xb, yb;
+			assert_int_equal(sscanf(ta, "translate(%lf %lf", &xa, &ya), 2);
+			assert_int_equal(sscanf(tb, "translate(%lf %lf", &xb, &yb), 2);
+			assert_true(fabs(xb - xa) < 14);
+			assert_true(yb > ya + 7.0 * 10);
+		}
+		free(svg);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	trep_cleanup(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_plot__three_wellformed_files),
 		cmocka_unit_test(test_plot__without_frames_only_fps),
 		cmocka_unit_test(test_plot__default_labels_inside_and_curves_per_arm),
+		cmocka_unit_test(test_plot__png_beside_svg_and_axes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

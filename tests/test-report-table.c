@@ -217,7 +217,7 @@ static void test_report__verdict_cases(void **state)
 	json_t *bm = json_object_get(json_object_get(b, "more_rounds"), "real_fps");
 	assert_true(!bm || json_is_null(bm));
 	/* two runs an arm: no Mann-Whitney p-value */
-	assert_true(json_is_null(json_object_get(json_object_get(b, "p_value"), "real_fps")));
+	assert_true(json_is_null(json_object_get(json_object_get(b, "mann_whitney_p"), "real_fps")));
 	json_decref(doc);
 	free(js);
 

@@ -114,6 +114,13 @@ static void test_run_ab__switch_against_none(void **state)
 	}
 	assert_null(strstr(text, "**faster**"));
 	assert_null(strstr(text, "**slower**"));
+	/* it ends with the report for a terminal, headline first: B's line
+	 * against A, then what decides (one round decides nothing) */
+	const char *b = strstr(text, "\nB ");
+	const char *verdict = strstr(text, "\nno arm decided yet: ");
+	const char *table = strstr(text, "\narm ");
+	if (!b || !verdict || !table || !(b < verdict && verdict < table))
+		fail_msg("rxdeck ab does not end with the headline before its table:\n%s", text);
 	free(text);
 	/* the walk it wrote is a good route of that length */
 	char route_path[PATH_MAX + 64];

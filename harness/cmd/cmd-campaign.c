@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "forge/forge.h"
 #include "report/report.h"
@@ -62,8 +63,21 @@ int cmd_finish_campaign(const char *command, struct db *db, struct run_campaign 
 	if (!quiet)
 		printf("campaign %s: %zu void run%s; runs in %s\n\n", name, o->runs_void,
 		       o->runs_void == 1 ? "" : "s", run_campaign_dir(c));
+	/* the report for a terminal, headline first (fitted to a terminal;
+	 * into a file or a pipe whole, nothing folded); when the table goes
+	 * elsewhere, the progress lines on the terminal end with the headline */
+	ro.format = REPORT_FORMAT_TERM;
+	ro.term_width = isatty(fileno(stdout)) ? cmd_terminal_width(stdout) : 0;
+	ro.term_colour = cmd_terminal_colour(stdout);
 	int rc = report_print(db, run_campaign_id(c), &ro, stdout);
 	fflush(stdout);
+	if (rc == 0 && !quiet && !isatty(fileno(stdout)) && isatty(fileno(stderr))) {
+		struct report_options ho = ro;
+		ho.term_width = cmd_terminal_width(stderr);
+		ho.term_colour = cmd_terminal_colour(stderr);
+		fputc('\n', stderr);
+		rc = report_headline_print(db, run_campaign_id(c), &ho, stderr);
+	}
 	if (rc < 0) {
 		cli_error(command, "cannot print the table: %s", msg[0] ? msg : strerror(-rc));
 		return RXDECK_EXIT_FAILURE;

@@ -143,6 +143,13 @@ int cmd_find_campaign(struct cmd_context *ctx, const char *campaign);
 int cmd_parse_run_ref(const char *command, const char *ref, char *campaign, size_t size,
                       int *position);
 
+/* The columns of the terminal f is (TIOCGWINSZ), else $COLUMNS, else 80
+ * (cmd-report.c). */
+unsigned cmd_terminal_width(FILE *f);
+/* Whether to colour what goes to f: a terminal, and NO_COLOR unset or
+ * empty (https://no-color.org). */
+bool cmd_terminal_colour(FILE *f);
+
 /* ---- what run, resume and ab share (cmd-campaign.c) ---- */
 
 /* Posting at a campaign's end: --post with --forge, --repo, --pr, --update. */

@@ -550,7 +550,8 @@ static void remove_old_plots(struct ctx *x, const struct db_post *p, int64_t com
 		json_t *jid = json_object_get(a, "id");
 		bool ours = false;
 		for (size_t k = 0; name && k < n; k++)
-			ours |= strcmp(name, plots[k].name) == 0;
+			ours |= strcmp(name, plots[k].name) == 0 ||
+		        (plots[k].png_name && strcmp(name, plots[k].png_name) == 0);
 		if (!ours || !json_is_integer(jid))
 			continue;
 		long long aid = (long long)json_integer_value(jid);
@@ -570,9 +571,9 @@ static void remove_old_plots(struct ctx *x, const struct db_post *p, int64_t com
 }
 
 /* The campaign's plots as attachments of the comment just sent (Forgejo's
- * comment assets, multipart field "attachment"; SVG, which Forgejo's
- * default [attachment] ALLOWED_TYPES takes), then shown in its body by a
- * PATCH.  Best effort: the comment was sent once already and stays as it
+ * comment assets, multipart field "attachment"; PNG, drawn from the SVG by
+ * librsvg, which every forge shows inline and Forgejo's default
+ * [attachment] ALLOWED_TYPES takes), then shown in its body by a PATCH.  Best effort: the comment was sent once already and stays as it
  * is when the forge refuses an upload or cannot be reached; nothing here
  * is tried again or fails the post. */
 static void attach_plots(struct ctx *x, const struct db_post *p, int64_t comment_id)
@@ -580,7 +581,7 @@ static void attach_plots(struct ctx *x, const struct db_post *p, int64_t comment
 	struct report_plot_svg *plots;
 	size_t n;
 	char msg[512] = "";
-	struct report_options ro = { .errmsg = msg, .errmsg_size = sizeof msg };
+	struct report_options ro = { .errmsg = msg, .errmsg_size = sizeof msg, .plots_png = true };
 	if (report_plots_render(x->db, p->campaign_id, &ro, &plots, &n) != 0) {
 		say(x, "post %lld: cannot draw the plots to attach: %s; comment %lld keeps the text "
 		    "only", (long long)p->id, msg, (long long)comment_id);
@@ -592,11 +593,11 @@ static void attach_plots(struct ctx *x, const struct db_post *p, int64_t comment
 	size_t got = 0;
 	for (size_t i = 0; urls && titles && i < n; i++) {
 		char *url = api_url(p, "/issues/comments/%lld/assets?name=%s", (long long)comment_id,
-		                    plots[i].name);
+		                    plots[i].png_name);
 		if (!url)
 			break;
-		struct forge_part part = { "attachment", plots[i].name, "image/svg+xml", plots[i].svg,
-			                   plots[i].len };
+		struct forge_part part = { "attachment", plots[i].png_name, "image/png", plots[i].png,
+			                   plots[i].png_len };
 		struct forge_response r;
 		int rc = forge_http_upload(url, x->token, &part, x->o.timeout_s, &r);
 		free(url);
@@ -611,7 +612,7 @@ static void attach_plots(struct ctx *x, const struct db_post *p, int64_t comment
 			else
 				snprintf(msg, sizeof msg, "the forge refused it (%ld)", r.status);
 			say(x, "post %lld: cannot attach plot '%s' to comment %lld: %s; the comment keeps "
-			    "the text%s", (long long)p->id, plots[i].name, (long long)comment_id, msg,
+			    "the text%s", (long long)p->id, plots[i].png_name, (long long)comment_id, msg,
 			    got ? " and the plots attached before it" : " without pictures");
 			forge_response_finish(&r);
 			break;

@@ -290,6 +290,7 @@ void report_data_destroy(struct report_data *rd)
 		free(a->more_rounds);
 		free(a->more_rounds_hi);
 	}
+	free(rd->headline.lines);
 	free(rd->primary);
 	free(rd->min_effect_pct);
 	free(rd->drift);
@@ -378,8 +379,8 @@ static int verdict_settings(struct report_data *rd)
 				rd->primary[m] = true;
 		}
 	} else {
-		rd->primary[report_metric_index("real_fps")] = true;
-		rd->primary[report_metric_index("p99_ms")] = true;
+		for (size_t m = 0; m < nm; m++)
+			rd->primary[m] = stats_metrics[m].primary;
 	}
 	for (size_t i = 0; p && i < p->verdict.n_min_effects; i++) {
 		int m = report_metric_index(p->verdict.min_effects[i].key);
@@ -768,11 +769,10 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 		for (size_t a = 0; a < rd->n_arms && !err; a++) {
 			if (a == rd->base)
 				continue;
-			struct stats_decide_options o = {
-				.alpha = rd->alpha, .min_effect_pct = rd->min_effect_pct[m],
-				.primary = rd->primary[m],
-				.spec = stats_metric_spec_default(stats_metrics[m].key),
-			};
+			struct stats_decide_options o = { .alpha = rd->alpha,
+				                          .min_effect_pct = rd->min_effect_pct[m],
+				                          .primary = rd->primary[m],
+				                          .spec = &stats_metrics[m].spec };
 			int rc = stats_decide(&stats_metrics[m], &d, rd->base, a, &o, &rd->arms[a].dec[m]);
 			if (rc == 0)
 				rd->arms[a].has_dec[m] = true;
@@ -980,6 +980,8 @@ int report_data_load(struct db *db, int64_t campaign_id, const struct report_opt
 	if (!err)
 		stop_facts(rd, stored);
 	if (!err && (err = drift_and_warnings(rd)))
+		err = report_fail(opts, err, "out of memory");
+	if (!err && (err = report_headline_make(rd)))
 		err = report_fail(opts, err, "out of memory");
 	if (err) {
 		report_data_destroy(rd);

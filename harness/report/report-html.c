@@ -639,6 +639,28 @@ static const char css[] =
 	".mark{color:#B23A00}.agrees{color:#25732a}.voidtag{color:#fff;background:#777;"
 	"padding:0 4px;border-radius:3px}\n"
 	".checksum{word-break:break-all}.nofile{color:#777;margin:0}\n"
+	"p.facts{color:#444;margin:.1em 0 .6em;font-size:.92em}\n"
+	"#headline{margin:.4em 0 .8em}#headline p.against{margin:.2em 0;color:#333}\n"
+	"ul.lines{list-style:none;padding:0;margin:.3em 0}ul.lines li{margin:.25em 0}\n"
+	".chip{display:inline-block;min-width:8.5em;padding:2px 10px;margin-right:.6em;"
+	"border-radius:12px;color:#fff;font-weight:600;border:2px solid #3b1e6e}\n"
+	".chip.better{background:#0b6e4f}.chip.worse{background:#b42318}"
+	".chip.same{background:#1f4e99}.chip.mixed{background:#8a5a00}"
+	".chip.undecided{background:#f2f2f2;color:#222}.chip.changed{background:#6b3fa0}\n"
+	".nums{font-variant-numeric:tabular-nums}\n"
+	"p.verdict{font-size:1.1em;margin:.5em 0}\n"
+	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));"
+	"gap:14px}\n.chart{margin:0;border:1px solid #ddd}.chart svg,.chart img{display:block;"
+	"width:100%;height:auto}\n"
+	".plot.wide{grid-column:1/-1}.plot.wide svg,.plot.wide img{max-width:1000px;margin:0 auto}"
+	".plot img{display:block;width:100%;height:auto}\n"
+	"table.verdicts td.better{background:#d9f2e6}table.verdicts td.worse{background:#fbe0dd}"
+	"table.verdicts td.same{background:#dfe8f7}table.verdicts td.changed{background:#ece3f5}"
+	"table.verdicts td{font-variant-numeric:tabular-nums}\n"
+	"details{margin:.6em 0;border:1px solid #ddd;padding:.3em .6em}"
+	"summary{font-weight:600;cursor:pointer}\npre.plan{white-space:pre-wrap;font-size:.85em}\n"
+	"@media print{.chip{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+	"table.verdicts td{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n"
 	"@media (max-width:640px){body{font-size:14px;padding:8px}"
 	"dl.facts{grid-template-columns:1fr}dl.facts dt{font-weight:600;margin-top:4px}"
 	"table.shots td{min-width:110px}figure.shot{max-width:160px}}\n";
@@ -654,13 +676,68 @@ static void fact(FILE *out, const char *label, const char *value)
 	fputs("</dd>\n", out);
 }
 
+/* The campaign's status in words, as the header says it. */
+static void status_text(const struct report_data *rd, char *buf, size_t size)
+{
+	const struct db_campaign *c = rd->campaign;
+	char t[64];
+	report_format_time(t, sizeof t, c->finished_unix_ms, false);
+	switch (c->status) {
+	case DB_CAMPAIGN_DONE: {
+		char why[160];
+		report_stop_text(rd, why, sizeof why);
+		snprintf(buf, size, "finished %s: %s", t, why);
+		break;
+	}
+	case DB_CAMPAIGN_STOPPED:
+		snprintf(buf, size, "stopped %s before every planned run ran: %zu left", t, rd->n_pending);
+		break;
+	case DB_CAMPAIGN_OPEN:
+	default:
+		snprintf(buf, size, "not finished: %zu planned run%s still to run", rd->n_pending,
+		         rd->n_pending == 1 ? "" : "s");
+		break;
+	}
+}
+
+/* The title and one line of what ran where; the full list is in the
+ * collapsed "Campaign" details. */
 static void header(FILE *out, const struct report_data *rd)
 {
 	const struct db_campaign *c = rd->campaign;
-	char buf[256], t[64];
+	char buf[256];
 	fputs("<header>\n<h1>Campaign ", out);
 	html_text(out, c->name);
-	fputs("</h1>\n<dl class=\"facts\">\n", out);
+	fputs("</h1>\n<p class=\"facts\">", out);
+	const char *parts[] = { c->device_model, c->gpu, c->route_name ? "route " : NULL };
+	bool sep = false;
+	for (size_t i = 0; i < 2; i++)
+		if (parts[i] && parts[i][0]) {
+			fputs(sep ? " · " : "", out);
+			html_text(out, parts[i]);
+			sep = true;
+		}
+	if (c->route_name && c->route_name[0]) {
+		fputs(sep ? " · route " : "route ", out);
+		html_text(out, c->route_name);
+		sep = true;
+	}
+	snprintf(buf, sizeof buf, "%s%d round%s · baseline %c · ", sep ? " · " : "", c->rounds,
+	         c->rounds == 1 ? "" : "s", rd->arms[rd->base].arm->letter);
+	html_text(out, buf);
+	status_text(rd, buf, sizeof buf);
+	fputs("<span class=\"status\">", out);
+	html_text(out, buf);
+	fputs("</span></p>\n</header>\n", out);
+}
+
+/* The campaign's facts in full (collapsed): device, GPU, driver, Mesa,
+ * host, route, window, order, rounds, baseline, start, status. */
+static void campaign_details(FILE *out, const struct report_data *rd)
+{
+	const struct db_campaign *c = rd->campaign;
+	char buf[256], t[64];
+	fputs("<details id=\"campaign\"><summary>Campaign</summary>\n<dl class=\"facts\">\n", out);
 	fact(out, "device", c->device_model);
 	fact(out, "GPU", c->gpu);
 	fact(out, "driver", c->driver);
@@ -681,26 +758,96 @@ static void header(FILE *out, const struct report_data *rd)
 	fact(out, "baseline", buf);
 	report_format_time(t, sizeof t, c->created_unix_ms, false);
 	fact(out, "started", t);
-	report_format_time(t, sizeof t, c->finished_unix_ms, false);
-	switch (c->status) {
-	case DB_CAMPAIGN_DONE: {
-		char why[160];
-		report_stop_text(rd, why, sizeof why);
-		snprintf(buf, sizeof buf, "finished %s: %s", t, why);
-		break;
-	}
-	case DB_CAMPAIGN_STOPPED:
-		snprintf(buf, sizeof buf, "stopped %s before every planned run ran: %zu left", t,
-		         rd->n_pending);
-		break;
-	case DB_CAMPAIGN_OPEN:
-	default:
-		snprintf(buf, sizeof buf, "not finished: %zu planned run%s still to run", rd->n_pending,
-		         rd->n_pending == 1 ? "" : "s");
-		break;
-	}
+	status_text(rd, buf, sizeof buf);
 	fact(out, "status", buf);
-	fputs("</dl>\n</header>\n", out);
+	fputs("</dl>\n", out);
+	if (c->plan_text && c->plan_text[0]) {
+		fputs("<p>The plan as the campaign stored it:</p>\n<pre class=\"plan\">", out);
+		html_text(out, c->plan_text);
+		fputs("</pre>\n", out);
+	}
+	fputs("</details>\n", out);
+}
+
+/* The chip class of an arm's call and of one decision. */
+static const char *call_class(enum report_call c)
+{
+	switch (c) {
+	case REPORT_CALL_BETTER: return "better";
+	case REPORT_CALL_WORSE: return "worse";
+	case REPORT_CALL_SAME: return "same";
+	case REPORT_CALL_MIXED: return "mixed";
+	case REPORT_CALL_UNDECIDED:
+	default: return "undecided";
+	}
+}
+
+static const char *state_class(enum stats_state s)
+{
+	switch (s) {
+	case STATS_STATE_FASTER: return "better";
+	case STATS_STATE_SLOWER: return "worse";
+	case STATS_STATE_SAME: return "same";
+	case STATS_STATE_HIGHER:
+	case STATS_STATE_LOWER: return "changed";
+	case STATS_STATE_UNDECIDED:
+	default: return "undecided";
+	}
+}
+
+/* The headline (report-headline.c): per arm a chip with its call, then
+ * the numbers; the best arm or what would decide one. */
+static void headline_section(FILE *out, const struct report_data *rd)
+{
+	const struct report_headline *h = &rd->headline;
+	const struct report_arm *base = &rd->arms[rd->base];
+	fputs("<section id=\"headline\">\n", out);
+	if (rd->n_arms > 1) {
+		fprintf(out, "<p class=\"against\">Against <strong>%c", base->arm->letter);
+		if (base->arm->label && base->arm->label[0]) {
+			fputc(' ', out);
+			html_text(out, base->arm->label);
+		}
+		fputs("</strong> on the primary metrics, Δ % with its 95 % interval:</p>\n"
+		      "<ul class=\"lines\">\n", out);
+		for (size_t i = 0; i < h->n_lines; i++) {
+			const struct report_headline_line *l = &h->lines[i];
+			char name[160], text[1024];
+			report_arm_name(&rd->arms[l->arm], name, sizeof name);
+			report_headline_text(rd, l, 2, 0, NULL, text, sizeof text);
+			/* the numbers: the text after the name and the word */
+			const char *nums = text + strlen(name) + 3 + strlen(l->word);
+			while (*nums == ' ')
+				nums++;
+			fprintf(out, "<li data-arm=\"%c\"><span class=\"chip %s\">", rd->arms[l->arm].arm->letter,
+			        call_class(l->call));
+			html_text(out, name);
+			fputs(" · ", out);
+			html_text(out, l->word);
+			fputs("</span><span class=\"nums\">", out);
+			/* the text's column gaps as dots: HTML folds the spaces */
+			for (const char *q = nums; *q;) {
+				const char *gap = strstr(q, "   ");
+				size_t n = gap ? (size_t)(gap - q) : strlen(q);
+				html_text_n(out, q, n);
+				if (!gap)
+					break;
+				fputs(" · ", out);
+				q = gap;
+				while (*q == ' ')
+					q++;
+			}
+			fputs("</span></li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+	char v[400];
+	snprintf(v, sizeof v, "%s", h->verdict);
+	if (v[0] >= 'a' && v[0] <= 'z')
+		v[0] = (char)(v[0] - 'a' + 'A');
+	fputs("<p class=\"verdict\"><strong>", out);
+	html_text(out, v);
+	fputs(".</strong></p>\n</section>\n", out);
 }
 
 /* The host's facts as the campaign recorded them at its start (`rxdeck deck
@@ -708,9 +855,9 @@ static void header(FILE *out, const struct report_data *rd)
 static void host_section(FILE *out, const struct report_data *rd)
 {
 	char t[64];
-	fputs("<section id=\"host\">\n<h2>Host</h2>\n", out);
+	fputs("<details id=\"host\"><summary>Host</summary>\n", out);
 	if (rd->n_hosts == 0) {
-		fputs("<p>No host facts recorded.</p>\n</section>\n", out);
+		fputs("<p>No host facts recorded.</p>\n</details>\n", out);
 		return;
 	}
 	for (size_t i = 0; i < rd->n_hosts; i++) {
@@ -748,45 +895,175 @@ static void host_section(FILE *out, const struct report_data *rd)
 		}
 		fputs("</ul>\n", out);
 	}
-	fputs("</section>\n", out);
+	fputs("</details>\n", out);
 }
 
-static int plots(FILE *out, struct db *db, const struct report_data *rd)
+/* One SVG document as a figure: inline (its XML declaration left out), or
+ * with embed a PNG librsvg drew from it, as a data URL. */
+static int svg_figure(FILE *out, const char *svg, size_t len, const char *klass,
+                      const char *attr, const char *kind, const char *caption, bool embed)
 {
-	fputs("<section id=\"plots\">\n<h2>Plots</h2>\n<div class=\"plots\">\n", out);
+	fprintf(out, "<figure class=\"%s\" %s=\"%s\">\n", klass, attr, kind);
+	if (embed) {
+		unsigned char *png = NULL;
+		size_t n = 0;
+		char why[256] = "";
+		int err = report_svg_to_png(svg, len, 2.0, &png, &n, why, sizeof why);
+		if (err)
+			return err;
+		fputs("<img src=\"data:image/png;base64,", out);
+		base64_write(out, png, n);
+		fputs("\" alt=\"", out);
+		html_text(out, caption);
+		fputs("\">\n", out);
+		free(png);
+	} else {
+		const char *p = svg;
+		if (strncmp(p, "<?xml", 5) == 0 && strstr(p, "?>"))
+			p = strstr(p, "?>") + 2;
+		while (*p == '\n')
+			p++;
+		fputs(p, out);
+	}
+	fputs("<figcaption>", out);
+	html_text(out, caption);
+	fputs("</figcaption></figure>\n", out);
+	return 0;
+}
+
+/* Draws with fn into memory, then writes the figure (or says there is no
+ * data). */
+static int plot_figure(FILE *out, struct db *db, const struct report_data *rd,
+                       const struct report_plot_kind *pk, bool wide, bool embed)
+{
+	char *svg = NULL;
+	size_t len = 0;
+	bool wrote = false;
+	FILE *mem = open_memstream(&svg, &len);
+	if (!mem)
+		return -ENOMEM;
+	int err = pk->draw(db, rd, mem, &wrote);
+	if (fclose(mem) != 0 && !err)
+		err = -ENOMEM;
+	if (!err && wrote)
+		err = svg_figure(out, svg, len, wide ? "plot wide" : "plot", "data-kind", pk->suffix,
+		                 pk->title, embed);
+	else if (!err) {
+		fprintf(out, "<p class=\"noplot\" data-kind=\"%s\">No ", pk->suffix);
+		html_text(out, pk->title);
+		fputs(" plot: no frames stored.</p>\n", out);
+	}
+	free(svg);
+	return err;
+}
+
+/* A chart per primary metric with data, CapFrameX's bars. */
+static int charts(FILE *out, const struct report_data *rd, bool embed)
+{
+	fputs("<section id=\"charts\">\n<div class=\"charts\">\n", out);
 	int err = 0;
-	for (size_t k = 0; report_plot_kinds[k].suffix && !err; k++) {
-		const struct report_plot_kind *pk = &report_plot_kinds[k];
+	for (size_t m = 0; m < rd->n_metrics && !err; m++) {
+		if (!rd->primary[m] || !rd->has_data[m])
+			continue;
 		char *svg = NULL;
 		size_t len = 0;
 		bool wrote = false;
 		FILE *mem = open_memstream(&svg, &len);
 		if (!mem)
 			return -ENOMEM;
-		err = pk->draw(db, rd, mem, &wrote);
+		err = report_chart_metric(rd, (int)m, mem, &wrote);
 		if (fclose(mem) != 0 && !err)
 			err = -ENOMEM;
-		if (!err) {
-			if (wrote) {
-				/* inline SVG in HTML takes no XML declaration */
-				const char *s = svg;
-				if (strncmp(s, "<?xml", 5) == 0 && strstr(s, "?>"))
-					s = strstr(s, "?>") + 2;
-				while (*s == '\n')
-					s++;
-				fprintf(out, "<figure class=\"plot\" data-kind=\"%s\">\n%s<figcaption>", pk->suffix, s);
-				html_text(out, pk->title);
-				fputs("</figcaption></figure>\n", out);
-			} else {
-				fprintf(out, "<p class=\"noplot\" data-kind=\"%s\">No ", pk->suffix);
-				html_text(out, pk->title);
-				fputs(" plot: no frames stored.</p>\n", out);
-			}
+		if (!err && wrote) {
+			char name[128];
+			stats_metric_name(&stats_metrics[m], name, sizeof name);
+			err = svg_figure(out, svg, len, "chart", "data-metric", stats_metrics[m].key, name,
+			                 embed);
 		}
 		free(svg);
 	}
 	fputs("</div>\n</section>\n", out);
 	return err;
+}
+
+/* The verdicts as a table coloured by state: a row per metric with a
+ * decision, a column per arm, each cell the metric's word, Δ % with its
+ * interval, p and the method (the Markdown's numbers, shorter). */
+static void verdict_table(FILE *out, const struct report_data *rd)
+{
+	if (rd->n_arms < 2)
+		return;
+	fprintf(out, "<section id=\"verdicts\">\n<h2>Verdicts against %c</h2>\n"
+	             "<div class=\"scroll\"><table class=\"verdicts\"><thead><tr><th>metric</th>",
+	        rd->arms[rd->base].arm->letter);
+	for (size_t a = 0; a < rd->n_arms; a++) {
+		if (a == rd->base)
+			continue;
+		char name[160];
+		report_arm_name(&rd->arms[a], name, sizeof name);
+		fprintf(out, "<th data-arm=\"%c\">", rd->arms[a].arm->letter);
+		html_text(out, name);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead>\n<tbody>\n", out);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t m = 0; m < rd->n_metrics; m++) {
+			if ((pass == 0) != rd->primary[m])
+				continue;
+			bool any = false;
+			for (size_t a = 0; a < rd->n_arms; a++)
+				any |= rd->arms[a].has_dec[m];
+			if (!any)
+				continue;
+			const struct stats_metric_def *d = &stats_metrics[m];
+			char name[128];
+			stats_metric_name(d, name, sizeof name);
+			fprintf(out, "<tr data-metric=\"%s\"><th scope=\"row\">", d->key);
+			html_text(out, name);
+			if (rd->primary[m])
+				fputs(" <small>(primary)</small>", out);
+			fputs("</th>", out);
+			for (size_t a = 0; a < rd->n_arms; a++) {
+				if (a == rd->base)
+					continue;
+				if (!rd->arms[a].has_dec[m]) {
+					fputs("<td>no usable runs</td>", out);
+					continue;
+				}
+				const struct stats_decision *x = &rd->arms[a].dec[m];
+				char pct[32], lo[32] = "", hi[32] = "", method[160], buf[512];
+				double bm = rd->arms[a].has_cmp[m] ? fabs(rd->arms[a].cmp[m].base.mean) : NAN;
+				report_fmt_pct(pct, sizeof pct, x->delta_pct, true);
+				stats_decision_method_text(x, method, sizeof method);
+				fprintf(out, "<td class=\"%s\" data-state=\"%s\"><strong>%s</strong> ",
+				        state_class(x->state), stats_state_word(d, x->state),
+				        stats_state_word(d, x->state));
+				if (isfinite(x->ci_low) && isfinite(bm) && bm > 0) {
+					report_fmt_pct(lo, sizeof lo, x->ci_low / bm * 100, false);
+					report_fmt_pct(hi, sizeof hi, x->ci_high / bm * 100, false);
+					snprintf(buf, sizeof buf, "%s [%s, %s]", pct, lo, hi);
+				} else {
+					snprintf(buf, sizeof buf, "%s", pct);
+				}
+				html_text(out, buf);
+				if (isfinite(x->p))
+					fprintf(out, "<br><small>p = %.2g%s · ", x->p, x->primary ? "" : " (Holm)");
+				else
+					fputs("<br><small>", out);
+				html_text(out, method);
+				if (x->levels_text[0]) {
+					fputs(" · ", out);
+					html_text(out, x->levels_text);
+				}
+				if (x->state == STATS_STATE_UNDECIDED && x->reason[0]) {
+					fputs("<br>", out);
+					html_text(out, x->reason);
+				}
+				fputs("</small></td>", out);
+			}
+			fputs("</tr>\n", out);
+		}
+	fputs("</tbody></table></div>\n</section>\n", out);
 }
 
 /* Markdown written by fn into memory, then rendered. */
@@ -814,21 +1091,36 @@ int report_html_print(struct db *db, const struct report_data *rd,
                       const struct report_options *opts, FILE *out)
 {
 	bool embed = opts && opts->embed_shots;
+	bool embed_plots = opts && opts->embed_plots;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"rxdeck report --format html\">\n<title>Campaign ",
 	      out);
 	html_text(out, rd->campaign->name);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+	/* the answer first: the headline and the charts */
 	header(out, rd);
-	host_section(out, rd);
-	fputs("<section id=\"table\">\n<h2>Table and verdicts</h2>\n", out);
-	int err = md_section(out, rd, true, "report");
+	headline_section(out, rd);
+	int err = charts(out, rd, embed_plots);
+	if (err)
+		return report_fail(opts, err, "cannot draw the charts: %s", strerror(-err));
+	/* frame time over the route, the whole width */
+	fputs("<section id=\"plots\">\n<h2>Plots</h2>\n<div class=\"plots\">\n", out);
+	for (size_t k = 0; report_plot_kinds[k].suffix && !err; k++)
+		err = plot_figure(out, db, rd, &report_plot_kinds[k],
+		                  strcmp(report_plot_kinds[k].suffix, "frametime") == 0, embed_plots);
+	if (err)
+		return report_fail(opts, err, "cannot draw the plots: %s", strerror(-err));
+	fputs("</div>\n</section>\n", out);
+	verdict_table(out, rd);
+	/* everything else, collapsed */
+	fputs("<details id=\"table\"><summary>Every run and verdict in full</summary>\n", out);
+	err = md_section(out, rd, true, "report");
 	if (err)
 		return report_fail(opts, err, "cannot write the table: %s", strerror(-err));
-	fputs("</section>\n", out);
-	if ((err = plots(out, db, rd)))
-		return report_fail(opts, err, "cannot draw the plots: %s", strerror(-err));
+	fputs("</details>\n", out);
+	campaign_details(out, rd);
+	host_section(out, rd);
 	fputs("<section id=\"void\">\n<h2>Void runs</h2>\n", out);
 	size_t n_void = 0;
 	for (size_t i = 0; i < rd->n_runs; i++)

@@ -17,6 +17,7 @@
  * frame time of each horizontal pixel, which keeps every hitch visible.
  */
 #include "report-private.h"
+#include "route/route.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -93,6 +94,21 @@ static struct axis axis_make(double lo, double hi, int ticks, bool from_zero)
 	if (a.hi <= a.lo)
 		a.hi = a.lo + a.step;
 	return a;
+}
+
+/* An axis over exactly [lo, hi] (the route's end, the runs drawn): ticks
+ * at the multiples of a nice step inside it. */
+static struct axis axis_exact(double lo, double hi, int ticks)
+{
+	if (!isfinite(lo) || !isfinite(hi) || hi <= lo)
+		return axis_make(lo, hi, ticks, false);
+	return (struct axis){ .lo = lo, .hi = hi, .step = nice_step(hi - lo, ticks) };
+}
+
+/* The first tick of an axis: the first multiple of its step at or above lo. */
+static double first_tick(const struct axis *a)
+{
+	return ceil(a->lo / a->step - 1e-9) * a->step;
 }
 
 static double sx(const struct axis *a, double v)
@@ -274,21 +290,22 @@ static void svg_axes(FILE *out, const struct axis *ax, const struct axis *ay, co
 {
 	char b[64];
 	fputs("<g class=\"axes\" stroke=\"#cccccc\" stroke-width=\"1\">\n", out);
-	for (double v = ay->lo; v <= ay->hi + ay->step / 2; v += ay->step)
+	double eps = 1e-9 * ay->step;
+	for (double v = first_tick(ay); v <= ay->hi + eps; v += ay->step)
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PL, sy(ay, v),
 		        PR, sy(ay, v));
 	fputs("</g>\n<g class=\"ticks\" font-size=\"13\" fill=\"#222222\">\n", out);
-	for (double v = ay->lo; v <= ay->hi + ay->step / 2; v += ay->step) {
+	for (double v = first_tick(ay); v <= ay->hi + eps; v += ay->step) {
 		tick_label(b, sizeof b, v, ay->step);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PL - 6,
 		        sy(ay, v) + 5, b);
 	}
 	static const double pcts[] = { 0, 50, 90, 99, 99.9 };
 	size_t nx = percentile_x ? sizeof pcts / sizeof pcts[0] : 0;
-	for (double v = ax->lo; !percentile_x && v <= ax->hi + ax->step / 2; v += ax->step)
+	for (double v = first_tick(ax); !percentile_x && v <= ax->hi + 1e-9 * ax->step; v += ax->step)
 		nx++;
 	for (size_t i = 0; i < nx; i++) {
-		double v = percentile_x ? pct_u(pcts[i]) : ax->lo + ax->step * (double)i;
+		double v = percentile_x ? pct_u(pcts[i]) : first_tick(ax) + ax->step * (double)i;
 		if (percentile_x)
 			snprintf(b, sizeof b, "%g", pcts[i]);
 		else
@@ -557,20 +574,47 @@ static int route_arms_load(struct db *db, const struct report_data *rd, struct r
 	return 0;
 }
 
-/* The route's marks and shots as dashed lines with their names. */
-static void route_marks(FILE *out, const struct report_data *rd, const struct axis *ax)
+/* The route's marks and shots as dashed lines with their names, written
+ * down the line from the top; a name whose line is closer than a text's
+ * height to the one before starts below where that one ends, so two marks
+ * close together (window-end and end) never write over each other. */
+static void draw_route_marks(FILE *out, const struct report_data *rd, const struct axis *ax)
 {
 	fputs("<g class=\"marks\" font-size=\"12\" fill=\"#555555\">\n", out);
+	double last_x = -INFINITY, last_end = PT;
 	for (size_t i = 0; i < rd->n_marks; i++) {
+		if (rd->marks[i].t_s < ax->lo || rd->marks[i].t_s > ax->hi)
+			continue;
 		double x = sx(ax, rd->marks[i].t_s);
+		double y = PT + 4;
+		/* 7 px a character at 12 px, generously */
+		double len = 7.0 * (double)report_u8_width(rd->marks[i].name);
+		if (x - last_x < 16 && last_end + 6 + len < PB)
+			y = last_end + 6;
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		             "stroke=\"#777777\" stroke-dasharray=\"3 3\"/>\n", x, PT, x, PB);
-		fprintf(out, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" "
-		             "text-anchor=\"end\">", x - 3, PT + 4);
+		fprintf(out, "<text class=\"mark-name\" transform=\"translate(%.1f %.1f) rotate(-90)\" "
+		             "text-anchor=\"end\">", x - 3, y);
 		xml_text(out, rd->marks[i].name);
 		fputs("</text>\n", out);
+		last_x = x;
+		last_end = y + len;
 	}
 	fputs("</g>\n", out);
+}
+
+/* The route's duration from the campaign's stored route text, seconds;
+ * NaN when it has none or it cannot be read. */
+static double route_end_s(const struct db_campaign *c)
+{
+	if (!c->route_text || !c->route_text[0])
+		return NAN;
+	struct route *r = NULL;
+	if (route_parse("route", c->route_text, strlen(c->route_text), NULL, &r, NULL) != 0)
+		return NAN;
+	double d = (double)route_duration_ms(r) / 1000.0;
+	route_free(r);
+	return d > 0 ? d : NAN;
 }
 
 static int plot_frametime(struct db *db, const struct report_data *rd, FILE *out, bool *wrote)
@@ -587,11 +631,16 @@ static int plot_frametime(struct db *db, const struct report_data *rd, FILE *out
 		any |= ra[i].n > 0;
 	if (err || !any || !(xmax > 0))
 		goto out;
-	if (all_on_route)
+	/* the axis ends where the route does (its duration), else at the last
+	 * frame or mark */
+	double end = all_on_route ? route_end_s(c) : NAN;
+	if (all_on_route && !isfinite(end))
 		for (size_t i = 0; i < rd->n_marks; i++)
 			xmax = fmax(xmax, rd->marks[i].t_s);
+	if (isfinite(end))
+		xmax = end;
 	double ylim = fmin(ymax_all, ytop * 1.5);
-	struct axis ax = axis_make(0, xmax, 8, true);
+	struct axis ax = axis_exact(0, xmax, 8);
 	struct axis ay = axis_make(0, ylim, 6, true);
 	char sub[160];
 	snprintf(sub, sizeof sub, "band: the runs' min–max; thin: the median run; bold: its 1 s "
@@ -618,13 +667,17 @@ static int plot_frametime(struct db *db, const struct report_data *rd, FILE *out
 	         all_on_route ? "time on the route (s)" : "time from the run's first frame (s)",
 	         "frame time (ms)", false);
 	if (all_on_route)
-		route_marks(out, rd, &ax);
+		draw_route_marks(out, rd, &ax);
+	/* frames after the route's end are not drawn */
+	fprintf(out, "<clipPath id=\"clip-frametime\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	             "height=\"%.1f\"/></clipPath>\n", PL, PT - 2, PR - PL, PB - PT + 4);
 	for (size_t i = 0; i < rd->n_arms; i++) {
 		if (!ra[i].n)
 			continue;
 		const char *col = colours[i % N_COLOURS];
 		char attrs[128];
-		fprintf(out, "<g class=\"series\" data-arm=\"%c\" data-run=\"%d\">\n",
+		fprintf(out, "<g class=\"series\" data-arm=\"%c\" data-run=\"%d\" "
+		             "clip-path=\"url(#clip-frametime)\">\n",
 		        rd->arms[i].arm->letter, rd->runs[ra[i].med].run->position);
 		band_draw(out, &ra[i], &ax, &ay, xmax, col);
 		snprintf(attrs, sizeof attrs, "class=\"median-run\" stroke=\"%s\" stroke-width=\"1\" "
@@ -814,7 +867,7 @@ static void round_marks(FILE *out, const struct report_data *rd, const struct ax
 /* The baseline's least-squares line over its usable runs' positions:
  * slope and intercept; false with fewer than 2 runs at different places. */
 static bool baseline_line(const struct report_data *rd, int m, double *slope, double *icept,
-                          double *x0, double *x1)
+                          double *x0, double *x1, size_t *n_out)
 {
 	const struct report_arm *a = &rd->arms[rd->base];
 	double sx_ = 0, sy_ = 0, sxx = 0, sxy = 0;
@@ -835,6 +888,7 @@ static bool baseline_line(const struct report_data *rd, int m, double *slope, do
 		n++;
 	}
 	double den = (double)n * sxx - sx_ * sx_;
+	*n_out = n;
 	if (n < 2 || !(den > 1e-12))
 		return false;
 	*slope = ((double)n * sxy - sx_ * sy_) / den;
@@ -895,7 +949,14 @@ static void plot_fps(const struct report_data *rd, FILE *out, bool *wrote)
 	if (!isfinite(lo))
 		return;
 	double pad = (hi - lo) * 0.1 + 0.05 * fabs(hi);
-	struct axis ax = axis_make(0, pmax + 1, 8, true);
+	/* the x axis spans the runs drawn: the warm-ups before them are not */
+	int pmin = pmax;
+	for (size_t k = 0; k < rd->n_runs; k++)
+		if (rd->runs[k].run->position < pmin)
+			pmin = rd->runs[k].run->position;
+	struct axis ax = axis_exact(pmin - 0.5, pmax + 0.5, 8);
+	if (ax.step < 1)
+		ax.step = 1;
 	struct axis ay = axis_make(lo - pad, hi + pad, 6, false);
 	char title[160];
 	snprintf(title, sizeof title, "%s: real fps per run", c->name);
@@ -906,7 +967,10 @@ static void plot_fps(const struct report_data *rd, FILE *out, bool *wrote)
 		legend_add(&lg, colours[i % N_COLOURS], name, false);
 	}
 	double slope = 0, icept = 0, x0 = 0, x1 = 0;
-	bool drift = baseline_line(rd, m, &slope, &icept, &x0, &x1);
+	size_t n_line = 0;
+	bool drift = baseline_line(rd, m, &slope, &icept, &x0, &x1, &n_line);
+	/* through two runs the line is the baseline's own: not drawn, only said */
+	bool drift_line = drift && n_line >= 3;
 	const char *base_col = colours[rd->base % N_COLOURS];
 	if (drift) {
 		char item[200];
@@ -914,17 +978,16 @@ static void plot_fps(const struct report_data *rd, FILE *out, bool *wrote)
 		snprintf(item, sizeof item, "baseline %c drift: %+.*f fps over the campaign (%+.1f %%)",
 		         rd->arms[rd->base].arm->letter, stats_metrics[m].decimals + 1, last - first,
 		         first != 0 ? (last - first) / fabs(first) * 100.0 : 0.0);
-		legend_add(&lg, base_col, item, true);
+		legend_add(&lg, drift_line ? "#555555" : base_col, item, drift_line);
 	}
-	svg_begin(out, title, "campaign order; hollow: void (not counted); dashed: baseline drift",
+	svg_begin(out, title, "campaign order; hollow: void (not counted); dashed grey: baseline drift",
 	          &lg);
 	svg_axes(out, &ax, &ay, "run, in campaign order", "real fps", false);
 	round_marks(out, rd, &ax);
-	if (drift)
+	if (drift_line)
 		fprintf(out, "<line class=\"drift\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		             "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
-		        sx(&ax, x0), sy(&ay, icept + slope * x0), sx(&ax, x1), sy(&ay, icept + slope * x1),
-		        base_col);
+		             "stroke=\"#555555\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n",
+		        sx(&ax, x0), sy(&ay, icept + slope * x0), sx(&ax, x1), sy(&ay, icept + slope * x1));
 	for (size_t i = 0; i < rd->n_arms; i++)
 		fps_series(out, rd, i, m, &ax, &ay);
 	legend_draw(out, &lg);
@@ -939,6 +1002,147 @@ static int plot_fps_fn(struct db *db, const struct report_data *rd, FILE *out, b
 	return 0;
 }
 
+/* ---- the answer's charts (CapFrameX's habit) --------------------------- */
+
+#define CHART_BAR 15.0     /* one bar's height */
+#define CHART_GAP 12.0     /* between arms */
+#define CHART_LEFT 180.0   /* the bars start here: arm names to the left */
+#define CHART_RIGHT 480.0  /* and end at most here: values to the right */
+
+/* One bar: the arm's mean of metric m, its 95 % interval as a whisker. */
+static void chart_bar(FILE *out, const struct report_data *rd, size_t a, int m, double y,
+                      double scale, double opacity, const char *what)
+{
+	const struct report_arm *arm = &rd->arms[a];
+	const struct stats_metric_def *d = &stats_metrics[m];
+	const char *col = colours[a % N_COLOURS];
+	if (m < 0 || !arm->has_sum[m]) {
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#777777\">%s: no "
+		             "value</text>\n", CHART_LEFT + 4, y + CHART_BAR - 3, what);
+		return;
+	}
+	const struct stats_summary *su = &arm->sum[m];
+	double half = report_mean_ci_half(su);
+	double x1 = CHART_LEFT + fmax(0, su->mean) * scale;
+	fprintf(out, "<rect class=\"bar\" data-arm=\"%c\" data-metric=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+	             "width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2f\">"
+	             "<title>%c %s: %.*f %s</title></rect>\n",
+	        arm->arm->letter, d->key, CHART_LEFT, y, x1 - CHART_LEFT, CHART_BAR, col, opacity,
+	        arm->arm->letter, what, d->decimals + 1, su->mean, d->unit);
+	double right = x1;
+	if (isfinite(half) && half > 0) {
+		double lo = CHART_LEFT + fmax(0, su->mean - half) * scale;
+		double hi = CHART_LEFT + fmax(0, su->mean + half) * scale;
+		double ym = y + CHART_BAR / 2;
+		fprintf(out, "<g class=\"whisker\" stroke=\"#222222\" stroke-width=\"1.5\">"
+		             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+		        lo, ym, hi, ym, lo, y + 3, lo, y + CHART_BAR - 3, hi, y + 3, hi, y + CHART_BAR - 3);
+		right = fmax(right, hi);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%.*f <tspan fill=\"#555555\">"
+	             "%s</tspan></text>\n", right + 5, y + CHART_BAR - 3, d->decimals, su->mean,
+	        strcmp(what, "mean") == 0 ? "" : what);
+}
+
+/* The chart of one primary metric, the answer at a glance: per arm its
+ * mean as a bar with the 95 % interval of the mean as a whisker (for real
+ * fps, CapFrameX's three bars: average, 1 % low and 0.1 % low), the
+ * baseline's bar marked and its mean as a dashed line across.  Nothing is
+ * written without a value. */
+int report_chart_metric(const struct report_data *rd, int m, FILE *out, bool *wrote)
+{
+	*wrote = false;
+	const struct stats_metric_def *d = &stats_metrics[m];
+	bool fps = strcmp(d->key, "real_fps") == 0;
+	int parts[3] = { m, fps ? report_metric_index("low_1pct_fps") : -1,
+		         fps ? report_metric_index("low_01pct_fps") : -1 };
+	static const char *const what_fps[3] = { "average", "1 % low", "0.1 % low" };
+	size_t n_parts = 1;
+	if (fps)
+		n_parts = 1 + (parts[1] >= 0 && rd->has_data[parts[1]]) +
+		          (parts[2] >= 0 && rd->has_data[parts[2]]);
+	double top = 0;
+	bool any = false;
+	for (size_t a = 0; a < rd->n_arms; a++)
+		for (size_t k = 0; k < n_parts; k++) {
+			if (parts[k] < 0 || !rd->arms[a].has_sum[parts[k]])
+				continue;
+			const struct stats_summary *su = &rd->arms[a].sum[parts[k]];
+			double half = report_mean_ci_half(su);
+			top = fmax(top, su->mean + (isfinite(half) ? half : 0));
+			any = true;
+		}
+	if (!any || !(top > 0))
+		return 0;
+	double scale = (CHART_RIGHT - CHART_LEFT) / top;
+	double row = (double)n_parts * CHART_BAR + CHART_GAP;
+	double y0 = 58, height = y0 + (double)rd->n_arms * row + 34;
+	char name[128], title[200];
+	stats_metric_name(d, name, sizeof name);
+	snprintf(title, sizeof title, "%s by arm", name);
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+	             "width=\"100%%\" font-family=\"sans-serif\" font-size=\"14\" class=\"chart\" "
+	             "data-metric=\"%s\">\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+	             "fill=\"#ffffff\"/>\n<title>", W, ceil(height), d->key, W, ceil(height));
+	xml_text(out, title);
+	fputs("</title>\n<text x=\"10\" y=\"22\" font-size=\"17\" font-weight=\"bold\">", out);
+	xml_text(out, title);
+	fprintf(out, "</text>\n<text x=\"10\" y=\"40\" font-size=\"13\" fill=\"#444444\">%s is "
+	             "better · whiskers: 95 %% interval of the mean · dashed: %c</text>\n",
+	        d->direction == STATS_LOWER_IS_BETTER ? "shorter" : "longer",
+	        rd->arms[rd->base].arm->letter);
+	/* the baseline's mean across every arm */
+	const struct report_arm *base = &rd->arms[rd->base];
+	if (base->has_sum[m]) {
+		double x = CHART_LEFT + base->sum[m].mean * scale;
+		fprintf(out, "<line class=\"baseline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		             "stroke=\"#444444\" stroke-dasharray=\"4 3\"/>\n", x, y0 - 6, x,
+		        y0 + (double)rd->n_arms * row - CHART_GAP + 6);
+	}
+	for (size_t a = 0; a < rd->n_arms; a++) {
+		const struct report_arm *arm = &rd->arms[a];
+		double y = y0 + (double)a * row;
+		char an[160];
+		report_arm_name(arm, an, sizeof an);
+		report_name_cut(an, 22);
+		fprintf(out, "<g class=\"series\" data-arm=\"%c\">\n<text x=\"%.1f\" y=\"%.1f\" "
+		             "text-anchor=\"end\"%s>", arm->arm->letter, CHART_LEFT - 8,
+		        y + (double)n_parts * CHART_BAR / 2 + 5, a == rd->base ? " font-weight=\"bold\"" : "");
+		xml_text(out, an);
+		fputs("</text>\n", out);
+		if (a == rd->base)
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" "
+			             "fill=\"#555555\">baseline</text>\n", CHART_LEFT - 8,
+			        y + (double)n_parts * CHART_BAR / 2 + 18);
+		for (size_t k = 0; k < n_parts; k++)
+			chart_bar(out, rd, a, parts[k], y + (double)k * CHART_BAR, scale,
+			          k == 0 ? 1.0 : k == 1 ? 0.6 : 0.35, fps ? what_fps[k] : "mean");
+		fputs("</g>\n", out);
+	}
+	/* the value axis: 0 and the top */
+	double ya = y0 + (double)rd->n_arms * row;
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>\n"
+	             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">0</text>\n",
+	        CHART_LEFT, ya - 4, CHART_RIGHT, ya - 4, CHART_LEFT, ya + 10);
+	char b[64];
+	struct axis ax = axis_make(0, top, 4, true);
+	for (double v = ax.step; v <= top + 1e-9; v += ax.step) {
+		tick_label(b, sizeof b, v, ax.step);
+		double x = CHART_LEFT + v * scale;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222222\"/>"
+		             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+		        x, ya - 4, x, ya, x, ya + 10, b);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n", CHART_RIGHT + 8,
+	        ya + 10, d->unit);
+	fputs("</svg>\n", out);
+	*wrote = true;
+	return ferror(out) ? -EIO : 0;
+}
+
 const struct report_plot_kind report_plot_kinds[] = {
 	{ "frametime", "frame time over the route", plot_frametime },
 	{ "distribution", "frame-time distribution", plot_distribution },
@@ -951,6 +1155,8 @@ void report_plots_free(struct report_plot_svg *plots, size_t n)
 	for (size_t i = 0; plots && i < n; i++) {
 		free(plots[i].name);
 		free(plots[i].svg);
+		free(plots[i].png_name);
+		free(plots[i].png);
 	}
 	free(plots);
 }
@@ -1009,6 +1215,19 @@ int report_plots_render(struct db *db, int64_t campaign_id, const struct report_
 		p->kind = pk->suffix;
 		p->title = pk->title;
 		n++;
+		if (!(opts && opts->plots_png))
+			continue;
+		char why[512] = "";
+		err = report_svg_to_png(p->svg, p->len, 2.0, &p->png, &p->png_len, why, sizeof why);
+		if (err) {
+			err = report_fail(opts, err, "cannot draw the %s plot as PNG: %s", pk->suffix, why);
+			goto out;
+		}
+		if (asprintf(&p->png_name, "%s-%s.png", name, pk->suffix) < 0) {
+			p->png_name = NULL;
+			err = report_fail(opts, -ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 out:
 	free(name);
@@ -1022,34 +1241,77 @@ out:
 	return 0;
 }
 
-int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
-                      const struct report_options *opts, size_t *n_written_out)
+/* One file of dir written atomically, its path added to paths. */
+static int write_one(const char *dir, const char *name, const void *data, size_t len,
+                     const struct report_options *opts, char **paths, size_t *n_paths)
+{
+	char *path;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return report_fail(opts, -ENOMEM, "out of memory");
+	int err = util_write_file_atomic(path, data, len);
+	if (err) {
+		report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
+		free(path);
+		return err;
+	}
+	paths[(*n_paths)++] = path;
+	return 0;
+}
+
+int report_plot_write_files(struct db *db, int64_t campaign_id, const char *dir,
+                            const struct report_options *opts, char ***paths_out,
+                            size_t *n_paths_out)
 {
 	struct report_plot_svg *plots;
-	size_t n;
+	size_t n, n_paths = 0;
 	int err = report_plots_render(db, campaign_id, opts, &plots, &n);
 	if (err)
 		return err;
+	char **paths = calloc(2 * n + 1, sizeof *paths);
+	if (!paths) {
+		err = report_fail(opts, -ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((err = util_mkdir_p(dir, 0755))) {
 		err = report_fail(opts, err, "cannot make folder '%s': %s", dir, strerror(-err));
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		char *path;
-		if (asprintf(&path, "%s/%s", dir, plots[i].name) < 0) {
-			err = report_fail(opts, -ENOMEM, "out of memory");
-			goto out;
-		}
-		err = util_write_file_atomic(path, plots[i].svg, plots[i].len);
-		if (err)
-			err = report_fail(opts, err, "cannot write '%s': %s", path, strerror(-err));
-		free(path);
-		if (err)
-			goto out;
+	for (size_t i = 0; i < n && !err; i++) {
+		err = write_one(dir, plots[i].name, plots[i].svg, plots[i].len, opts, paths, &n_paths);
+		if (!err && plots[i].png)
+			err = write_one(dir, plots[i].png_name, plots[i].png, plots[i].png_len, opts,
+			                paths, &n_paths);
 	}
-	if (n_written_out)
-		*n_written_out = n;
 out:
 	report_plots_free(plots, n);
-	return err;
+	if (err || !paths_out) {
+		for (size_t i = 0; paths && i < n_paths; i++)
+			free(paths[i]);
+		free(paths);
+		if (!err && n_paths_out)
+			*n_paths_out = n_paths;
+		return err;
+	}
+	*paths_out = paths;
+	*n_paths_out = n_paths;
+	return 0;
+}
+
+int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
+                      const struct report_options *opts, size_t *n_written_out)
+{
+	char **paths = NULL;
+	size_t n = 0, n_svg = 0;
+	int err = report_plot_write_files(db, campaign_id, dir, opts, &paths, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(paths[i]);
+		n_svg += l > 4 && strcmp(paths[i] + l - 4, ".svg") == 0;
+		free(paths[i]);
+	}
+	free(paths);
+	if (n_written_out)
+		*n_written_out = n_svg;
+	return 0;
 }

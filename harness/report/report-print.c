@@ -17,36 +17,47 @@
 
 #include "util/util.h"
 
-/* A table row: one metric, or a count with its "ms each" companion. */
+/* A table row: one metric, or a count with its "ms each" companion; its
+ * label is the registry's name (stats_metric_name()). */
 struct row {
 	const char *key;
 	const char *each_key; /* shown as "count × each ms"; NULL for a plain row */
-	const char *label;
 };
 
 static const struct row rows[] = {
-	{ "real_fps", NULL, "real fps (runs)" },
-	{ "shown_fps", NULL, "shown fps" },
-	{ "p50_ms", NULL, "frame time p50, ms" },
-	{ "p95_ms", NULL, "frame time p95, ms" },
-	{ "p99_ms", NULL, "frame time p99, ms" },
-	{ "low_1pct_fps", NULL, "1 % low, fps" },
-	{ "low_01pct_fps", NULL, "0.1 % low, fps" },
-	{ "over_100ms", NULL, "frames over 100 ms" },
-	{ "rb_waits", "rb_wait_each_ms", "readbacks that wait, of 3000 (count × ms each)" },
-	{ "rb_early_part", "rb_early_part_each_ms",
-	  "reads released at the writer's part, of 3000 (count × ms each)" },
-	{ "rb_early_whole", NULL, "early reads waiting for their whole submission, of 3000" },
-	{ "rb_parts_ended", NULL, "parts ended after a writer, of 3000" },
-	{ "rb_late", NULL, "reads served late, of 3000" },
-	{ "captures_late", "capture_wait_each_ms",
-	  "captures waiting for late pages, of 600 (count × ms each)" },
-	{ "rb_wait_ms", NULL, "readback wait, ms a frame" },
-	{ "memsync_ms", NULL, "replay memory sync, ms a frame" },
-	{ "draws", NULL, "draws a frame" },
-	{ "gpu_busy_percent", NULL, "GPU busy, %" },
-	{ "swap_in", NULL, "swap-in, pages" },
+	{ "real_fps", NULL },
+	{ "shown_fps", NULL },
+	{ "p50_ms", NULL },
+	{ "p95_ms", NULL },
+	{ "p99_ms", NULL },
+	{ "low_1pct_fps", NULL },
+	{ "low_01pct_fps", NULL },
+	{ "over_100ms", NULL },
+	{ "rb_waits", "rb_wait_each_ms" },
+	{ "rb_early_part", "rb_early_part_each_ms" },
+	{ "rb_early_whole", NULL },
+	{ "rb_parts_ended", NULL },
+	{ "rb_late", NULL },
+	{ "captures_late", "capture_wait_each_ms" },
+	{ "rb_wait_ms", NULL },
+	{ "memsync_ms", NULL },
+	{ "draws", NULL },
+	{ "gpu_busy_percent", NULL },
+	{ "swap_in", NULL },
 };
+
+/* A row's label: the registry's name; "(runs)" after real fps, whose mean
+ * has a row of its own; "(count × ms each)" after a pair. */
+static void row_label(const struct row *rw, char *buf, size_t size)
+{
+	const struct stats_metric_def *d = stats_metric_find(rw->key);
+	char name[128];
+	stats_metric_name(d, name, sizeof name);
+	snprintf(buf, size, "%s%s", name,
+	         strcmp(rw->key, "real_fps") == 0 ? " (runs)"
+	         : rw->each_key                   ? " (count × ms each)"
+	                                          : "");
+}
 
 #define N_ROWS (sizeof rows / sizeof rows[0])
 
@@ -238,8 +249,10 @@ static void md_table(const struct report_data *rd, FILE *out)
 		if (!row_has_data(rd, rw))
 			continue;
 		bool is_fps = strcmp(rw->key, "real_fps") == 0;
+		char label[192];
+		row_label(rw, label, sizeof label);
 		fputs("\n| ", out);
-		report_md_text(out, rw->label);
+		report_md_text(out, label);
 		fputs(" |", out);
 		for (size_t i = 0; i < rd->n_arms; i++) {
 			fputc(' ', out);
@@ -312,29 +325,12 @@ static const char *method_name(enum stats_method m)
 	}
 }
 
-/* The decision's word: the metric's own for a call ("fewer"), else the state. */
-static const char *decision_word(const struct stats_metric_def *d, const struct stats_decision *x)
-{
-	switch (x->state) {
-	case STATS_STATE_FASTER:
-		return d->direction == STATS_LOWER_IS_BETTER ? d->word_down : d->word_up;
-	case STATS_STATE_SLOWER:
-		return d->direction == STATS_LOWER_IS_BETTER ? d->word_up : d->word_down;
-	case STATS_STATE_HIGHER:
-		return d->word_up;
-	case STATS_STATE_LOWER:
-		return d->word_down;
-	default:
-		return stats_state_name(x->state);
-	}
-}
-
 static void md_verdict_cell(FILE *out, const struct stats_metric_def *d,
                             const struct stats_decision *x)
 {
 	int dec = d->decimals + 1;
 	const char *unit = d->unit && d->unit[0] ? d->unit : NULL;
-	const char *w = decision_word(d, x);
+	const char *w = stats_state_word(d, x->state);
 	if (x->state != STATS_STATE_UNDECIDED)
 		fprintf(out, "**%s**", w);
 	else
@@ -394,7 +390,9 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 	bool first = true;
 	for (size_t m = 0; m < rd->n_metrics; m++)
 		if (rd->primary[m]) {
-			fprintf(out, "%s%s", first ? "" : ", ", stats_metrics[m].label);
+			char name[128];
+			stats_metric_name(&stats_metrics[m], name, sizeof name);
+			fprintf(out, "%s%s", first ? "" : ", ", name);
 			first = false;
 		}
 	if (rd->max_rounds > 0)
@@ -432,13 +430,11 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			continue;
 		const struct stats_metric_def *d = &stats_metrics[m];
 		fputs("\n| ", out);
+		char name[128];
+		stats_metric_name(d, name, sizeof name);
 		if (rd->primary[m])
 			fputs("**", out);
-		report_md_text(out, d->label);
-		if (d->unit && d->unit[0] && strcmp(d->unit, "fps") != 0) {
-			fputs(", ", out);
-			report_md_text(out, d->unit);
-		}
+		report_md_text(out, name);
 		if (rd->primary[m])
 			fputs("** (primary)", out);
 		fputs(" |", out);
@@ -472,7 +468,9 @@ static void md_verdicts(const struct report_data *rd, FILE *out)
 			char more[160];
 			report_more_text(rd, a->more_rounds[m], a->more_rounds_hi[m], more, sizeof more);
 			fprintf(out, "- %c, ", a->arm->letter);
-			report_md_text(out, stats_metrics[m].label);
+			char name[128];
+			stats_metric_name(&stats_metrics[m], name, sizeof name);
+			report_md_text(out, name);
 			fprintf(out, ": Δ %+.1f %%; %s.\n", a->dec[m].delta_pct, more);
 		}
 	}
@@ -494,7 +492,9 @@ static void md_drift(const struct report_data *rd, FILE *out)
 			      "interval):", out);
 		fputs(any ? ";" : "", out);
 		fputc(' ', out);
-		report_md_text(out, d->label);
+		char name[128];
+		stats_metric_name(d, name, sizeof name);
+		report_md_text(out, name);
 		fputc(' ', out);
 		report_md_text(out, text);
 		any = true;
@@ -527,6 +527,10 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 	fprintf(out, "%s Campaign ", hashes);
 	report_md_text(out, c->name);
 	fputs("\n\n", out);
+	if (rd->n_arms > 1) {
+		report_md_headline(rd, out);
+		fputc('\n', out);
+	}
 	bool sep = false;
 #define FACT(...)                                 \
 	do {                                      \
@@ -560,6 +564,27 @@ static void md_title(const struct report_data *rd, FILE *out, const char *hashes
 		FACT(fputs("no pad (the programs took no input)", out));
 #undef FACT
 	fputs("\n\n", out);
+}
+
+/* The decision's method as a key: "arm_time", "two_sample", "none". */
+static const char *method_key(enum stats_method m)
+{
+	return stats_method_name(m);
+}
+
+/* The state against the metric's direction: "better", "worse", "same",
+ * "undecided", or "changed" (a neutral metric's higher or lower). */
+static const char *outcome_of(enum stats_state s)
+{
+	switch (s) {
+	case STATS_STATE_FASTER: return "better";
+	case STATS_STATE_SLOWER: return "worse";
+	case STATS_STATE_SAME: return "same";
+	case STATS_STATE_HIGHER:
+	case STATS_STATE_LOWER: return "changed";
+	case STATS_STATE_UNDECIDED:
+	default: return "undecided";
+	}
 }
 
 /* ---- CSV ----------------------------------------------------------------- */
@@ -648,17 +673,20 @@ static int print_csv(const struct report_data *rd, FILE *out)
 			csv_line(&x, "delta", NULL, k, c->delta, "");
 			csv_line(&x, "delta_pct", NULL, k, c->delta_pct, "");
 			if (isfinite(c->p_value))
-				csv_line(&x, "p_value", NULL, k, c->p_value,
+				csv_line(&x, "mann_whitney_p", NULL, k, c->p_value,
 				         c->p_exact ? "exact" : "normal approximation");
 			if (!x.a->has_dec[m])
 				continue;
 			const struct stats_decision *dv = &x.a->dec[m];
-			csv_line(&x, "verdict", NULL, k, NAN, stats_state_name(dv->state));
+			csv_line(&x, "verdict", NULL, k, NAN,
+			         stats_state_word(&stats_metrics[m], dv->state));
 			csv_line(&x, "verdict_delta", NULL, k, dv->delta, method_name(dv->method));
 			csv_line(&x, "verdict_delta_pct", NULL, k, dv->delta_pct, "");
 			csv_line(&x, "ci_low", NULL, k, dv->ci_low, "");
 			csv_line(&x, "ci_high", NULL, k, dv->ci_high, "");
 			csv_line(&x, "p", NULL, k, dv->p, dv->primary ? "primary" : "Holm-adjusted");
+			csv_line(&x, "df", NULL, k, dv->method == STATS_METHOD_NONE ? NAN : dv->df,
+			         method_key(dv->method));
 			csv_line(&x, "min_effect", NULL, k, dv->min_effect, "");
 			if (x.a->more_rounds[m] != 0) {
 				char more[160];
@@ -667,6 +695,67 @@ static int print_csv(const struct report_data *rd, FILE *out)
 				csv_line(&x, "more_rounds", NULL, k, x.a->more_rounds[m], more);
 				csv_line(&x, "more_rounds_hi", NULL, k, x.a->more_rounds_hi[m], more);
 			}
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* The wide CSV: one row per arm and metric, rounded to the metric's
+ * resolution (means, intervals and Δ one digit more, Δ % one decimal,
+ * p three significant digits). */
+static int print_csv_wide(const struct report_data *rd, FILE *out)
+{
+	fputs("campaign,arm,label,baseline,metric,name,unit,primary,n,mean,mean_ci_low,mean_ci_high,"
+	      "delta,delta_pct,ci_low,ci_high,p,state,outcome,n_baseline,method,df,levels,reason\n",
+	      out);
+	for (size_t i = 0; i < rd->n_arms; i++) {
+		const struct report_arm *a = &rd->arms[i];
+		for (size_t m = 0; m < rd->n_metrics; m++) {
+			if (!a->has_sum[m])
+				continue;
+			const struct stats_metric_def *d = &stats_metrics[m];
+			const struct stats_summary *su = &a->sum[m];
+			const struct stats_decision *dv = a->has_dec[m] ? &a->dec[m] : NULL;
+			int dg = d->decimals + 1;
+			char name[128], num[64];
+			stats_metric_name(d, name, sizeof name);
+			csv_field(out, rd->campaign->name);
+			fprintf(out, ",%c,", a->arm->letter);
+			csv_field(out, a->arm->label);
+			fprintf(out, ",%s,%s,", i == rd->base ? "true" : "false", d->key);
+			csv_field(out, name);
+			fputc(',', out);
+			csv_field(out, d->unit);
+			fprintf(out, ",%s,%zu", rd->primary[m] ? "true" : "false", su->n);
+			double half = report_mean_ci_half(su);
+			double vals[] = { su->mean, su->mean - half, su->mean + half };
+			for (size_t k = 0; k < 3; k++) {
+				report_num_rounded(num, sizeof num, vals[k], dg);
+				fprintf(out, ",%s", num);
+			}
+			double dvals[] = { dv ? dv->delta : NAN, dv ? dv->delta_pct : NAN,
+				           dv ? dv->ci_low : NAN, dv ? dv->ci_high : NAN };
+			int dig[] = { dg, 1, dg, dg };
+			for (size_t k = 0; k < 4; k++) {
+				report_num_rounded(num, sizeof num, dvals[k], dig[k]);
+				fprintf(out, ",%s", num);
+			}
+			if (dv && isfinite(dv->p))
+				fprintf(out, ",%.3g", dv->p);
+			else
+				fputc(',', out);
+			if (dv)
+				fprintf(out, ",%s,%s,%zu,%s,", stats_state_word(d, dv->state),
+				        outcome_of(dv->state), dv->n_baseline, method_key(dv->method));
+			else
+				fputs(",,,,,", out);
+			if (dv && dv->method != STATS_METHOD_NONE)
+				fprintf(out, "%d", dv->df);
+			fputc(',', out);
+			csv_field(out, dv ? dv->levels_text : "");
+			fputc(',', out);
+			csv_field(out, dv && dv->state == STATS_STATE_UNDECIDED ? dv->reason : "");
+			fputc('\n', out);
 		}
 	}
 	return ferror(out) ? -EIO : 0;
@@ -726,7 +815,7 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 	json_t *so[sizeof sums / sizeof sums[0]];
 	for (size_t s = 0; s < sizeof sums / sizeof sums[0]; s++)
 		so[s] = json_object();
-	static const char *const cmps[] = { "delta", "delta_pct", "verdict", "p_value",
+	static const char *const cmps[] = { "delta", "delta_pct", "verdict", "mann_whitney_p",
 		                            "more_rounds" };
 	json_t *co[sizeof cmps / sizeof cmps[0]];
 	for (size_t s = 0; s < sizeof cmps / sizeof cmps[0]; s++)
@@ -752,7 +841,8 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 		if (a->has_dec[m]) {
 			const struct stats_decision *dv = &a->dec[m];
 			json_t *v = json_object();
-			set(v, "state", json_string(stats_state_name(dv->state)));
+			set(v, "state", json_string(stats_state_word(&stats_metrics[m], dv->state)));
+			set(v, "outcome", json_string(outcome_of(dv->state)));
 			set(v, "delta", jnum(dv->delta));
 			set(v, "delta_pct", jnum(dv->delta_pct));
 			set(v, "ci_low", jnum(dv->ci_low));
@@ -760,17 +850,17 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 			set(v, "p", jnum(dv->p));
 			set(v, "n_arm", json_integer((json_int_t)dv->n_arm));
 			set(v, "n_baseline", json_integer((json_int_t)dv->n_baseline));
-			set(v, "p_raw", jnum(dv->p_raw));
+			set(v, "p_before_holm", dv->primary ? json_null() : jnum(dv->p_raw));
 			set(v, "primary", json_boolean(dv->primary));
 			set(v, "min_effect", jnum(dv->min_effect));
 			set(v, "resolution", jnum(dv->resolution));
-			set(v, "method", json_string(stats_method_name(dv->method)));
+			set(v, "method", json_string(method_key(dv->method)));
 			char mt[96];
 			stats_decision_method_text(dv, mt, sizeof mt);
 			set(v, "method_text", json_string(mt));
 			set(v, "time_terms", json_integer(dv->time_terms));
 			set(v, "time_terms_dropped", json_integer(dv->time_terms_dropped));
-			set(v, "df", json_integer(dv->df));
+			set(v, "df", dv->method == STATS_METHOD_NONE ? json_null() : json_integer(dv->df));
 			set(v, "se", jnum(dv->se));
 			set(v, "se_floor", jnum(dv->se_floor));
 			set(v, "p_perm", jnum(dv->p_perm));
@@ -827,10 +917,103 @@ static json_t *host_json(const struct report_data *rd)
 	return a;
 }
 
+/* The headline (docs/reports.md, "The headline"): the lines, the best
+ * arm and the sentence. */
+static json_t *headline_json(const struct report_data *rd)
+{
+	const struct report_headline *h = &rd->headline;
+	json_t *o = json_object(), *lines = json_array();
+	char base[2] = { rd->arms[rd->base].arm->letter, 0 };
+	set(o, "baseline", json_string(base));
+	set(o, "metric", h->primary0 >= 0 ? json_string(stats_metrics[h->primary0].key) : NULL);
+	for (size_t i = 0; i < h->n_lines; i++) {
+		const struct report_headline_line *l = &h->lines[i];
+		const struct report_arm *a = &rd->arms[l->arm];
+		json_t *jl = json_object(), *jm = json_array();
+		char letter[2] = { a->arm->letter, 0 }, text[1024];
+		set(jl, "arm", json_string(letter));
+		set(jl, "label", jstr(a->arm->label));
+		set(jl, "state", json_string(l->word));
+		static const char *const calls[] = { [REPORT_CALL_UNDECIDED] = "undecided",
+			                             [REPORT_CALL_BETTER] = "better",
+			                             [REPORT_CALL_WORSE] = "worse",
+			                             [REPORT_CALL_MIXED] = "mixed",
+			                             [REPORT_CALL_SAME] = "same" };
+		set(jl, "outcome", json_string(calls[l->call]));
+		for (size_t k = 0; k < l->n_m; k++) {
+			const struct report_headline_metric *hm = &l->m[k];
+			const struct stats_metric_def *d = &stats_metrics[hm->metric];
+			json_t *x = json_object();
+			set(x, "metric", json_string(d->key));
+			set(x, "state", hm->dec ? json_string(stats_state_word(d, hm->dec->state)) : NULL);
+			set(x, "delta_pct", jnum(hm->dec ? hm->dec->delta_pct : NAN));
+			set(x, "ci_low_pct", jnum(hm->ci_low_pct));
+			set(x, "ci_high_pct", jnum(hm->ci_high_pct));
+			set(x, "p", jnum(hm->dec ? hm->dec->p : NAN));
+			set(x, "df", hm->dec && hm->dec->method != STATS_METHOD_NONE
+			                     ? json_integer(hm->dec->df) : NULL);
+			set(x, "method", hm->dec ? json_string(method_key(hm->dec->method)) : NULL);
+			set(x, "levels_text", hm->dec && hm->dec->levels_text[0]
+			                         ? json_string(hm->dec->levels_text) : NULL);
+			set(x, "undecided_reason", hm->dec && hm->dec->reason[0] ? json_string(hm->dec->reason)
+			                                               : NULL);
+			json_array_append_new(jm, x);
+		}
+		set(jl, "metrics", jm);
+		set(jl, "n_arm", json_integer((json_int_t)l->n_arm));
+		set(jl, "n_baseline", json_integer((json_int_t)l->n_base));
+		set(jl, "more_rounds", isfinite(l->more_rounds) ? json_integer((json_int_t)l->more_rounds)
+		                                                : NULL);
+		report_headline_text(rd, l, 2, 0, NULL, text, sizeof text);
+		set(jl, "text", json_string(text));
+		json_array_append_new(lines, jl);
+	}
+	set(o, "lines", lines);
+	if (h->best >= 0) {
+		char letter[2] = { rd->arms[h->lines[h->best].arm].arm->letter, 0 };
+		set(o, "best", json_string(letter));
+	} else {
+		set(o, "best", NULL);
+	}
+	set(o, "text", json_string(h->verdict));
+	return o;
+}
+
+/* The registry (stats_metrics[]): how every metric is named and judged. */
+static json_t *registry_json(const struct report_data *rd)
+{
+	json_t *a = json_array();
+	for (size_t m = 0; m < rd->n_metrics; m++) {
+		const struct stats_metric_def *d = &stats_metrics[m];
+		json_t *o = json_object();
+		char name[128];
+		stats_metric_name(d, name, sizeof name);
+		set(o, "key", json_string(d->key));
+		set(o, "name", json_string(name));
+		set(o, "label", json_string(d->label));
+		set(o, "short", json_string(d->short_label));
+		set(o, "unit", json_string(d->unit));
+		set(o, "direction", json_string(d->direction == STATS_HIGHER_IS_BETTER ? "higher"
+		                                : d->direction == STATS_LOWER_IS_BETTER ? "lower"
+		                                                                        : "neutral"));
+		set(o, "better", json_string(d->direction == STATS_NEUTRAL
+		                             ? d->word_up : stats_state_word(d, STATS_STATE_FASTER)));
+		set(o, "worse", json_string(d->direction == STATS_NEUTRAL
+		                            ? d->word_down : stats_state_word(d, STATS_STATE_SLOWER)));
+		set(o, "decimals", json_integer(d->decimals));
+		set(o, "resolution", json_real(stats_metric_resolution(d)));
+		set(o, "primary", json_boolean(rd->primary[m]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static int print_json(const struct report_data *rd, FILE *out)
 {
 	const struct db_campaign *c = rd->campaign;
 	json_t *doc = json_object();
+	set(doc, "schema_version", json_integer(REPORT_JSON_SCHEMA_VERSION));
+	set(doc, "headline", headline_json(rd));
 	set(doc, "campaign", json_string(c->name));
 	set(doc, "campaign_id", json_integer(c->id));
 	char base[2] = { rd->arms[rd->base].arm->letter, 0 };
@@ -867,6 +1050,7 @@ static int print_json(const struct report_data *rd, FILE *out)
 	for (size_t m = 0; m < rd->n_metrics; m++)
 		json_array_append_new(metrics, json_string(stats_metrics[m].key));
 	set(doc, "metrics", metrics);
+	set(doc, "registry", registry_json(rd));
 	json_t *drift = json_object();
 	for (size_t m = 0; m < rd->n_metrics; m++) {
 		const struct stats_drift *dr = rd->drift ? &rd->drift[m] : NULL;
@@ -915,8 +1099,17 @@ int report_print(struct db *db, int64_t campaign_id, const struct report_options
 	enum report_format f = opts ? opts->format : REPORT_FORMAT_MD;
 	switch (f) {
 	case REPORT_FORMAT_CSV:
-		err = print_csv(rd, out);
+		err = opts && opts->csv_wide ? print_csv_wide(rd, out) : print_csv(rd, out);
 		break;
+	case REPORT_FORMAT_TERM: {
+		struct report_term_options to = { 0 };
+		if (opts)
+			to = (struct report_term_options){ .width = opts->term_width,
+				                           .colour = opts->term_colour,
+				                           .verbose = opts->verbose };
+		err = report_term_print(db, rd, &to, out);
+		break;
+	}
 	case REPORT_FORMAT_JSON:
 		err = print_json(rd, out);
 		break;
@@ -936,6 +1129,24 @@ int report_print(struct db *db, int64_t campaign_id, const struct report_options
 		err = -EIO;
 	if (err == -EIO)
 		return report_fail(opts, err, "cannot write the report: %s", strerror(errno ? errno : EIO));
+	return err;
+}
+
+int report_headline_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                          FILE *out)
+{
+	struct report_data *rd;
+	int err = report_data_load(db, campaign_id, opts, &rd);
+	if (err)
+		return err;
+	struct report_term_options to = { .width = opts ? opts->term_width : 0,
+		                          .colour = opts && opts->term_colour };
+	err = report_term_headline(rd, &to, out);
+	report_data_destroy(rd);
+	if (err == 0 && fflush(out) != 0)
+		err = -EIO;
+	if (err == -EIO)
+		return report_fail(opts, err, "cannot write the headline");
 	return err;
 }
 

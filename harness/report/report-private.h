@@ -48,6 +48,59 @@ struct report_arm {
 	double *more_rounds_hi; /* the most of that range; INFINITY: maybe never */
 };
 
+/* ---- the headline (report-headline.c) ---------------------------------- */
+
+/* The most primary metrics a headline line shows. */
+#define REPORT_HEADLINE_METRICS 4
+
+/* An arm's call over its primary metrics: better (some better, none worse,
+ * every one decided), worse, mixed (better on one, worse on another), same
+ * (every one same), undecided (some primary not decided). */
+enum report_call {
+	REPORT_CALL_UNDECIDED = 0,
+	REPORT_CALL_BETTER,
+	REPORT_CALL_WORSE,
+	REPORT_CALL_MIXED,
+	REPORT_CALL_SAME,
+};
+
+/* One primary metric of a headline line. */
+struct report_headline_metric {
+	size_t metric;              /* index into stats_metrics */
+	const struct stats_decision *dec; /* NULL: no decision (no usable run) */
+	double ci_low_pct, ci_high_pct;   /* the interval as % of the baseline's
+	                                   * mean; NaN when there is none */
+};
+
+/* One arm against the baseline on the primary metrics. */
+struct report_headline_line {
+	size_t arm;                 /* index into report_data.arms */
+	enum report_call call;
+	const char *word;           /* the call in the first primary's words:
+	                             * "faster", "slower", "mixed", "same", "undecided" */
+	struct report_headline_metric m[REPORT_HEADLINE_METRICS];
+	size_t n_m;
+	size_t n_arm, n_base;       /* the first primary's usable runs */
+	double more_rounds;         /* undecided: the rounds until every primary would
+	                             * be decided (the largest); INFINITY not
+	                             * reachable; NaN: not known */
+	double more_rounds_hi;      /* the top of that forecast's range */
+};
+
+/* The answer, first in every output (docs/reports.md, "The headline"):
+ * one line per arm other than the baseline, the arms decided on the first
+ * primary metric first (best first), then the others; then which arm is
+ * best on the first primary metric among the decided ones. */
+struct report_headline {
+	struct report_headline_line *lines;
+	size_t n_lines;
+	int primary0;               /* the first primary metric; -1: none with data */
+	int best;                   /* index into lines; -1: none */
+	bool any_decided;           /* some arm's first primary is decided */
+	char verdict[320];          /* "best on real fps: C early marker, +241 % [+198, +284]",
+	                             * "no arm decided yet: about 3 more rounds (25 min)", ... */
+};
+
 struct report_data {
 	struct db_campaign *campaign;
 	struct db_arm *db_arms;
@@ -97,10 +150,51 @@ struct report_data {
 		REPORT_STOP_MAX_ROUNDS, /* the planned maximum of rounds ran */
 		REPORT_STOP_DEADLINE,   /* no further round fitted before the deadline */
 	} stop;
+	struct report_headline headline; /* the answer (report-headline.c) */
 	bool stop_stored;    /* stop is what the run loop stored (results-db
 	                      * stop_reason), not derived from the data: a
 	                      * campaign finished before schema 4 has none */
 };
+
+/* The arm as a headline names it: "C early marker" (letter and label). */
+void report_arm_name(const struct report_arm *a, char *buf, size_t size);
+
+/* A percentage with its sign, digits by size: "+241 %", "−4.5 %" (a
+ * minus sign, U+2212); pct false leaves out " %". "-" when not finite. */
+void report_fmt_pct(char *buf, size_t size, double v, bool pct);
+
+/* A headline line's columns: the arm's name (cut to name_max columns; 0:
+ * whole), its call, each primary's part ("real fps +21 % [+8.1, +34]"),
+ * the runs; "" for a column the line has not.  detail 2: every primary
+ * with its interval and levels; 1: without them; 0: the first primary's
+ * Δ % only, no runs. */
+#define REPORT_HEADLINE_COLS (REPORT_HEADLINE_METRICS + 3)
+#define REPORT_HEADLINE_COL_B 192
+void report_headline_cols(const struct report_data *rd, const struct report_headline_line *l,
+                          int detail, size_t name_max,
+                          char cols[REPORT_HEADLINE_COLS][REPORT_HEADLINE_COL_B]);
+
+/* A headline line as text: its columns joined by three spaces, each padded
+ * to widths[REPORT_HEADLINE_COLS] when widths is not NULL (the last, the
+ * runs, never). */
+void report_headline_text(const struct report_data *rd, const struct report_headline_line *l,
+                          int detail, size_t name_max, const size_t *widths, char *buf,
+                          size_t size);
+
+/* Cuts name (a buffer of at least max * 4 bytes) to max columns, the last
+ * one "…"; 0: no cut. */
+void report_name_cut(char *name, size_t max);
+
+/* The 95 % interval of an arm's mean over its runs (Student's t, n - 1
+ * df) as its half-width; NaN below 2 runs. */
+double report_mean_ci_half(const struct stats_summary *s);
+
+/* v rounded to digits after the point, as the shortest text that reads
+ * back as that rounded value ("12.3", "40"); "" when not finite. */
+void report_num_rounded(char *buf, size_t size, double v, int digits);
+
+/* Display columns of UTF-8 text (code points; every one is one column). */
+size_t report_u8_width(const char *s);
 
 /* Why a finished campaign stopped, in words: "decided after 4 rounds",
  * "max rounds reached (12)", "deadline (2026-12-02 07:00) after 9 rounds",
@@ -126,6 +220,27 @@ void report_more_text(const struct report_data *rd, double rounds, double rounds
 /* Whether some round's runs came in another arm order than the campaign's
  * (a counterbalanced campaign). */
 bool report_counterbalanced(const struct report_data *rd);
+
+/* Computes rd->headline from the decisions (report_data_load() does). */
+int report_headline_make(struct report_data *rd);
+
+/* The headline as Markdown: a line naming the baseline and the primary
+ * metrics, one list item per arm, then the verdict sentence. */
+void report_md_headline(const struct report_data *rd, FILE *out);
+
+/* The terminal report (report-term.c): the headline, then one row per arm
+ * and a column per metric, benchstat's cells, fitted to width columns
+ * (0: no limit) by leaving out secondary metrics; colour by state. */
+struct report_term_options {
+	size_t width;               /* 0: every metric, however wide */
+	bool colour;
+	bool verbose;               /* then the whole Markdown body */
+};
+int report_term_print(struct db *db, const struct report_data *rd,
+                      const struct report_term_options *o, FILE *out);
+/* The headline alone, as report_term_print() writes it. */
+int report_term_headline(const struct report_data *rd, const struct report_term_options *o,
+                         FILE *out);
 
 /* Index of a metric key in stats_metrics, or -1. */
 int report_metric_index(const char *key);
@@ -183,6 +298,19 @@ struct report_plot_kind {
 	int (*draw)(struct db *db, const struct report_data *rd, FILE *out, bool *wrote);
 };
 extern const struct report_plot_kind report_plot_kinds[];
+
+/* The SVG document svg[0..len) drawn into a PNG (report-png.c, librsvg
+ * and cairo) at scale times its viewBox, on white.  *png malloc'd.  0, or
+ * -EINVAL (librsvg could not read or draw it), -EIO, -ENOMEM with the
+ * reason in errmsg. */
+int report_svg_to_png(const char *svg, size_t len, double scale, unsigned char **png,
+                      size_t *png_len, char *errmsg, size_t errmsg_size);
+
+/* The answer's chart of primary metric m (report-plot.c), a whole SVG
+ * document: per arm the mean as a bar with its 95 % interval as a whisker
+ * (real fps: average, 1 % and 0.1 % lows, CapFrameX's three), the
+ * baseline marked.  *wrote false (nothing written) without a value. */
+int report_chart_metric(const struct report_data *rd, int m, FILE *out, bool *wrote);
 
 /* The HTML page of a campaign (report-html.c): report_print() with
  * REPORT_FORMAT_HTML. */

@@ -589,6 +589,10 @@ static int print_tested(struct db *db, const struct report_data *rd, const char 
 	size_t n_void;
 	int err;
 	section_title(rd, out);
+	if (rd->n_arms > 1) {
+		fputc('\n', out);
+		report_md_headline(rd, out);
+	}
 	section_builds(rd, out);
 	if ((err = section_hardware(db, rd, out)))
 		return err;

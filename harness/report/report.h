@@ -1,15 +1,20 @@
 /* report: what the tester reads in the morning, computed from results.db
  * alone.
  *
- * Four outputs of one campaign, all from the same numbers:
- *   - report_print(): the comparison table (one column per arm, one row per
- *     metric, each run's value then the mean, Δ and Δ% against the
- *     baseline) and the verdicts, as Markdown, CSV or JSON
- *     (docs/reports.md: formats, JSON schema, verdict rule);
+ * The outputs of one campaign, all from the same numbers, each opening
+ * with the headline (per arm against the baseline on the primary metrics,
+ * then the best decided arm) and naming metrics through the registry
+ * (stats_metrics[]):
+ *   - report_print(): the terminal report, the comparison table (one
+ *     column per arm, one row per metric, each run's value then the mean,
+ *     Δ and Δ% against the baseline) and the verdicts, as Markdown, CSV or
+ *     JSON, or the HTML morning page (docs/reports.md: formats, JSON
+ *     schema, verdict rule);
  *   - report_tested_write(): the campaign's run file for docs/tested/
  *     (format in docs/tested-configurations.md);
  *   - report_plot_write(): SVG plots (frame time over the route, the
- *     frame-time distribution, fps per run in campaign order);
+ *     frame-time distribution, fps per run in campaign order), and PNGs
+ *     of them through librsvg;
  *   - report_summary_print(): the short Markdown summary a forge comment
  *     carries.
  *
@@ -34,9 +39,15 @@ enum report_format {
 	REPORT_FORMAT_MD = 0,   /* Markdown table and verdicts (default) */
 	REPORT_FORMAT_CSV = 1,  /* one row per run and metric, then per arm */
 	REPORT_FORMAT_JSON = 2, /* the document docs/reports.md defines */
-	REPORT_FORMAT_HTML = 3, /* one self-contained page: header, table, verdicts,
-	                         * plots, void runs and the route shot grid */
+	REPORT_FORMAT_HTML = 3, /* one self-contained page led by the headline: chips,
+	                         * charts, plots, the verdict table, details */
+	REPORT_FORMAT_TERM = 4, /* the terminal report: the headline, then one row per
+	                         * arm, benchstat's cells, fitted to term_width */
 };
+
+/* The version of the JSON document's layout (its "schema_version"):
+ * raised whenever a key changes meaning or goes away (docs/reports.md 6). */
+#define REPORT_JSON_SCHEMA_VERSION 2
 
 /* Zero means default for every field. */
 struct report_options {
@@ -47,6 +58,12 @@ struct report_options {
 	const char *tested_html;    /* run file: the HTML page written next to it (a
 	                             * name relative to the run file), linked from its
 	                             * Results; NULL: none */
+	unsigned term_width;        /* TERM: the columns to fit; 0: no limit (--wide) */
+	bool term_colour;           /* TERM: colour by state (ANSI SGR) */
+	bool verbose;               /* TERM: then the whole Markdown body (-v) */
+	bool csv_wide;              /* CSV: one row per arm and metric (--wide) */
+	bool embed_plots;           /* HTML: the plots as PNG data URLs, not inline SVG */
+	bool plots_png;             /* plots: a PNG of each beside its SVG (librsvg) */
 	char *errmsg;               /* on failure, the reason is written here (may be NULL) */
 	size_t errmsg_size;
 };
@@ -97,6 +114,16 @@ int report_print_file(struct db *db, int64_t campaign_id, const struct report_op
                       const char *path);
 
 /*
+ * The headline alone (docs/reports.md, "The headline"), as text lines for
+ * a terminal: one line per arm against the baseline on the primary
+ * metrics, then the best arm or what would decide one; fitted to
+ * opts->term_width (0: no limit).  The run and ab commands end with it.
+ * Same returns as report_print().
+ */
+int report_headline_print(struct db *db, int64_t campaign_id, const struct report_options *opts,
+                          FILE *out);
+
+/*
  * The summary for a forge comment, Markdown: a title line, the table and
  * the verdicts (as report_print()), and run_file (a link or a path; may be
  * NULL) named as where the whole run file is.  Same returns as
@@ -132,12 +159,20 @@ int report_tested_print(struct db *db, int64_t campaign_id, const struct report_
  * atomically: "<name>-frametime.svg" (frame time over the route, the
  * median run of each arm), "<name>-distribution.svg" (frame-time
  * distribution per arm, usable runs) and "<name>-fps.svg" (real fps of every
- * run in campaign order), <name> as in report_tested_name() without ".md".
- * A plot without data (no frames stored) is not written; *n_written_out
- * (may be NULL) says how many were.  Returns 0 or a negative errno.
+ * run in campaign order), <name> as in report_tested_name() without ".md";
+ * with opts->plots_png, "<name>-KIND.png" beside each, drawn from the SVG
+ * by librsvg.  A plot without data (no frames stored) is not written;
+ * *n_written_out (may be NULL) says how many plots were.  Returns 0 or a
+ * negative errno.
  */
 int report_plot_write(struct db *db, int64_t campaign_id, const char *dir,
                       const struct report_options *opts, size_t *n_written_out);
+
+/* report_plot_write(), and *paths_out (release each and the array with
+ * free()) the paths of every file it wrote, *n_paths of them, in order. */
+int report_plot_write_files(struct db *db, int64_t campaign_id, const char *dir,
+                            const struct report_options *opts, char ***paths_out,
+                            size_t *n_paths);
 
 /* One plot drawn in memory (report_plots_render()). */
 struct report_plot_svg {
@@ -146,6 +181,9 @@ struct report_plot_svg {
 	const char *title;  /* the kind in words: "frame time over the route" (static) */
 	char *svg;          /* the whole SVG document */
 	size_t len;         /* its length in bytes */
+	char *png_name;     /* with report_options.plots_png: "<name>-KIND.png"; else NULL */
+	unsigned char *png; /* the PNG librsvg drew from the SVG; NULL without plots_png */
+	size_t png_len;
 };
 
 /*

@@ -1,7 +1,6 @@
 /* stats-compare: describing arms, as docs/metrics.md ("Statistics and the
- * verdict") defines it.  It owns the metric table (directions and verdict
- * words), per-arm summaries, the difference of an arm's mean from the
- * baseline's and the Mann–Whitney U test (exact distribution by dynamic
+ * verdict") defines it.  It owns per-arm summaries, the difference of an
+ * arm's mean from the baseline's and the Mann–Whitney U test (exact distribution by dynamic
  * programming, normal approximation with tie correction when values tie),
  * kept as a rank-based check beside the decision.  The decision itself is
  * stats-verdict.c's; where the values come from is the caller's business. */
@@ -12,40 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct stats_metric_def stats_metrics[] = {
-	{ "real_fps", "real fps", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
-	{ "shown_fps", "shown fps", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
-	{ "p50_ms", "frame time p50", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "p95_ms", "frame time p95", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "p99_ms", "frame time p99", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "low_1pct_fps", "1 % low", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
-	{ "low_01pct_fps", "0.1 % low", "fps", STATS_HIGHER_IS_BETTER, "faster", "slower", 1 },
-	{ "over_100ms", "frames over 100 ms", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
-	{ "rb_waits", "readbacks that wait (per 3000)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
-	{ "rb_wait_each_ms", "readback wait each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "rb_early_part", "reads released at the writer's part (per 3000)", "", STATS_NEUTRAL, "more", "fewer", 1 },
-	{ "rb_early_part_each_ms", "wait at the writer's part each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "rb_early_whole", "early reads waiting for the whole submission (per 3000)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
-	{ "rb_parts_ended", "parts ended after a writer (per 3000)", "", STATS_NEUTRAL, "more", "fewer", 1 },
-	{ "rb_late", "reads served late (per 3000)", "", STATS_NEUTRAL, "more", "fewer", 1 },
-	{ "captures_late", "captures waiting for late pages (per 600)", "", STATS_LOWER_IS_BETTER, "more", "fewer", 1 },
-	{ "capture_wait_each_ms", "capture wait each", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "rb_wait_ms", "readback wait a frame", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "memsync_ms", "memory sync a frame", "ms", STATS_LOWER_IS_BETTER, "slower", "faster", 2 },
-	{ "draws", "draws a frame", "", STATS_NEUTRAL, "higher", "lower", 0 },
-	{ "gpu_busy_percent", "GPU busy", "%", STATS_NEUTRAL, "higher", "lower", 1 },
-	{ "swap_in", "swap-in", "pages", STATS_LOWER_IS_BETTER, "more", "fewer", 0 },
-	{ NULL, NULL, NULL, 0, NULL, NULL, 0 },
-};
-
-const struct stats_metric_def *stats_metric_find(const char *key)
-{
-	for (const struct stats_metric_def *d = stats_metrics; d->key; d++)
-		if (strcmp(d->key, key) == 0)
-			return d;
-	return NULL;
-}
 
 static int cmp_double(const void *a, const void *b)
 {

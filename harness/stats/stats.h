@@ -112,21 +112,51 @@ enum stats_direction {
 	STATS_NEUTRAL = 3,           /* draws: a change, neither good nor bad */
 };
 
-/* What a metric means for the comparison, and the verdict's words. */
+/* What a metric's definition says about its values, which the values
+ * themselves cannot tell (the report's metric registry maps onto it).
+ * resolution: the step the metric is known to, in its unit; 0 with exact
+ * true: the values are exact (fps as a count of frames over a known window,
+ * a count of frames over 100 ms); 0 with exact false: not known, inferred
+ * from the values (stats_resolution()). */
+struct stats_metric_spec {
+	double resolution;
+	bool exact;
+	bool count;           /* whole counts: equal counts (zero against zero) are "same" */
+};
+
+/*
+ * The metric registry: what a metric is called and how it is judged, one
+ * entry per metric, read by every output (terminal, Markdown, CSV, JSON,
+ * HTML, plots, the forge summary), so a metric is named and judged the
+ * same everywhere (docs/reports.md, "The metric registry").
+ */
 struct stats_metric_def {
-	const char *key;        /* JSON key: "p99_ms" */
-	const char *label;      /* table row: "frame time p99" */
-	const char *unit;       /* "ms", "fps", "" */
+	const char *key;        /* JSON/CSV key: "p99_ms" */
+	const char *label;      /* its name in words: "frame time p99" */
+	const char *unit;       /* "ms", "fps", "%", "pages", "" (a count) */
 	enum stats_direction direction;
 	const char *word_up;    /* the arm's mean is above the baseline's: "slower" */
 	const char *word_down;  /* below: "faster" */
-	int decimals;           /* digits after the point in tables */
+	int decimals;           /* digits after the point of a run's value; its
+	                         * resolution is 10^-decimals (means and Δ one
+	                         * digit more) */
+	const char *short_label;/* a terminal column's heading: "p99 ms" */
+	bool primary;           /* decided at alpha alone unless a plan's
+	                         * [verdict] primary names others */
+	struct stats_metric_spec spec; /* what the definition says of its values:
+	                                * the decision's resolution (stats_decide()) */
 };
 
 /* The known metrics, in report order; ends with a zeroed entry. */
 extern const struct stats_metric_def stats_metrics[];
 /* The known metric with this key, or NULL. */
 const struct stats_metric_def *stats_metric_find(const char *key);
+/* The metric's name as every output prints it: the label, then ", unit"
+ * unless the label already says it ("real fps", "frame time p99, ms",
+ * "1 % low, fps", "frames over 100 ms").  Truncated to size. */
+void stats_metric_name(const struct stats_metric_def *metric, char *buf, size_t size);
+/* The display resolution of a run's value: 10^-decimals. */
+double stats_metric_resolution(const struct stats_metric_def *metric);
 
 /* ---- one arm --------------------------------------------------------- */
 
@@ -233,6 +263,16 @@ enum stats_state {
 /* "faster", "slower", "same", "undecided", "higher", "lower". */
 const char *stats_state_name(enum stats_state s);
 
+/* The state in the metric's own words, as every output writes it: a call
+ * on frames over 100 ms is "fewer"/"more", on real fps "faster"/"slower",
+ * on a neutral metric "higher"/"lower"; "same" and "undecided" as they
+ * are (the registry's word_up/word_down by the metric's direction). */
+const char *stats_state_word(const struct stats_metric_def *metric, enum stats_state s);
+
+/* Whether the state is better (1), worse (-1) or neither (0: same,
+ * undecided, a neutral metric's change) in the metric's direction. */
+int stats_state_sign(enum stats_state s);
+
 enum stats_method {
 	STATS_METHOD_NONE = 0,       /* too few runs for an interval */
 	STATS_METHOD_ARM_TIME = 1,   /* least squares: arm + time terms that buy something
@@ -255,18 +295,6 @@ struct stats_design {
 	const double *t;
 	size_t n;
 	size_t n_groups;      /* at most STATS_MAX_GROUPS */
-};
-
-/* What a metric's definition says about its values, which the values
- * themselves cannot tell (the report's metric registry maps onto it).
- * resolution: the step the metric is known to, in its unit; 0 with exact
- * true: the values are exact (fps as a count of frames over a known window,
- * a count of frames over 100 ms); 0 with exact false: not known, inferred
- * from the values (stats_resolution()). */
-struct stats_metric_spec {
-	double resolution;
-	bool exact;
-	bool count;           /* whole counts: equal counts (zero against zero) are "same" */
 };
 
 /* What the definitions of docs/metrics.md section 2 say of a known metric:
