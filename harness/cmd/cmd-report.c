@@ -13,6 +13,9 @@ static const char *const formats[] = { "md", "csv", "json", "html", "markdown=md
 
 int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 {
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--across") == 0)
+			return cmd_report_across(argc, argv, ctx);
 	struct report_options ro = { 0 };
 	const char *output = NULL;
 	int format = 0;
@@ -29,7 +32,8 @@ int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 	const struct cli cli = {
 		.command = ctx->command,
 		.synopsis = "[CAMPAIGN] [--baseline ARM] [--format md|csv|json|html] [--embed-shots]\n"
-		            "       [--output FILE] [--db PATH]",
+		            "       [--output FILE] [--db PATH]\n"
+		            "       rxdeck report --across CAMPAIGN... (several hosts' campaigns: see --across --help)",
 		.summary = "Prints a campaign's comparison (the newest campaign when none is named; a\n"
 		           "name or an id): one column per arm, one row per metric with each run's\n"
 		           "value then the mean, Δ and Δ% against the baseline, void runs with their\n"
