@@ -1164,7 +1164,8 @@ static bool count_runs(json_t *o, size_t *finished, size_t *all)
 }
 
 /* Whether the campaign already here (stored, its export) holds the same
- * results as the one coming in; the stored name is not compared. */
+ * results as the one coming in; the stored name and the posts are not
+ * compared. */
 static bool same_results(json_t *stored, json_t *incoming)
 {
 	json_t *a = json_deep_copy(stored), *b = json_deep_copy(incoming);
@@ -1175,6 +1176,10 @@ static bool same_results(json_t *stored, json_t *incoming)
 		/* an older export has no "partial": it follows from the runs */
 		json_object_del(a, "partial");
 		json_object_del(b, "partial");
+		/* posts are what was said about the results, not results: the
+		 * fleet's summary is posted under the campaign it merged */
+		json_object_del(a, "posts");
+		json_object_del(b, "posts");
 		same = json_equal(a, b);
 	}
 	json_decref(a);
