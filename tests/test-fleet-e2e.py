@@ -31,7 +31,8 @@ again adds nothing; the two Decks' campaigns of one name stay apart).
 With --write-doc FILE the control's and the slower night's Markdown
 reports are written there (docs/fleet.md's example is made so).
 
-Usage: test-fleet-e2e.py RXDECK FOREST FLEET_FAKE_DECK [--write-doc FILE]
+Usage: test-fleet-e2e.py RXDECK FOREST FLEET_FAKE_DECK [--write-doc FILE] [--keep DIR]
+(--keep DIR: each night's artifacts are copied into DIR/night-N/.)
 Skips (77) where no Vulkan device works."""
 
 import datetime
@@ -182,6 +183,11 @@ def main():
         i = argv.index("--write-doc")
         doc = argv[i + 1]
         del argv[i:i + 2]
+    keep = None
+    if "--keep" in argv:
+        i = argv.index("--keep")
+        keep = argv[i + 1]
+        del argv[i:i + 2]
     args = [os.path.abspath(a) for a in argv[:3]]
     rxdeck = args[0]
     if not os.access(args[1], os.X_OK):
@@ -294,6 +300,11 @@ def main():
     finally:
         if failures:
             print("\n".join(logs)[-20000:])
+        if keep:
+            for night_dir in sorted(os.listdir(root)):
+                arts = os.path.join(root, night_dir, "artifacts")
+                if os.path.isdir(arts):
+                    shutil.copytree(arts, os.path.join(keep, night_dir), dirs_exist_ok=True)
         shutil.rmtree(root, ignore_errors=True)
     if doc and not failures:
         with open(doc, "w", encoding="utf-8") as f:
