@@ -27,7 +27,7 @@
 set -eu
 
 usage() {
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<USAGE
 
 options:
