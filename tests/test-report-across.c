@@ -66,6 +66,17 @@ static void fleet(struct trep *lcd, double oled_b_fps, bool oled_partial)
 	set_host(lcd, "deck-lcd", "Steam Deck LCD");
 	facts(lcd, "deck-lcd", "Steam Deck LCD", "24.1.3", "auto", 15);
 	runs(lcd, 60, 60);
+	/* the LCD's GPU clock sampled: 1600 MHz in its baseline's runs */
+	struct db_run *r;
+	size_t nr;
+	assert_int_equal(db_run_list(lcd->db, lcd->campaign, &r, &nr), 0);
+	for (size_t i = 0; i < nr; i++) {
+		struct db_sample s[3] = { { 1, "gpu_sclk_mhz", 1600, false },
+		                          { 2, "gpu_sclk_mhz", r[i].arm_letter == 'A' ? 1600 : 800, false },
+		                          { 3, "gpu_sclk_mhz", 1200, false } };
+		assert_int_equal(db_samples_store(lcd->db, r[i].id, s, 3), 0);
+	}
+	free(r);
 
 	struct trep oled = { 0 };
 	trep_open(&oled, "night-7", 2, labels, NULL);
@@ -125,7 +136,7 @@ static void test_across__names_the_device_that_differs(void **state)
 	assert_non_null(strstr(md, "| device | Steam Deck LCD | Steam Deck OLED |"));
 	assert_non_null(strstr(md, "| OS | SteamOS 3.6.19 build 20241001.1 |"));
 	assert_non_null(strstr(md, "| Mesa | 24.1.3 | 24.2.0 |"));
-	assert_non_null(strstr(md, "| GPU level, TDP | auto, 15 W | manual, 12 W |"));
+	assert_non_null(strstr(md, "| GPU level, TDP, clock | auto, 15 W, 1600 MHz | manual, 12 W, - |"));
 	assert_non_null(strstr(md, "| runs | 8 of 8 finished | 8 of 8 finished |"));
 	assert_non_null(strstr(md, "real fps: **differs by device: deck-oled** is 33."));
 	assert_non_null(strstr(md, "points below the others (deck-lcd -0.1 % same and deck-oled -33."));
@@ -164,7 +175,7 @@ static void test_across__names_the_device_that_differs(void **state)
 	assert_int_equal(err, 0);
 	assert_non_null(strstr(html, "<td class=\"differs\">differs: deck-oled -33."));
 	assert_non_null(strstr(html, "<strong>differs by device: deck-oled</strong>"));
-	assert_non_null(strstr(html, "<th>GPU level, TDP</th><td>auto, 15 W</td><td>manual, 12 W</td>"));
+	assert_non_null(strstr(html, "<th>GPU level, TDP, clock</th><td>auto, 15 W, 1600 MHz</td><td>manual, 12 W, -</td>"));
 	free(html);
 	trep_cleanup(&t);
 }

@@ -25,6 +25,7 @@ struct device {
 	char label[128];      /* the host name, unique among the devices */
 	bool partial;
 	size_t runs_finished, runs;
+	double clock_mhz;     /* the GPU clock the baseline ran at; NaN: not sampled */
 };
 
 /* One arm's metric across the devices. */
@@ -93,6 +94,54 @@ static void label_device(struct across *a, size_t d)
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The GPU shader clock in force for the baseline: the median over its
+ * usable runs of each run's median gpu_sclk_mhz sample in the window (all
+ * its samples when the run has no route start).  NaN without samples. */
+static double baseline_clock(struct db *db, const struct report_data *rd)
+{
+	const struct report_arm *a = &rd->arms[rd->base];
+	const struct db_campaign *c = rd->campaign;
+	double *per_run = calloc(a->n_runs + 1, sizeof *per_run);
+	size_t n_runs = 0;
+	for (size_t k = 0; per_run && k < a->n_runs; k++) {
+		const struct report_run *r = &rd->runs[a->runs[k]];
+		struct db_sample *s;
+		size_t n;
+		if (r->is_void || db_samples_read(db, r->run->id, REPORT_SAMPLE_SCLK, &s, &n) != 0)
+			continue;
+		double *v = calloc(n + 1, sizeof *v);
+		size_t m = 0;
+		for (size_t i = 0; v && i < n; i++) {
+			double t = (double)(s[i].t_ns - r->t0_ns) / 1e9;
+			if (s[i].absent || !isfinite(s[i].value) ||
+			    (r->has_t0 && !(t > c->window_start_s && t <= c->window_end_s)))
+				continue;
+			v[m++] = s[i].value;
+		}
+		if (m)
+			per_run[n_runs++] = median(v, m);
+		free(v);
+		free(s);
+	}
+	double clock = per_run ? median(per_run, n_runs) : NAN;
+	free(per_run);
+	return clock;
+}
+
 static int load_device(struct db *db, int64_t id, const struct report_options *opts,
                        struct device *dv)
 {
@@ -108,6 +157,7 @@ static int load_device(struct db *db, int64_t id, const struct report_options *o
 		dv->runs_finished += r->status == DB_RUN_DONE || r->status == DB_RUN_VOID;
 	}
 	dv->partial = rd->campaign->status == DB_CAMPAIGN_OPEN || dv->runs_finished < dv->runs;
+	dv->clock_mhz = baseline_clock(db, rd);
 	return 0;
 }
 
@@ -338,15 +388,18 @@ static void headline(const struct across *a, size_t k, size_t m, char *buf, size
 	}
 }
 
-/* "auto, 15 W" from the facts; "-" when neither is known. */
+/* "auto, 15 W, 1600 MHz" from the facts and the baseline's clock samples;
+ * "-" for what is not known. */
 static void power_text(const struct device *d, char *buf, size_t size)
 {
 	const char *level = fact(d, "gpu_level");
 	json_t *tdp = json_object_get(d->facts, "tdp_w");
+	char w[32] = "-", mhz[32] = "-";
 	if (json_is_number(tdp))
-		snprintf(buf, size, "%s, %.3g W", level ? level : "-", json_number_value(tdp));
-	else
-		snprintf(buf, size, "%s", level ? level : "-");
+		snprintf(w, sizeof w, "%.3g W", json_number_value(tdp));
+	if (isfinite(d->clock_mhz))
+		snprintf(mhz, sizeof mhz, "%.0f MHz", d->clock_mhz);
+	snprintf(buf, size, "%s, %s, %s", level ? level : "-", w, mhz);
 }
 
 static void os_text(const struct device *d, char *buf, size_t size)
@@ -368,7 +421,7 @@ static void runs_text(const struct device *d, char *buf, size_t size)
 enum { ROW_CAMPAIGN, ROW_MODEL, ROW_OS, ROW_KERNEL, ROW_GPU, ROW_MESA, ROW_POWER, ROW_RUNS,
        ROW_STOP, N_ROWS };
 static const char *const row_names[N_ROWS] = { "campaign", "device", "OS", "kernel", "GPU",
-	                                       "Mesa", "GPU level, TDP", "runs", "stopped" };
+	                                       "Mesa", "GPU level, TDP, clock", "runs", "stopped" };
 
 static void row_value(const struct device *d, int row, char *buf, size_t size)
 {
@@ -550,6 +603,7 @@ static json_t *device_json(const struct device *d)
 	json_t *tdp = json_object_get(d->facts, "tdp_w");
 	json_object_set_new(o, "tdp_w", json_is_number(tdp) ? json_real(json_number_value(tdp))
 	                                                    : json_null());
+	json_object_set_new(o, "gpu_clock_mhz", jnum(d->clock_mhz));
 	json_object_set_new(o, "partial", json_boolean(d->partial));
 	json_object_set_new(o, "runs_finished", json_integer((json_int_t)d->runs_finished));
 	json_object_set_new(o, "runs", json_integer((json_int_t)d->runs));
