@@ -272,6 +272,16 @@ static int export_posts(struct db *db, FILE *out, const struct db_post *p, size_
 	return 0;
 }
 
+/* A night cut short (a runner's job timed out, the Deck went away): still
+ * open, or runs planned or running.  Its export merges, and says so. */
+static bool is_partial(const struct db_campaign *c, const struct db_run *r, size_t nr)
+{
+	bool partial = c->status == DB_CAMPAIGN_OPEN;
+	for (size_t i = 0; i < nr; i++)
+		partial = partial || r[i].status == DB_RUN_PLANNED || r[i].status == DB_RUN_RUNNING;
+	return partial;
+}
+
 static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c)
 {
 	struct db_build *b = NULL;
@@ -339,14 +349,9 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 		json_decref(hosts);
 		goto out;
 	}
-	/* a night cut short (a runner's job timed out, the Deck went away):
-	 * its export still merges, and says so */
-	bool partial = c->status == DB_CAMPAIGN_OPEN;
-	for (size_t i = 0; i < nr; i++)
-		partial = partial || r[i].status == DB_RUN_PLANNED || r[i].status == DB_RUN_RUNNING;
 	if (o) {
 		json_object_set_new(o, "stop_reason", stop[0] ? json_string(stop) : json_null());
-		json_object_set_new(o, "partial", json_boolean(partial));
+		json_object_set_new(o, "partial", json_boolean(is_partial(c, r, nr)));
 		json_object_set_new(o, "host_facts", hosts);
 	} else {
 		json_decref(hosts);

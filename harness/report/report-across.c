@@ -739,6 +739,51 @@ static void html_marked(FILE *out, const char *s)
 		fputs("</strong>", out);
 }
 
+/* One arm's table: each device's verdict and the across-devices one. */
+static void html_arm_table(const struct across *a, size_t k, FILE *out)
+{
+	const struct report_data *r0 = a->dev[0].rd;
+	char name[160];
+	arm_name(a, k, name, sizeof name);
+	fputs("<h2>", out);
+	html_text(out, name);
+	fprintf(out, " against %c</h2>\n<table><tr><th>metric</th>", r0->arms[r0->base].arm->letter);
+	for (size_t d = 0; d < a->n; d++) {
+		fputs("<th>", out);
+		html_text(out, a->dev[d].label);
+		fputs("</th>", out);
+	}
+	fputs("<th>across devices</th></tr>\n", out);
+	for (size_t m = 0; m < a->n_metrics; m++) {
+		const struct cell *c = &a->cells[k * a->n_metrics + m];
+		bool any = false;
+		for (size_t d = 0; d < a->n; d++)
+			any = any || c->has_dec[d];
+		if (!any)
+			continue;
+		fprintf(out, "<tr><td>%s%s</td>", stats_metrics[m].label,
+		        r0->primary[m] ? " (primary)" : "");
+		for (size_t d = 0; d < a->n; d++) {
+			char v[64];
+			verdict_text(c, d, v, sizeof v);
+			fprintf(out, "<td>%s</td>", v);
+		}
+		if (!c->has_across) {
+			fprintf(out, "<td>%s</td></tr>\n", r0->primary[m] ? "not compared" : "-");
+			continue;
+		}
+		const char *st = stats_across_state_name(c->across.state);
+		fprintf(out, "<td class=\"%s\">%s", st, st);
+		if (c->across.state == STATS_ACROSS_DIFFERS) {
+			fputs(": ", out);
+			html_text(out, a->dev[c->across.odd].label);
+			fprintf(out, " %+.1f points", c->across.odd_diff_pct);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 static void html_print(const struct across *a, FILE *out)
 {
 	const struct report_data *r0 = a->dev[0].rd;
@@ -785,47 +830,8 @@ static void html_print(const struct across *a, FILE *out)
 		}
 	}
 	fputs("</ul>\n", out);
-	for (size_t k = 0; k < a->n_arms; k++) {
-		char name[160];
-		arm_name(a, k, name, sizeof name);
-		fputs("<h2>", out);
-		html_text(out, name);
-		fprintf(out, " against %c</h2>\n<table><tr><th>metric</th>", r0->arms[r0->base].arm->letter);
-		for (size_t d = 0; d < a->n; d++) {
-			fputs("<th>", out);
-			html_text(out, a->dev[d].label);
-			fputs("</th>", out);
-		}
-		fputs("<th>across devices</th></tr>\n", out);
-		for (size_t m = 0; m < a->n_metrics; m++) {
-			const struct cell *c = &a->cells[k * a->n_metrics + m];
-			bool any = false;
-			for (size_t d = 0; d < a->n; d++)
-				any = any || c->has_dec[d];
-			if (!any)
-				continue;
-			fprintf(out, "<tr><td>%s%s</td>", stats_metrics[m].label,
-			        r0->primary[m] ? " (primary)" : "");
-			for (size_t d = 0; d < a->n; d++) {
-				char v[64];
-				verdict_text(c, d, v, sizeof v);
-				fprintf(out, "<td>%s</td>", v);
-			}
-			if (!c->has_across) {
-				fprintf(out, "<td>%s</td></tr>\n", r0->primary[m] ? "not compared" : "-");
-				continue;
-			}
-			const char *st = stats_across_state_name(c->across.state);
-			fprintf(out, "<td class=\"%s\">%s", st, st);
-			if (c->across.state == STATS_ACROSS_DIFFERS) {
-				fputs(": ", out);
-				html_text(out, a->dev[c->across.odd].label);
-				fprintf(out, " %+.1f points", c->across.odd_diff_pct);
-			}
-			fputs("</td></tr>\n", out);
-		}
-		fputs("</table>\n", out);
-	}
+	for (size_t k = 0; k < a->n_arms; k++)
+		html_arm_table(a, k, out);
 	for (size_t d = 0; d < a->n; d++)
 		if (a->dev[d].partial) {
 			fputs("<p>Partial: ", out);
