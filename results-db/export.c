@@ -1168,6 +1168,39 @@ static bool count_runs(json_t *o, size_t *finished, size_t *all)
 	return *finished < *all || (status && strcmp(status, "open") == 0);
 }
 
+/* Absent, null, [] and {} all say "nothing" (an older or hand-made export
+ * leaves out what the database keeps as null or none). */
+static bool nothing(json_t *v)
+{
+	return !v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0) ||
+	       (json_is_object(v) && json_object_size(v) == 0);
+}
+
+/* Equal as data: numbers by value (1 and 1.0 alike), "nothing" alike. */
+static bool same_json(json_t *a, json_t *b)
+{
+	if (nothing(a) || nothing(b))
+		return nothing(a) && nothing(b);
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (json_is_array(a) && json_is_array(b)) {
+		if (json_array_size(a) != json_array_size(b))
+			return false;
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!same_json(json_array_get(a, i), json_array_get(b, i)))
+				return false;
+		return true;
+	}
+	if (json_is_object(a) && json_is_object(b)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(a, k, v) if (!same_json(v, json_object_get(b, k))) return false;
+		json_object_foreach(b, k, v) if (!same_json(json_object_get(a, k), v)) return false;
+		return true;
+	}
+	return json_equal(a, b);
+}
+
 /* Whether the campaign already here (stored, its export) holds the same
  * results as the one coming in; the stored name and the posts are not
  * compared. */
@@ -1185,7 +1218,7 @@ static bool same_results(json_t *stored, json_t *incoming)
 		 * fleet's summary is posted under the campaign it merged */
 		json_object_del(a, "posts");
 		json_object_del(b, "posts");
-		same = json_equal(a, b);
+		same = same_json(a, b);
 	}
 	json_decref(a);
 	json_decref(b);

@@ -322,6 +322,41 @@ static void test_import__partial_merges_says_so_and_gives_way_to_more_runs(void 
 	tdb_cleanup(&b);
 }
 
+/* A hand-made (or older) export leaves out what is null or empty: the same
+ * campaign in it is still the same, and another host's gets NAME@HOST. */
+static void test_import__sparse_document_merges_exactly(void **state)
+{
+	static const char doc[] =
+		"{\"format\":\"rxdeck-results\",\"schema_version\":4,\"campaigns\":["
+		"{\"name\":\"n\",\"host\":\"lcd\",\"window_start_s\":0,\"window_end_s\":2,"
+		"\"rounds\":1,\"warmup\":false,\"status\":\"done\",\"created_unix_ms\":5,"
+		"\"arms\":[{\"letter\":\"A\"}],\"runs\":[{\"arm\":\"A\",\"round\":1,"
+		"\"position\":1,\"is_warmup\":false,\"status\":\"done\",\"start_unix_ms\":6,"
+		"\"end_unix_ms\":7,\"metrics\":{\"real_fps\":60}}]},"
+		"{\"name\":\"n\",\"host\":\"oled\",\"window_start_s\":0,\"window_end_s\":2,"
+		"\"rounds\":1,\"warmup\":false,\"status\":\"open\",\"created_unix_ms\":5,"
+		"\"arms\":[{\"letter\":\"A\"}],\"runs\":[{\"arm\":\"A\",\"round\":1,"
+		"\"position\":1,\"is_warmup\":false,\"status\":\"planned\"}]}]}";
+	struct tdb t = { 0 };
+	tdb_dir(&t);
+	assert_int_equal(db_open(t.path, &t.db), 0);
+	struct db_import_report r = { 0 };
+	assert_int_equal(import_report(t.db, doc, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.items[0].action, DB_IMPORT_ADDED);
+	assert_int_equal(r.items[1].action, DB_IMPORT_QUALIFIED);
+	assert_string_equal(r.items[1].stored_as, "n@oled");
+	assert_true(r.items[1].partial);
+	assert_int_equal(r.items[1].runs_finished, 0);
+	free(r.items);
+	assert_int_equal(import_report(t.db, doc, &r), 0);
+	assert_int_equal(r.items[0].action, DB_IMPORT_SAME);
+	assert_int_equal(r.items[1].action, DB_IMPORT_SAME);
+	free(r.items);
+	assert_int_equal(count_campaigns(t.db), 2);
+	tdb_cleanup(&t);
+}
+
 static void test_import__same_campaign_other_results_is_refused(void **state)
 {
 	struct tdb a = { 0 };
@@ -455,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_import__same_export_twice_adds_nothing),
 		cmocka_unit_test(test_import__same_name_of_another_host_is_host_qualified),
 		cmocka_unit_test(test_import__partial_merges_says_so_and_gives_way_to_more_runs),
+		cmocka_unit_test(test_import__sparse_document_merges_exactly),
 		cmocka_unit_test(test_import__same_campaign_other_results_is_refused),
 		cmocka_unit_test(test_import__syntax_error_names_line_and_column),
 		cmocka_unit_test(test_import__bad_content_names_its_path_and_adds_nothing),
