@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "deck/deck.h"
+#include "deck/sleep.h"
 #include "run/run.h"
 
 struct opts {
@@ -32,6 +33,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rxdeck deck COMMAND [--card NAME] [--root DIR]\n\n"
 	           "Steam Deck and Linux host facts, sensors and GPU clock.\n\n"
 	           "commands:\n"
+	           "  check                        every assumption a night rests on, ok/warn/fail\n"
+	           "                               with the fix (the first minute on a new Deck)\n"
 	           "  info                         host facts and one reading of every sensor\n"
 	           "  clock [auto|low|high|manual MHZ]\n"
 	           "                               show the GPU performance level and clock, or set it\n\n"
@@ -66,6 +69,45 @@ static const char *why(int err)
 	default:
 		return strerror(-err);
 	}
+}
+
+/* The running systemd's version, and whether logind lets rxdeck's block
+ * inhibitor stop a suspend asked by the same user (Steam's). */
+struct systemd_info {
+	bool known;
+	char version[64];
+	int major;
+	char why[256];
+};
+
+static void systemd_info(struct systemd_info *si)
+{
+	si->known = deck_systemd_version(si->version, sizeof si->version, &si->major, si->why,
+	                                 sizeof si->why) == 0;
+}
+
+static json_t *systemd_json(const struct systemd_info *si)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "version", si->known ? json_string(si->version) : json_null());
+	json_object_set_new(o, "same_user_block_honoured",
+	                    si->known ? json_boolean(si->major >= DECK_SYSTEMD_OWN_BLOCK_HONOURED)
+	                              : json_null());
+	if (!si->known)
+		json_object_set_new(o, "unknown", json_string(si->why));
+	return o;
+}
+
+static void print_systemd(const struct systemd_info *si)
+{
+	if (!si->known)
+		printf("%-14s unknown (%s)\n", "systemd", si->why);
+	else if (si->major >= DECK_SYSTEMD_OWN_BLOCK_HONOURED)
+		printf("%-14s %s (a block inhibitor holds against the same user's suspend)\n",
+		       "systemd", si->version);
+	else
+		printf("%-14s %s (before %d: a block inhibitor does not hold against the same "
+		       "user's suspend)\n", "systemd", si->version, DECK_SYSTEMD_OWN_BLOCK_HONOURED);
 }
 
 /* Everything `deck info` prints, as one JSON object. */
@@ -201,6 +243,10 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 
 	if (o.json) {
 		json_t *j = info_json(d, &f, &s);
+		struct systemd_info si;
+		systemd_info(&si);
+		if (j)
+			json_object_set_new(j, "systemd", systemd_json(&si));
 		int err = j ? json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
 		json_decref(j);
 		putchar('\n');
@@ -214,6 +260,9 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 	}
 
 	print_facts(d, &f, level, tdp, has_tdp);
+	struct systemd_info si;
+	systemd_info(&si);
+	print_systemd(&si);
 	deck_facts_finish(&f);
 
 	print_readings(d, &s);
@@ -307,6 +356,7 @@ int cmd_deck(int argc, char **argv, struct cmd_context *ctx)
 	static const struct cmd_sub subs[] = {
 		{ "info", deck_info, 0 },
 		{ "clock", deck_clock, 0 },
+		{ "check", cmd_deck_check, 0 },
 		{ NULL, NULL, 0 },
 	};
 	return cmd_dispatch_sub(ctx, subs, usage, argc, argv);
