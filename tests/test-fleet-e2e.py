@@ -39,6 +39,7 @@ import datetime
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -309,10 +310,13 @@ def main():
     if doc and not failures:
         with open(doc, "w", encoding="utf-8") as f:
             f.write("<!-- made by tests/test-fleet-e2e.py --write-doc (scripts: docs/fleet-example.sh) -->\n\n")
+            def deeper(md):
+                # the report's headings under the page's section 8
+                return re.sub(r"^(#+) ", lambda m: "###" + m.group(1) + " ", md, flags=re.M)
             f.write("#### Control: the same build on both Decks\n\n")
-            f.write(reports[41].replace("\n# ", "\n#### ").replace("\n## ", "\n##### "))
+            f.write(deeper(reports[41]))
             f.write("\n#### One Deck slower: arm B does 30 ms more CPU work a frame on the OLED\n\n")
-            f.write(reports[42].replace("\n# ", "\n#### ").replace("\n## ", "\n##### "))
+            f.write(deeper(reports[42]))
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
