@@ -60,8 +60,11 @@ MAX_SPREAD = 0.15
 
 
 class Forge(http.server.BaseHTTPRequestHandler):
-    """Forgejo's comment API as rxdeck post uses it (POST .../comments
-    answers 201 with the comment; GET lists none)."""
+    """Forgejo's comment API as rxdeck post uses it: POST
+    /api/v1/repos/{owner}/{repo}/issues/{index}/comments (Forgejo's API
+    operation issueCreateComment) answers 201 with the new Comment object,
+    its "id" first of all; GET of the same path lists the issue's comments
+    (none here).  The token must be the play's secret."""
     posts = []
 
     def log_message(self, *a):
