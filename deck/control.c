@@ -220,6 +220,10 @@ static const char *find_helper(char *why, size_t size)
 {
 	const char *test = getenv(DECK_PRIV_WRITE_ENV);
 	if (test && test[0]) {
+		if (test[0] != '/') {
+			snprintf(why, size, "%s '%s' is not an absolute path", DECK_PRIV_WRITE_ENV, test);
+			return NULL;
+		}
 		if (access(test, X_OK) != 0) {
 			snprintf(why, size, "%s '%s' is not executable: %s", DECK_PRIV_WRITE_ENV, test,
 			         strerror(errno));

@@ -306,7 +306,7 @@ static inline void fake_galileo(struct fake *f)
 	DEVFILE("hwmon/hwmon3/power1_average", "9000000\n");
 	DEVFILE("hwmon/hwmon3/power1_cap", "15000000\n");
 	DEVFILE("hwmon/hwmon3/power1_cap_min", "0\n");
-	DEVFILE("hwmon/hwmon3/power1_cap_max", "15000000\n");
+	DEVFILE("hwmon/hwmon3/power1_cap_max", "29000000\n"); /* vangogh_ppt.c, as on Jupiter */
 	DEVFILE("hwmon/hwmon3/temp1_input", "55000\n");
 	DEVFILE("hwmon/hwmon3/temp1_label", "edge\n");
 #undef DEVFILE

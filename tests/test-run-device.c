@@ -122,6 +122,11 @@ static int setup_priv_write(void **state)
 	return setup_with(state, "none");
 }
 
+static int setup_unit_fails(void **state)
+{
+	return setup_with(state, "unit-fails");
+}
+
 static int setup_nothing(void **state)
 {
 	no_helper_next = true;
@@ -643,6 +648,94 @@ static void test_device__an_ask_outside_the_range_is_refused_before_the_first_ru
 	run_campaign_destroy(c);
 }
 
+static int cap_w(struct env *e)
+{
+	return atoi(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap")) / 1000000;
+}
+
+/* Through the route of the setup: a stop request mid-campaign puts the
+ * device back; then a harness killed with SIGKILL leaves the state file
+ * naming the route, and the next start puts it back through that route. */
+static void stops_through_route(struct env *e, const char *via)
+{
+	stop_flag = 0;
+	struct run_options o = options(e, &stop_flag);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
+	struct run_outcome out = play_stopped_soon(c);
+	assert_true(out.interrupted);
+	assert_int_equal(cap_w(e), 15);
+	run_campaign_destroy(c);
+
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct db *db;
+		char p[PATH_MAX], msg[1024];
+		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
+			_exit(2);
+		struct run_options oo = options(e, NULL);
+		struct run_campaign *cc;
+		if (run_campaign_open(db, id, &oo, &cc, msg, sizeof msg) != 0)
+			_exit(3);
+		struct run_outcome out2;
+		run_campaign_play(cc, &out2, msg, sizeof msg);
+		_exit(0);
+	}
+	for (int i = 0; i < 400 && cap_w(e) != 10; i++) {
+		struct timespec ts = { 0, 25 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(cap_w(e), 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char state_file[PATH_MAX + 32], want[64];
+	snprintf(state_file, sizeof state_file, "%s/device-state", e->data);
+	snprintf(want, sizeof want, "via %s\n", via);
+	FILE *f = fopen(state_file, "r");
+	assert_non_null(f);
+	char line[64] = "";
+	assert_non_null(fgets(line, sizeof line, f));
+	fclose(f);
+	assert_string_equal(line, want);
+	assert_int_equal(cap_w(e), 10);
+	processes_mentioning(e->t.path);
+	stop_flag = 0;
+	struct run_options o2 = options(e, NULL);
+	struct run_campaign *r = test_campaign_open(e->db, id, &o2);
+	test_campaign_play(r);
+	run_campaign_destroy(r);
+	char said[128];
+	snprintf(said, sizeof said, "the TDP a stopped campaign had changed (%s)", via);
+	assert_non_null(strstr(progress(e), said));
+	assert_int_equal(cap_w(e), 15);
+	assert_int_equal(access(state_file, F_OK), -1);
+}
+
+static void test_device__put_back_through_the_v24_manager_interface(void **state)
+{
+	stops_through_route(*state, "manager");
+}
+
+static void test_device__put_back_through_the_2023_methods(void **state)
+{
+	stops_through_route(*state, "methods");
+}
+
+static void test_device__put_back_through_the_priv_write_helper(void **state)
+{
+	stops_through_route(*state, "priv-write");
+}
+
+static void test_device__a_unit_that_fails_to_start_leaves_sysfs(void **state)
+{
+	struct env *e = *state;
+	campaign_through_route(e, "GPU clock and TDP per arm through sysfs (");
+	stops_through_route(e, "sysfs");
+}
+
 int main(void)
 {
 	test_bus_skip_unless_it_can_run();
@@ -673,6 +766,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_device__an_ask_outside_the_range_is_refused_before_the_first_run, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_through_the_v24_manager_interface,
+		                                setup_manager_gpu, teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_through_the_2023_methods,
+		                                setup_methods, teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_through_the_priv_write_helper,
+		                                setup_priv_write, teardown),
+		cmocka_unit_test_setup_teardown(test_device__a_unit_that_fails_to_start_leaves_sysfs,
+		                                setup_unit_fails, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

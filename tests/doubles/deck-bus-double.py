@@ -10,9 +10,10 @@
 #                          [--no-manager] [--refuse-inhibit] [--systemd-version=V]
 #
 # Eras, each serving the names, types and access of its interface file at
-# the named tag of steamos-manager (github.com/evlaV/steamos-manager, the
-# same tags in Jovian-Experiments/steamos-manager); only the interfaces
-# that carry the GPU level, clock, TDP and Version are served:
+# the named tag of steamos-manager (github.com/evlaV/steamos-manager;
+# Jovian-Experiments/steamos-manager holds the same commits for the tags up
+# to v25.1.1); only the interfaces that carry the GPU level, clock, TDP and
+# Version are served:
 #   split       v25.1.0, com.steampowered.SteamOSManager1.xml (interfaces
 #               GpuPerformanceLevel1, TdpLimit1) and
 #               com.steampowered.SteamOSManager1.Manager.xml (the deprecated
