@@ -15,10 +15,19 @@
 #
 #   deck/install.sh [BUNDLE] [--build DIR] [--prefix DIR] [--at HH:MM]
 #                   [--enable-timer] [--udev] [--no-systemctl] [--uninstall]
+#                   [--runner URL TOKEN LABELS [--runner-binary FILE]
+#                    [--runner-name NAME]]
+#
+# --runner also makes the Deck a Forgejo Actions runner of a fleet
+# (docs/fleet.md): the forgejo-runner binary you provide (none is bundled
+# or downloaded) goes to PREFIX/bin, is registered with the forge at URL
+# with the registration TOKEN and the comma-separated LABELS (each run on
+# the host, plus the label rxdeck), and runs as the systemd user service
+# rxdeck-runner.service from ~/.local/share/rxdeck/runner.
 set -eu
 
 usage() {
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<USAGE
 
 options:
@@ -30,6 +39,13 @@ options:
   --udev            also install the uinput udev rule (asks for sudo)
   --no-systemctl    copy the unit files but do not call systemctl
   --uninstall       remove what this script installed (keeps overnight.env and results)
+  --runner URL TOKEN LABELS
+                    also register this Deck as a forgejo-runner of the forge at URL with
+                    the registration TOKEN and LABELS (steamdeck-lcd,steamdeck-oled,...)
+  --runner-binary FILE
+                    the forgejo-runner binary to install (default: forgejo-runner in PATH)
+  --runner-name NAME
+                    the runner's name on the forge (default: the host name)
   -h, --help        print this help
 USAGE
 }
@@ -43,6 +59,11 @@ udev=0
 systemctl_ok=1
 uninstall=0
 bundle=
+runner_url=
+runner_token=
+runner_labels=
+runner_binary=
+runner_name=
 
 die() {
 	echo "install.sh: $*" >&2
@@ -58,6 +79,11 @@ while [ $# -gt 0 ]; do
 	--udev) udev=1; shift ;;
 	--no-systemctl) systemctl_ok=0; shift ;;
 	--uninstall) uninstall=1; shift ;;
+	--runner)
+		[ $# -ge 4 ] || die "option '--runner' needs URL TOKEN LABELS"
+		runner_url=$2; runner_token=$3; runner_labels=$4; shift 4 ;;
+	--runner-binary) [ $# -ge 2 ] || die "option '--runner-binary' needs FILE"; runner_binary=$2; shift 2 ;;
+	--runner-name) [ $# -ge 2 ] || die "option '--runner-name' needs NAME"; runner_name=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) echo "install.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	*) [ -z "$bundle" ] || die "one bundle at a time ('$bundle' and '$1')"; bundle=$1; shift ;;
@@ -73,12 +99,49 @@ case "$prefix" in
 	*) die "prefix '$prefix' must be an absolute path" ;;
 esac
 
+# The runner's arguments are checked before anything is installed.
+runner_labels_host=
+if [ -n "$runner_url" ]; then
+	case "$runner_url" in
+		https://?*) ;;
+		http://127.0.0.1[:/]*|http://127.0.0.1|http://localhost[:/]*|http://localhost|http://\[::1\]*) ;;
+		*) echo "install.sh: bad forge URL '$runner_url': expected https://... (http:// only for 127.0.0.1 or localhost)" >&2; exit 2 ;;
+	esac
+	[ -n "$runner_token" ] || { echo "install.sh: the runner registration TOKEN is empty" >&2; exit 2; }
+	old_ifs=$IFS
+	IFS=,
+	for label in $runner_labels; do
+		case "$label" in
+			""|*[!A-Za-z0-9._-]*)
+				IFS=$old_ifs
+				echo "install.sh: bad runner label '$label' in '$runner_labels': letters, digits, '.', '_' and '-' only, comma-separated" >&2
+				exit 2 ;;
+		esac
+		# ':host': the jobs run on the Deck itself, not in a container
+		runner_labels_host="$runner_labels_host${runner_labels_host:+,}$label:host"
+	done
+	IFS=$old_ifs
+	[ -n "$runner_labels_host" ] || { echo "install.sh: no runner LABELS (e.g. steamdeck-oled)" >&2; exit 2; }
+	case ",$runner_labels," in
+		*,rxdeck,*) ;;
+		*) runner_labels_host="$runner_labels_host,rxdeck:host" ;;
+	esac
+	if [ -z "$runner_binary" ]; then
+		runner_binary=$(command -v forgejo-runner 2>/dev/null || true)
+		[ -n "$runner_binary" ] ||
+			die "no forgejo-runner binary: name it with --runner-binary FILE (download it from the forge's runner releases yourself; none is bundled)"
+	fi
+	[ -f "$runner_binary" ] && [ -x "$runner_binary" ] || die "no executable forgejo-runner at '$runner_binary'"
+	[ -n "$runner_name" ] || runner_name=$(uname -n)
+fi
+
 bindir=$prefix/bin
 datadir=$prefix/share/rxdeck
 config=${XDG_CONFIG_HOME:-$HOME/.config}
 unitdir=$config/systemd/user
 envfile=$config/rxdeck/overnight.env
 rule=/etc/udev/rules.d/70-rxdeck-uinput.rules
+runnerdir=${XDG_DATA_HOME:-$HOME/.local/share}/rxdeck/runner
 
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
@@ -94,7 +157,13 @@ user_systemctl() {
 
 if [ "$uninstall" = 1 ]; then
 	user_systemctl disable --now rxdeck-overnight.timer 2>/dev/null || true
-	rm -f "$bindir/rxdeck" "$bindir/rxdeck-forest" \
+	if [ -e "$unitdir/rxdeck-runner.service" ]; then
+		user_systemctl disable --now rxdeck-runner.service 2>/dev/null || true
+		echo "removed the runner service; its registration stays on the forge until you delete it there"
+	fi
+	rm -rf "${runnerdir:?}"
+	rm -f "$bindir/rxdeck" "$bindir/rxdeck-forest" "$bindir/forgejo-runner" \
+		"$unitdir/rxdeck-runner.service" \
 		"$unitdir/rxdeck-overnight.service" "$unitdir/rxdeck-overnight.timer" \
 		"$prefix"/share/man/man1/rxdeck*.1
 	rm -rf "${prefix:?}/lib/rxdeck"
@@ -189,6 +258,8 @@ for d in routes profiles; do
 	fi
 done
 cp "$doc_src" "$datadir/doc/deck.md"
+fleet_doc=$(dirname "$doc_src")/fleet.md
+[ ! -f "$fleet_doc" ] || cp "$fleet_doc" "$datadir/doc/fleet.md"
 
 # Systemd user units, pointed at this prefix and time.
 sed "s|%h/.local/bin/rxdeck|$bindir/rxdeck|" "$unit_src/rxdeck-overnight.service" \
@@ -247,6 +318,57 @@ elif [ ! -e "$rule" ]; then
 	echo "the virtual pad needs /dev/uinput access, which you do not have: run again with --udev"
 	echo "(sudo asks for your password; on SteamOS the deck user has none until 'passwd' sets one), or"
 	echo "  sudo install -m 0644 $rule_src $rule && sudo udevadm control --reload-rules && sudo udevadm trigger --subsystem-match=misc --sysname-match=uinput"
+fi
+
+# The fleet's runner: installed, registered, a user service.
+if [ -n "$runner_url" ]; then
+	install_bin "$runner_binary" forgejo-runner
+	if [ -e "$runnerdir/.runner" ]; then
+		die "this Deck is registered already ('$runnerdir/.runner'); to register again, delete the runner on the forge, remove that file and run this again"
+	fi
+	mkdir -p "$runnerdir"
+	chmod 0700 "$runnerdir"
+	# A night is longer than the runner's default job timeout (3h).
+	(cd "$runnerdir" && "$bindir/forgejo-runner" generate-config > config.yml.new) ||
+		die "'$bindir/forgejo-runner generate-config' failed"
+	sed 's/^\(  timeout:\) .*/\1 12h/' "$runnerdir/config.yml.new" > "$runnerdir/config.yml"
+	rm -f "$runnerdir/config.yml.new"
+	echo "wrote $runnerdir/config.yml (job timeout 12h)"
+	# The token is the forge's one-time registration token; it is not
+	# printed, and the runner keeps its own credentials in .runner.
+	(cd "$runnerdir" && "$bindir/forgejo-runner" register --no-interactive \
+		--instance "$runner_url" --token "$runner_token" --name "$runner_name" \
+		--labels "$runner_labels_host" --config config.yml) ||
+		die "forgejo-runner could not register with '$runner_url' (see its message above)"
+	chmod 0600 "$runnerdir/.runner" 2>/dev/null || true
+	echo "registered runner '$runner_name' with $runner_url, labels $runner_labels_host"
+	cat > "$unitdir/rxdeck-runner.service" <<UNIT
+[Unit]
+Description=forgejo-runner for rxdeck nights (labels $runner_labels_host)
+Documentation=file://$datadir/doc/fleet.md
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+Type=simple
+WorkingDirectory=$runnerdir
+ExecStart=$bindir/forgejo-runner daemon --config config.yml
+Environment=PATH=$bindir:/usr/local/bin:/usr/bin:/bin
+Restart=on-failure
+RestartSec=30
+
+[Install]
+WantedBy=default.target
+UNIT
+	echo "installed $unitdir/rxdeck-runner.service"
+	user_systemctl daemon-reload || true
+	if [ "$systemctl_ok" = 1 ]; then
+		user_systemctl enable --now rxdeck-runner.service && echo "enabled rxdeck-runner.service"
+	else
+		echo "runner not started (--no-systemctl): systemctl --user enable --now rxdeck-runner.service"
+	fi
+	command -v node >/dev/null 2>&1 ||
+		echo "note: no node in PATH: the workflow's checkout and artifact steps are JavaScript actions that a host runner runs with node (docs/fleet.md)"
 fi
 
 case ":$PATH:" in

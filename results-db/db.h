@@ -527,6 +527,41 @@ int db_export(struct db *db, int64_t campaign_id, FILE *out);
  */
 int db_import(struct db *db, FILE *in, const char *in_name, size_t *n_campaigns_out);
 
+/* What an import did with each campaign of the document (docs/database.md,
+ * "Merging"). */
+enum db_import_action {
+	DB_IMPORT_ADDED = 0,     /* stored under its name */
+	DB_IMPORT_QUALIFIED = 1, /* another campaign had the name: stored as NAME@HOST */
+	DB_IMPORT_SAME = 2,      /* here already with the same results: nothing added */
+	DB_IMPORT_UPDATED = 3,   /* here partial: replaced by this one with more runs finished */
+};
+
+struct db_import_item {
+	char name[256];          /* its name in the document */
+	char stored_as[300];     /* its name in the database */
+	enum db_import_action action;
+	bool partial;            /* the campaign was still open or had runs not finished */
+	size_t runs_finished;    /* done or void */
+	size_t runs;
+};
+
+/* One allocation of n items (free(items)). */
+struct db_import_report {
+	struct db_import_item *items;
+	size_t n;
+};
+
+/*
+ * db_import() that also says, campaign by campaign, what it did: the same
+ * export imported twice adds nothing (DB_IMPORT_SAME), two hosts'
+ * campaigns of one name stay apart (the later one is stored as NAME@HOST),
+ * a partial campaign merges and is marked so, and is replaced when a
+ * later export of it has more runs finished.  Another export of a
+ * campaign that is here, not partial, with other results is -EEXIST.
+ * *report is filled only on success.
+ */
+int db_import_ex(struct db *db, FILE *in, const char *in_name, struct db_import_report *report);
+
 /* Names of the enums as stored ("planned", "void", "queued", "open" ...),
  * and back (-EINVAL for an unknown name). */
 const char *db_run_status_name(enum db_run_status s);

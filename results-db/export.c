@@ -272,6 +272,16 @@ static int export_posts(struct db *db, FILE *out, const struct db_post *p, size_
 	return 0;
 }
 
+/* A night cut short (a runner's job timed out, the Deck went away): still
+ * open, or runs planned or running.  Its export merges, and says so. */
+static bool is_partial(const struct db_campaign *c, const struct db_run *r, size_t nr)
+{
+	bool partial = c->status == DB_CAMPAIGN_OPEN;
+	for (size_t i = 0; i < nr; i++)
+		partial = partial || r[i].status == DB_RUN_PLANNED || r[i].status == DB_RUN_RUNNING;
+	return partial;
+}
+
 static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c)
 {
 	struct db_build *b = NULL;
@@ -341,6 +351,7 @@ static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c
 	}
 	if (o) {
 		json_object_set_new(o, "stop_reason", stop[0] ? json_string(stop) : json_null());
+		json_object_set_new(o, "partial", json_boolean(is_partial(c, r, nr)));
 		json_object_set_new(o, "host_facts", hosts);
 	} else {
 		json_decref(hosts);
@@ -427,6 +438,7 @@ int db_export(struct db *db, int64_t campaign_id, FILE *out)
 
 struct importer {
 	struct db *db;
+	struct db_import_report *report; /* may be NULL */
 	const char *name;
 	char path[256];   /* where in the document: "campaigns[0].runs[3]" */
 };
@@ -867,6 +879,25 @@ static int import_post(struct importer *im, json_t *o, int64_t campaign_id)
 	if (err)
 		return err;
 	p.attempts = (int)attempts;
+	if (!campaign_id) {
+		/* a post of no campaign imported again is the same post */
+		sqlite3_stmt *st;
+		if ((err = db_prepare(im->db, "SELECT 1 FROM post WHERE campaign_id IS NULL AND "
+		                              "forge_url = ? AND repo = ? AND issue_index = ? AND "
+		                              "body = ? AND created_unix_ms = ?", &st)) < 0)
+			return err;
+		db_bind_text(st, 1, p.forge_url);
+		db_bind_text(st, 2, p.repo);
+		sqlite3_bind_int64(st, 3, p.issue_index);
+		db_bind_text(st, 4, p.body);
+		sqlite3_bind_int64(st, 5, p.created_unix_ms);
+		int rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW)
+			return 0;
+		if (rc != SQLITE_DONE)
+			return db_fail_sql(im->db, rc, "cannot read the posts");
+	}
 	int64_t id;
 	err = db_post_insert_tx(im->db, &p, &id);
 	return err ? bad(im, NULL, "%s", im->db->errmsg) : 0;
@@ -885,7 +916,8 @@ static int import_posts(struct importer *im, json_t *posts, int64_t campaign_id)
 }
 
 /* The campaign's own row; *campaign_id the new row's. */
-static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign_id)
+static int import_campaign_row(struct importer *im, json_t *o, const char *as_name,
+                               int64_t *campaign_id)
 {
 	struct db *db = im->db;
 	struct db_campaign c = { 0 };
@@ -926,6 +958,8 @@ static int import_campaign_row(struct importer *im, json_t *o, int64_t *campaign
 		err = get_str(im, o, "stop_reason", false, &stop);
 	if (err)
 		return err;
+	if (as_name)
+		c.name = as_name;
 	c.rounds = (int)rounds;
 	c.created_unix_ms = created;
 	c.finished_unix_ms = finished;
@@ -1063,6 +1097,219 @@ static int import_host_facts(struct importer *im, json_t *hosts, int64_t campaig
 	return err;
 }
 
+/* The campaign already here that is this one (the same host and creation
+ * time, under its name or its host-qualified name): *id and its stored
+ * name in name_out; *id 0 when there is none. */
+static int find_same(struct importer *im, const char *name, const char *host, int64_t created,
+                     int64_t *id, char *name_out, size_t size)
+{
+	sqlite3_stmt *st;
+	int err = db_prepare(im->db, "SELECT id, name FROM campaign WHERE created_unix_ms = ? AND "
+	                             "host IS ? AND (name = ? OR name = ? || '@' || ?) "
+	                             "ORDER BY id LIMIT 1", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, created);
+	db_bind_text(st, 2, host);
+	db_bind_text(st, 3, name);
+	db_bind_text(st, 4, name);
+	db_bind_text(st, 5, host ? host : "unknown-host");
+	int rc = sqlite3_step(st);
+	*id = 0;
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		snprintf(name_out, size, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail_sql(im->db, rc, "cannot read the campaigns");
+}
+
+static int export_campaign(struct db *db, FILE *out, const struct db_campaign *c);
+
+/* The stored campaign id as its export reads back: a JSON object. */
+static int stored_json(struct db *db, int64_t id, json_t **out)
+{
+	struct db_campaign *c;
+	int err = db_campaign_get(db, id, &c);
+	if (err)
+		return err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem) {
+		free(c);
+		return db_fail(db, -ENOMEM, "out of memory");
+	}
+	err = export_campaign(db, mem, c);
+	free(c);
+	if (fclose(mem) != 0 && !err)
+		err = db_fail(db, -ENOMEM, "out of memory");
+	json_t *doc = err ? NULL : json_loadb(text, len, 0, NULL);
+	free(text);
+	if (!err && !doc)
+		err = db_fail(db, -EIO, "cannot read back campaign %lld", (long long)id);
+	if (!err)
+		*out = doc;
+	return err;
+}
+
+/* Whether a campaign object (an export's) is partial, and its runs: all,
+ * and finished (done or void). */
+static bool count_runs(json_t *o, size_t *finished, size_t *all)
+{
+	json_t *runs = json_object_get(o, "runs");
+	*all = json_array_size(runs);
+	*finished = 0;
+	for (size_t i = 0; i < *all; i++) {
+		const char *st = json_string_value(json_object_get(json_array_get(runs, i), "status"));
+		*finished += st && (strcmp(st, "done") == 0 || strcmp(st, "void") == 0);
+	}
+	const char *status = json_string_value(json_object_get(o, "status"));
+	return *finished < *all || (status && strcmp(status, "open") == 0);
+}
+
+/* Absent, null, [] and {} all say "nothing" (an older or hand-made export
+ * leaves out what the database keeps as null or none). */
+static bool nothing(json_t *v)
+{
+	return !v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0) ||
+	       (json_is_object(v) && json_object_size(v) == 0);
+}
+
+/* Equal as data: numbers by value (1 and 1.0 alike), "nothing" alike. */
+static bool same_json(json_t *a, json_t *b)
+{
+	if (nothing(a) || nothing(b))
+		return nothing(a) && nothing(b);
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (json_is_array(a) && json_is_array(b)) {
+		if (json_array_size(a) != json_array_size(b))
+			return false;
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!same_json(json_array_get(a, i), json_array_get(b, i)))
+				return false;
+		return true;
+	}
+	if (json_is_object(a) && json_is_object(b)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(a, k, v) if (!same_json(v, json_object_get(b, k))) return false;
+		json_object_foreach(b, k, v) if (!same_json(json_object_get(a, k), v)) return false;
+		return true;
+	}
+	return json_equal(a, b);
+}
+
+/* Whether the campaign already here (stored, its export) holds the same
+ * results as the one coming in; the stored name and the posts are not
+ * compared. */
+static bool same_results(json_t *stored, json_t *incoming)
+{
+	json_t *a = json_deep_copy(stored), *b = json_deep_copy(incoming);
+	bool same = a && b;
+	if (same) {
+		json_object_del(a, "name");
+		json_object_del(b, "name");
+		/* an older export has no "partial": it follows from the runs */
+		json_object_del(a, "partial");
+		json_object_del(b, "partial");
+		/* posts are what was said about the results, not results: the
+		 * fleet's summary is posted under the campaign it merged */
+		json_object_del(a, "posts");
+		json_object_del(b, "posts");
+		same = same_json(a, b);
+	}
+	json_decref(a);
+	json_decref(b);
+	return same;
+}
+
+/* Appends the campaign's line to the import's report. */
+static int report_item(struct importer *im, const char *name, const char *as,
+                       enum db_import_action action, json_t *o)
+{
+	if (!im->report)
+		return 0;
+	struct db_import_report *r = im->report;
+	struct db_import_item *items = realloc(r->items, (r->n + 1) * sizeof *items);
+	if (!items)
+		return db_fail(im->db, -ENOMEM, "out of memory");
+	r->items = items;
+	struct db_import_item *it = &items[r->n++];
+	*it = (struct db_import_item){ .action = action };
+	snprintf(it->name, sizeof it->name, "%s", name);
+	snprintf(it->stored_as, sizeof it->stored_as, "%s", as);
+	it->partial = count_runs(o, &it->runs_finished, &it->runs);
+	return 0;
+}
+
+/*
+ * Where a campaign of the document goes (docs/database.md, "Merging"):
+ *   - the same campaign is here (host and creation time, under its name or
+ *     NAME@HOST) with the same results: nothing is added (*skip);
+ *   - it is here, partial, and the document's has more finished runs:
+ *     the stored one is replaced under its stored name;
+ *   - it is here with other results otherwise: -EEXIST;
+ *   - another campaign has the name: it is stored as NAME@HOST;
+ *   - else under its name.
+ */
+static int place_campaign(struct importer *im, json_t *o, char *as, size_t size,
+                          enum db_import_action *action, bool *skip)
+{
+	struct db *db = im->db;
+	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *host = json_string_value(json_object_get(o, "host"));
+	json_t *created = json_object_get(o, "created_unix_ms");
+	*skip = false;
+	*action = DB_IMPORT_ADDED;
+	if (!name || !json_is_integer(created))
+		return 0;  /* import_campaign_row says what is wrong */
+	snprintf(as, size, "%s", name);
+	int64_t id;
+	char stored_name[256];
+	int err = find_same(im, name, host, json_integer_value(created), &id, stored_name,
+	                    sizeof stored_name);
+	if (err)
+		return err;
+	if (id) {
+		json_t *stored = NULL;
+		if ((err = stored_json(db, id, &stored)) < 0)
+			return err;
+		size_t fin_in, all_in, fin_here, all_here;
+		count_runs(o, &fin_in, &all_in);
+		bool partial_here = count_runs(stored, &fin_here, &all_here);
+		bool same = same_results(stored, o);
+		json_decref(stored);
+		snprintf(as, size, "%s", stored_name);
+		if (same) {
+			*skip = true;
+			*action = DB_IMPORT_SAME;
+			return 0;
+		}
+		if (partial_here && fin_in > fin_here) {
+			*action = DB_IMPORT_UPDATED;
+			sqlite3_stmt *st;
+			if ((err = db_prepare(db, "DELETE FROM campaign WHERE id = ?", &st)) < 0)
+				return err;
+			sqlite3_bind_int64(st, 1, id);
+			return db_step_write(db, st, "cannot replace the partial campaign");
+		}
+		return db_fail(db, -EEXIST, "%s: %s: campaign '%s' of host '%s' is already in '%s' as "
+		               "'%s' with other results (%zu of %zu runs finished there, %zu of %zu "
+		               "here); nothing was imported", im->name, im->path, name,
+		               host ? host : "unknown-host", db->path, stored_name, fin_here, all_here,
+		               fin_in, all_in);
+	}
+	struct db_campaign *c;
+	if (db_campaign_find(db, name, &c) == 0) {
+		free(c);
+		snprintf(as, size, "%s@%s", name, host ? host : "unknown-host");
+		*action = DB_IMPORT_QUALIFIED;
+	}
+	return 0;
+}
+
 /* One campaign: its row, builds, arms, route marks, host facts, runs and
  * posts. */
 static int import_campaign(struct importer *im, json_t *o)
@@ -1070,9 +1317,20 @@ static int import_campaign(struct importer *im, json_t *o)
 	struct db *db = im->db;
 	if (!json_is_object(o))
 		return bad(im, NULL, "expected an object");
+	char as[300];
+	enum db_import_action action;
+	bool skip;
+	int err = place_campaign(im, o, as, sizeof as, &action, &skip);
+	if (!err && (action != DB_IMPORT_ADDED || skip))
+		err = report_item(im, json_string_value(json_object_get(o, "name")), as, action, o);
+	if (err || skip)
+		return err;
 	int64_t campaign_id = 0;
-	int err = import_campaign_row(im, o, &campaign_id);
+	err = import_campaign_row(im, o, action == DB_IMPORT_ADDED ? NULL : as, &campaign_id);
 	if (err)
+		return err;
+	if (action == DB_IMPORT_ADDED &&
+	    (err = report_item(im, json_string_value(json_object_get(o, "name")), as, action, o)) < 0)
 		return err;
 
 	json_t *builds = NULL, *arms = NULL, *marks = NULL, *runs = NULL, *posts = NULL, *hosts = NULL;
@@ -1115,7 +1373,21 @@ static int import_campaign(struct importer *im, json_t *o)
 
 int db_import(struct db *db, FILE *in, const char *in_name, size_t *n_campaigns_out)
 {
-	struct importer im = { .db = db, .name = in_name ? in_name : "(input)" };
+	struct db_import_report r = { 0 };
+	int err = db_import_ex(db, in, in_name, &r);
+	if (!err && n_campaigns_out) {
+		*n_campaigns_out = 0;
+		for (size_t i = 0; i < r.n; i++)
+			*n_campaigns_out += r.items[i].action != DB_IMPORT_SAME;
+	}
+	free(r.items);
+	return err;
+}
+
+int db_import_ex(struct db *db, FILE *in, const char *in_name, struct db_import_report *report)
+{
+	struct db_import_report rep = { 0 };
+	struct importer im = { .db = db, .report = &rep, .name = in_name ? in_name : "(input)" };
 	json_error_t jerr;
 	json_t *doc = json_loadf(in, JSON_REJECT_DUPLICATES, &jerr);
 	if (!doc)
@@ -1158,7 +1430,9 @@ int db_import(struct db *db, FILE *in, const char *in_name, size_t *n_campaigns_
 		err = import_posts(&im, posts, 0);
 	err = db_write_end(db, err);
 	json_decref(doc);
-	if (!err && n_campaigns_out)
-		*n_campaigns_out = n;
+	if (!err)
+		*report = rep;
+	else
+		free(rep.items);
 	return err;
 }

@@ -1,5 +1,8 @@
 /* results-db: JSON export and import — a round trip gives the same
- * document, and a bad document adds nothing and says where it is bad. */
+ * document, a bad document adds nothing and says where it is bad, and
+ * merging is exact: the same export twice adds nothing, another host's
+ * campaign of the same name is host-qualified, a partial night merges and
+ * says so. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,20 +179,197 @@ static void test_export_import__round_trip_gives_the_same_document(void **state)
 	tdb_cleanup(&b);
 }
 
-static void test_import__existing_campaign_adds_nothing(void **state)
+static int import_report(struct db *db, const char *text, struct db_import_report *r)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	assert_non_null(f);
+	int err = db_import_ex(db, f, "night.json", r);
+	fclose(f);
+	return err;
+}
+
+static size_t count_campaigns(struct db *db)
+{
+	struct db_campaign *list;
+	size_t n;
+	assert_int_equal(db_campaign_list(db, &list, &n), 0);
+	free(list);
+	return n;
+}
+
+/* A copy of text with the first `from` replaced by `to`. */
+static char *replaced(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	assert_non_null(at);
+	char *out = malloc(strlen(text) + strlen(to) + 1);
+	assert_non_null(out);
+	size_t head = (size_t)(at - text);
+	memcpy(out, text, head);
+	strcpy(out + head, to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+static void test_import__same_export_twice_adds_nothing(void **state)
+{
+	struct tdb a = { 0 }, b = { 0 };
+	fill(&a);
+	char *doc = export_text(a.db, 0);
+	/* into the database it came from: the campaign and its loose post are there */
+	size_t n = 99;
+	assert_int_equal(import_text(a.db, doc, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(count_campaigns(a.db), 1);
+	char *again = export_text(a.db, 0);
+	assert_string_equal(doc, again);
+	/* into another one, twice */
+	tdb_dir(&b);
+	assert_int_equal(db_open(b.path, &b.db), 0);
+	struct db_import_report r = { 0 };
+	assert_int_equal(import_report(b.db, doc, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.items[0].action, DB_IMPORT_ADDED);
+	free(r.items);
+	assert_int_equal(import_report(b.db, doc, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.items[0].action, DB_IMPORT_SAME);
+	assert_string_equal(r.items[0].stored_as, "c1");
+	free(r.items);
+	char *twice = export_text(b.db, 0);
+	assert_string_equal(doc, twice);
+	free(doc);
+	free(again);
+	free(twice);
+	tdb_cleanup(&a);
+	tdb_cleanup(&b);
+}
+
+static void test_import__same_name_of_another_host_is_host_qualified(void **state)
 {
 	struct tdb a = { 0 };
 	fill(&a);
 	char *doc = export_text(a.db, a.campaign);
+	assert_non_null(strstr(doc, "\"host\":null"));
+	char *oled = replaced(doc, "\"host\":null", "\"host\":\"deck-oled\"");
+	struct db_import_report r = { 0 };
+	assert_int_equal(import_report(a.db, oled, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.items[0].action, DB_IMPORT_QUALIFIED);
+	assert_string_equal(r.items[0].stored_as, "c1@deck-oled");
+	free(r.items);
+	assert_int_equal(count_campaigns(a.db), 2);
+	struct db_campaign *c;
+	assert_int_equal(db_campaign_find(a.db, "c1@deck-oled", &c), 0);
+	assert_string_equal(c->host, "deck-oled");
+	free(c);
+	/* the same device's export again finds it under the qualified name */
+	assert_int_equal(import_report(a.db, oled, &r), 0);
+	assert_int_equal(r.items[0].action, DB_IMPORT_SAME);
+	assert_string_equal(r.items[0].stored_as, "c1@deck-oled");
+	free(r.items);
+	assert_int_equal(count_campaigns(a.db), 2);
+	free(oled);
+	free(doc);
+	tdb_cleanup(&a);
+}
+
+static void test_import__partial_merges_says_so_and_gives_way_to_more_runs(void **state)
+{
+	struct tdb a = { 0 }, b = { 0 };
+	fill(&a);  /* run 3 running, run 4 planned: a night cut short */
+	char *cut = export_text(a.db, a.campaign);
+	assert_non_null(strstr(cut, "\"partial\":true"));
+	tdb_dir(&b);
+	assert_int_equal(db_open(b.path, &b.db), 0);
+	struct db_import_report r = { 0 };
+	assert_int_equal(import_report(b.db, cut, &r), 0);
+	assert_true(r.items[0].partial);
+	assert_int_equal(r.items[0].runs_finished, 2);
+	assert_int_equal(r.items[0].runs, 4);
+	free(r.items);
+	/* the night goes on on its Deck; its next export replaces the partial one */
+	struct db_run *runs;
+	size_t nr;
+	assert_int_equal(db_run_list(a.db, a.campaign, &runs, &nr), 0);
+	assert_int_equal(db_run_mark_done(a.db, runs[2].id, 5500, 0), 0);
+	assert_int_equal(db_run_mark_running(a.db, runs[3].id, 6000, NULL), 0);
+	assert_int_equal(db_run_mark_done(a.db, runs[3].id, 6500, 0), 0);
+	assert_int_equal(db_campaign_set_status(a.db, a.campaign, DB_CAMPAIGN_DONE, 7000), 0);
+	free(runs);
+	char *whole = export_text(a.db, a.campaign);
+	assert_non_null(strstr(whole, "\"partial\":false"));
+	assert_int_equal(import_report(b.db, whole, &r), 0);
+	assert_int_equal(r.items[0].action, DB_IMPORT_UPDATED);
+	assert_false(r.items[0].partial);
+	free(r.items);
+	assert_int_equal(count_campaigns(b.db), 1);
+	struct db_campaign *c;
+	assert_int_equal(db_campaign_find(b.db, "c1", &c), 0);
+	char *merged = export_text(b.db, c->id);
+	free(c);
+	char *expected = export_text(a.db, a.campaign);
+	assert_string_equal(merged, expected);
+	/* the older, partial export now adds nothing and breaks nothing */
+	assert_int_equal(import_report(b.db, cut, &r), -EEXIST);
+	assert_non_null(strstr(db_errmsg(b.db), "with other results (4 of 4 runs finished there, "
+	                                         "2 of 4 here); nothing was imported"));
+	free(merged);
+	free(expected);
+	free(whole);
+	free(cut);
+	tdb_cleanup(&a);
+	tdb_cleanup(&b);
+}
+
+/* A hand-made (or older) export leaves out what is null or empty: the same
+ * campaign in it is still the same, and another host's gets NAME@HOST. */
+static void test_import__sparse_document_merges_exactly(void **state)
+{
+	static const char doc[] =
+		"{\"format\":\"rxdeck-results\",\"schema_version\":4,\"campaigns\":["
+		"{\"name\":\"n\",\"host\":\"lcd\",\"window_start_s\":0,\"window_end_s\":2,"
+		"\"rounds\":1,\"warmup\":false,\"status\":\"done\",\"created_unix_ms\":5,"
+		"\"arms\":[{\"letter\":\"A\"}],\"runs\":[{\"arm\":\"A\",\"round\":1,"
+		"\"position\":1,\"is_warmup\":false,\"status\":\"done\",\"start_unix_ms\":6,"
+		"\"end_unix_ms\":7,\"metrics\":{\"real_fps\":60}}]},"
+		"{\"name\":\"n\",\"host\":\"oled\",\"window_start_s\":0,\"window_end_s\":2,"
+		"\"rounds\":1,\"warmup\":false,\"status\":\"open\",\"created_unix_ms\":5,"
+		"\"arms\":[{\"letter\":\"A\"}],\"runs\":[{\"arm\":\"A\",\"round\":1,"
+		"\"position\":1,\"is_warmup\":false,\"status\":\"planned\"}]}]}";
+	struct tdb t = { 0 };
+	tdb_dir(&t);
+	assert_int_equal(db_open(t.path, &t.db), 0);
+	struct db_import_report r = { 0 };
+	assert_int_equal(import_report(t.db, doc, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.items[0].action, DB_IMPORT_ADDED);
+	assert_int_equal(r.items[1].action, DB_IMPORT_QUALIFIED);
+	assert_string_equal(r.items[1].stored_as, "n@oled");
+	assert_true(r.items[1].partial);
+	assert_int_equal(r.items[1].runs_finished, 0);
+	free(r.items);
+	assert_int_equal(import_report(t.db, doc, &r), 0);
+	assert_int_equal(r.items[0].action, DB_IMPORT_SAME);
+	assert_int_equal(r.items[1].action, DB_IMPORT_SAME);
+	free(r.items);
+	assert_int_equal(count_campaigns(t.db), 2);
+	tdb_cleanup(&t);
+}
+
+static void test_import__same_campaign_other_results_is_refused(void **state)
+{
+	struct tdb a = { 0 };
+	fill(&a);
+	char *doc = export_text(a.db, a.campaign);
+	char *changed = replaced(doc, "\"exit_status\":137", "\"exit_status\":136");
 	size_t n = 99;
-	assert_int_equal(import_text(a.db, doc, &n), -EEXIST);
+	assert_int_equal(import_text(a.db, changed, &n), -EEXIST);
 	assert_int_equal(n, 99);
-	assert_non_null(strstr(db_errmsg(a.db), "night.json: campaigns[0]: campaign 'c1' is "
-	                                        "already in"));
-	struct db_campaign *list;
-	assert_int_equal(db_campaign_list(a.db, &list, &n), 0);
-	assert_int_equal(n, 1);
-	free(list);
+	assert_non_null(strstr(db_errmsg(a.db), "night.json: campaigns[0]: campaign 'c1' of host "
+	                                        "'unknown-host' is already in"));
+	assert_int_equal(count_campaigns(a.db), 1);
+	free(changed);
 	free(doc);
 	tdb_cleanup(&a);
 }
@@ -307,7 +487,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_export_import__round_trip_gives_the_same_document),
-		cmocka_unit_test(test_import__existing_campaign_adds_nothing),
+		cmocka_unit_test(test_import__same_export_twice_adds_nothing),
+		cmocka_unit_test(test_import__same_name_of_another_host_is_host_qualified),
+		cmocka_unit_test(test_import__partial_merges_says_so_and_gives_way_to_more_runs),
+		cmocka_unit_test(test_import__sparse_document_merges_exactly),
+		cmocka_unit_test(test_import__same_campaign_other_results_is_refused),
 		cmocka_unit_test(test_import__syntax_error_names_line_and_column),
 		cmocka_unit_test(test_import__bad_content_names_its_path_and_adds_nothing),
 		cmocka_unit_test(test_export__one_campaign_only),

@@ -133,8 +133,12 @@ static int db_import_cmd(int argc, char **argv, struct cmd_context *ctx)
 	struct cli cli = {
 		.command = command, .synopsis = "[--db PATH] FILE",
 		.summary = "Adds the campaigns of an 'rxdeck db export' document (FILE, or - for "
-		           "standard input) in one transaction: all of them or, on any error or "
-		           "a campaign name already here, none.",
+		           "standard input) in one transaction: all of them or, on any error, none.  "
+		           "A campaign already here with the same results adds nothing; another "
+		           "host's campaign of a name already here is stored as NAME@HOST; a "
+		           "partial campaign (runs not finished) is imported and said to be, and "
+		           "a later export of it with more runs finished replaces it.  The same "
+		           "campaign with other results is refused.",
 		.options = options,
 	};
 	int npos;
@@ -157,16 +161,42 @@ static int db_import_cmd(int argc, char **argv, struct cmd_context *ctx)
 		return RXDECK_EXIT_FAILURE;
 	}
 	struct db *db = ctx->db;
-	size_t n = 0;
-	int err = db_import(db, in, in == stdin ? "(stdin)" : file, &n);
+	struct db_import_report rep = { 0 };
+	int err = db_import_ex(db, in, in == stdin ? "(stdin)" : file, &rep);
 	if (in != stdin)
 		fclose(in);
-	if (err)
+	if (err) {
 		cli_error(command, "%s", db_errmsg(db));
-	else
-		printf("imported %zu campaign%s from '%s' into '%s'\n", n, n == 1 ? "" : "s", file,
-		       db_path(db));
-	return err ? RXDECK_EXIT_FAILURE : RXDECK_EXIT_OK;
+		return RXDECK_EXIT_FAILURE;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < rep.n; i++)
+		n += rep.items[i].action != DB_IMPORT_SAME;
+	printf("imported %zu campaign%s from '%s' into '%s'\n", n, n == 1 ? "" : "s", file,
+	       db_path(db));
+	for (size_t i = 0; i < rep.n; i++) {
+		const struct db_import_item *it = &rep.items[i];
+		printf("  '%s': ", it->name);
+		switch (it->action) {
+		case DB_IMPORT_ADDED:
+			fputs("added", stdout);
+			break;
+		case DB_IMPORT_QUALIFIED:
+			printf("added as '%s' (another host's campaign has the name)", it->stored_as);
+			break;
+		case DB_IMPORT_SAME:
+			printf("already here as '%s' with the same results: nothing added", it->stored_as);
+			break;
+		case DB_IMPORT_UPDATED:
+			printf("replaced the partial '%s' (more runs finished)", it->stored_as);
+			break;
+		}
+		if (it->partial)
+			printf("; partial: %zu of %zu runs finished", it->runs_finished, it->runs);
+		putchar('\n');
+	}
+	free(rep.items);
+	return RXDECK_EXIT_OK;
 }
 
 int cmd_db(int argc, char **argv, struct cmd_context *ctx)

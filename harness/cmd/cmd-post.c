@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "forge/forge.h"
 #include "report/report.h"
+#include "report/report-across.h"
 
 #define COMMAND "rxdeck post"
 
@@ -109,7 +110,7 @@ static char *default_run_file(struct db *db, int64_t id)
 int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 {
 	struct forge_target t = { 0 };
-	bool retry = false, list = false, no_plots = false;
+	bool retry = false, list = false, no_plots = false, across = false;
 	int64_t timeout_s = 0;
 #define PR_OPTION(l, text) { .name = (l), .nargs = 1, .args = "N", .help = text, \
 	.type = CLI_INT, .value = &t.issue_index, .min = 1, .max = INT64_MAX, \
@@ -122,6 +123,7 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 		OPT_BOOL(0, "update", &t.update, "edit the campaign's earlier comment in place (a new one if none)"),
 		OPT_STRING(0, "run-file", &t.run_file, "PATH|URL", "where the run file is, for the summary (default: docs/tested/ when it is there)"),
 		OPT_BASELINE(&t.baseline),
+		OPT_BOOL(0, "across", &across, "the fleet's summary: CAMPAIGN... and their NAME@HOST copies compared across devices (see 'rxdeck report --across')"),
 		{ .name = "timeout", .nargs = 1, .args = "SECONDS",
 		  .help = "give up on one request after this long (default: 30)", .type = CLI_INT,
 		  .value = &timeout_s, .min = 1, .max = 3600, .expect = "whole seconds, 1 to 3600" },
@@ -136,6 +138,7 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 		.command = COMMAND,
 		.synopsis = "[CAMPAIGN] --forge URL --repo OWNER/NAME --pr N [--update] [--run-file PATH|URL]\n"
 		            "       [--no-plots]\n"
+		            "       rxdeck post --across CAMPAIGN... --forge URL --repo OWNER/NAME --pr N\n"
 		            "       rxdeck post --retry | --list",
 		.summary = "Posts a campaign's summary (the table, the verdicts and where the run file\n"
 		           "is; the newest campaign when none is named) as a comment on a Forgejo or\n"
@@ -150,14 +153,35 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 		.options = options,
 	};
 	int npos = 0, exit_code;
-	if (!cmd_parse(ctx, &cli, argc, argv, 1, "one campaign at a time", &npos, &exit_code))
+	if (!cmd_parse(ctx, &cli, argc, argv, -1, NULL, &npos, &exit_code))
 		return exit_code;
+	if (npos > 1 && !across) {
+		cli_error(COMMAND, "one campaign at a time (several with --across)");
+		return RXDECK_EXIT_USAGE;
+	}
+	if (across && (!npos || no_plots)) {
+		cli_error(COMMAND, npos ? "--across posts text only; --no-plots is implied"
+		                        : "--across needs campaigns: CAMPAIGN...");
+		return RXDECK_EXIT_USAGE;
+	}
 	if ((exit_code = check_modes(&t, retry, list, npos)) != RXDECK_EXIT_OK)
 		return exit_code;
 
 	if (cmd_open_db(ctx, list ? CMD_DB_READ_ONLY : 0) < 0 ||
-	    (!retry && !list && cmd_find_campaign(ctx, npos ? argv[1] : NULL) < 0))
+	    (!retry && !list && !across && cmd_find_campaign(ctx, npos ? argv[1] : NULL) < 0))
 		return RXDECK_EXIT_FAILURE;
+	int64_t *across_ids = NULL;
+	if (across) {
+		char msg[1024];
+		if (report_across_resolve(ctx->db, argv + 1, (size_t)npos, &across_ids, &t.n_across,
+		                          msg, sizeof msg) < 0) {
+			cli_error(COMMAND, "%s", msg);
+			return RXDECK_EXIT_FAILURE;
+		}
+		t.across = across_ids;
+		ctx->campaign_id = across_ids[0];
+		no_plots = true;
+	}
 	struct db *db = ctx->db;
 	int64_t id = ctx->campaign_id;
 
@@ -175,8 +199,10 @@ int cmd_post(int argc, char **argv, struct cmd_context *ctx)
 		char *run_file = t.run_file ? NULL : default_run_file(db, id);
 		if (!t.run_file)
 			t.run_file = run_file;
+		fo.attach_plots = !no_plots;
 		exit_code = exit_for(forge_post_campaign(db, id, &t, &fo, &out));
 		free(run_file);
 	}
+	free(across_ids);
 	return exit_code;
 }

@@ -37,6 +37,9 @@ bool cmd_terminal_colour(FILE *f)
 
 int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 {
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--across") == 0)
+			return cmd_report_across(argc, argv, ctx);
 	struct report_options ro = { 0 };
 	const char *output = NULL;
 	int format = -1;
@@ -62,7 +65,8 @@ int cmd_report(int argc, char **argv, struct cmd_context *ctx)
 	const struct cli cli = {
 		.command = ctx->command,
 		.synopsis = "[CAMPAIGN] [--baseline ARM] [--format text|md|csv|json|html] [--wide] [-v]\n"
-		            "       [--embed] [--embed-shots] [--output FILE] [--db PATH]",
+		            "       [--embed] [--embed-shots] [--output FILE] [--db PATH]\n"
+		            "       rxdeck report --across CAMPAIGN... (several hosts' campaigns: see --across --help)",
 		.summary = "Prints a campaign's answer and comparison (the newest campaign when none is\n"
 		           "named; a name or an id).  Every format opens with the headline: one line\n"
 		           "per arm against the baseline on the primary metrics (its state, Δ % with\n"

@@ -203,6 +203,8 @@ int cmd_deck_check(int argc, char **argv, struct cmd_context *ctx);
 int cmd_db(int argc, char **argv, struct cmd_context *ctx);
 int cmd_route(int argc, char **argv, struct cmd_context *ctx);
 int cmd_report(int argc, char **argv, struct cmd_context *ctx);
+/* `rxdeck report --across ...` (cmd-report-across.c); cmd_report() hands over. */
+int cmd_report_across(int argc, char **argv, struct cmd_context *ctx);
 int cmd_tested(int argc, char **argv, struct cmd_context *ctx);
 int cmd_plot(int argc, char **argv, struct cmd_context *ctx);
 int cmd_post(int argc, char **argv, struct cmd_context *ctx);

@@ -17,6 +17,7 @@
  * written anywhere: messages name the token's source, never its value.
  */
 #include "forge-private.h"
+#include "report/report-across.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -930,7 +931,8 @@ int forge_post_campaign(struct db *db, int64_t campaign_id, const struct forge_t
 	}
 	struct report_options ro = { .baseline = t->baseline, .errmsg = msg,
 		                     .errmsg_size = sizeof msg };
-	err = report_summary_print(db, campaign_id, &ro, t->run_file, f);
+	err = t->n_across ? report_across_summary_print(db, t->across, t->n_across, &ro, f)
+	                  : report_summary_print(db, campaign_id, &ro, t->run_file, f);
 	char key[33];
 	if (!err && (err = random_hex(key, 16)) != 0)
 		snprintf(msg, sizeof msg, "cannot make the post's key: %s", strerror(-err));

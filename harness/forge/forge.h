@@ -43,6 +43,11 @@ struct forge_target {
 	                         * (a new one when there is none) */
 	const char *run_file;   /* link or path to the run file for the summary; may be NULL */
 	char baseline;          /* the report's baseline arm; 0: the first arm */
+	/* the fleet's summary: these campaigns compared across devices
+	 * (report_across_summary_print()) instead of the one campaign's;
+	 * the post belongs to the campaign forge_post_campaign() is given */
+	const int64_t *across;
+	size_t n_across;
 };
 
 /* How to send.  Zero means default for every field. */
