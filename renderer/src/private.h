@@ -152,6 +152,14 @@ struct rxvk {
 		uint64_t fail_record_value; /* playing the part of this value fails */
 		uint64_t fail_submit_value; /* submitting the part of this value fails */
 		bool fail_signal;           /* vkSignalSemaphore of a failed part fails */
+		/* gates the GPU waits at: before op gate_op[i] - 1 of a
+		 * submission a wait for gate_event[i] (host-set) is recorded, so
+		 * everything after it stays pending until the test sets the
+		 * event; with gate_at_wait a read that has decided to wait sets
+		 * gate_event[0] as it starts waiting (gate 1 only the test opens) */
+		uint32_t gate_op[2];
+		VkEvent gate_event[2];
+		bool gate_at_wait;
 	} test;
 	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */

@@ -537,6 +537,8 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 			/* the writers' diagnostics wait for the last writer's part (or
 			 * marker) first, and list every read that waits */
 			bool by_marker;
+			if (rx->test.gate_at_wait && rx->test.gate_event[0])
+				vkSetEvent(rx->device, rx->test.gate_event[0]); /* a test's gate */
 			if (rx->rb->diag.on && d.diag_value)
 				rc = diag_wait(rx, addr, size_B, &d, t0, &by_marker);
 			else

@@ -1289,6 +1289,12 @@ static int record_op(struct rxvk *rx, struct recording *rec, const struct rxvk_o
 	}
 	const struct part_job *job_before = rec->part.job;
 	size_t notes_before = job_before->writes.n;
+	for (int g = 0; g < 2; g++) {
+		if (rx->test.gate_op[g] == i + 1) {
+			end_rendering(rx, rec);
+			cl_gate(CL(rec), rx->test.gate_event[g]);
+		}
+	}
 	if (rx->test.fail_op == i + 1) {
 		rxvk_set_error("test hook: recording op %zu fails", i);
 		return -EIO;
