@@ -394,9 +394,12 @@ static void *slow_submit(void *arg)
 	return NULL;
 }
 
-/* The writer's part is submitted after 8 ops; the 60 ops after it take
- * 2 ms each to record.  The read is released at the writer's part (or
- * marker) while the submission is still being recorded. */
+/* The writer's part is submitted after 8 ops; the recording then stops
+ * after op 8 until the test lets it go (a test hook; 30 s at most), so it
+ * is provably still going on when the read looks.  The read is released
+ * at the writer's part (or marker) while the submission is still being
+ * recorded; a read that waited for the recording's end would be released
+ * only once the hook gives up, and fail. */
 static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 {
 	struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ .readback_early = mode,
@@ -407,8 +410,8 @@ static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 	size_t n = filler(ops, 2);
 	ops[n++] = rxt_spin(A, 10, 77);
 	n += filler(ops + n, 65);
-	rx->test.op_delay_from = 8;
-	rx->test.op_delay_ns = 2000000;
+	rx->test.hold_after_op = 8 + 1;
+	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
 	struct slow s = { rx, n, 0 };
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, slow_submit, &s), 0);
@@ -423,11 +426,12 @@ static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 	assert_int_equal(word(rx, A), 77);
 	assert_int_equal(w.what, mode == RXVK_EARLY_MARKER ? RXVK_WAIT_MARKER : RXVK_WAIT_PART);
 	assert_int_equal(w.value, c0.timeline_value + 1);
+	__atomic_store_n(&rx->test.hold_recording, false, __ATOMIC_RELEASE);
 	if (!recording)
 		fail_msg("the read was released only after the submission's recording ended");
 	pthread_join(t, NULL);
 	assert_int_equal(s.rc, 0);
-	rx->test.op_delay_ns = 0;
+	rx->test.hold_after_op = 0;
 	rxt_destroy_gated(rx);
 }
 

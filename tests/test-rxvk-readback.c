@@ -382,13 +382,6 @@ static uint64_t counters_ranges(struct rxvk *rx)
 	return c.early_ranges;
 }
 
-static uint64_t counter_reads(struct rxvk *rx)
-{
-	struct rxvk_counters c;
-	rxvk_counters_get(rx, &c);
-	return c.reads;
-}
-
 static uint64_t counter_parts(struct rxvk *rx)
 {
 	struct rxvk_counters c;
@@ -396,95 +389,92 @@ static uint64_t counter_parts(struct rxvk *rx)
 	return c.parts;
 }
 
-/* One try: false when the machine's timing did not give the order the
- * case needs (the reader decided after the eviction, or p3 came after the
- * reader's release); the rule is asserted only when it did. */
-static bool evicted_relearnt_try(void)
+static void test_early__evicted_and_relearnt_while_one_submission_rewrites_the_page(void **state)
 {
 	struct rxvk *rx = early_rx(0);
 	learn(rx, A, 8);                 /* the oldest of 64 */
 	learn(rx, P0, 8);
 	/* 62 more ranges in P0's page, learnt from reads released at their
-	 * part while its submission still runs (a read after it learns
-	 * nothing: then the next round) */
+	 * part while its submission is held (a read that waits for the whole
+	 * submission opens the gate, and the ranges after it are learnt in
+	 * the next round) */
 	size_t n;
 	uint64_t j = 1;
 	for (int round = 0; j <= 62 && round < 100; round++) {
 		n = 0;
 		ops[n++] = rxt_spin(P0, 10, 1);
-		n += long_work(ops + n, 20);
+		rxt_gate_arm(rx, (uint32_t)n, true);
+		n += quick_work(ops + n, 20);
 		assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+		rxt_gate_submitted(rx);
 		for (; j <= 62; j++) {
 			uint64_t had = counters_ranges(rx);
 			assert_int_equal(rxvk_invalidate(rx, P0 + 16 * j, 8, NULL), 0);
 			if (counters_ranges(rx) == had)
 				break;
 		}
+		rxt_gate_open(rx);
 		assert_int_equal(rxvk_finish(rx), 0);
 	}
 	struct rxvk_counters c0;
 	rxvk_counters_get(rx, &c0);
 	assert_int_equal(c0.early_ranges, 64);
-	/* S: p1 writes P0 (its tracked bytes end p1), p2 = 800 long spins and
-	 * A's first write, p3 (recorded slowly: 10 ms an op) A's second write
-	 * and a writer of an evicting range (ending p3, submitted ~40 ms after
-	 * p2, while p2 still runs), then 20 more slow ops of long GPU work */
-	static struct rxvk_op s_ops[840];
+	/* S: p1 writes P0 (its tracked bytes end p1); p2, held at gate 1 until
+	 * the test opens it, A's first write; p3 A's second write and a writer
+	 * of an evicting range (ending p3), recorded only once the test lets
+	 * the recording go on (a test hook holds it after p3's first op), then
+	 * work held at gate 2 until the last read waits */
+	static struct rxvk_op s_ops[64];
 	uint64_t evict_last = P0 + 16 * 126;
 	n = filler(s_ops, 4);
 	s_ops[n++] = rxt_spin(P0, 10, 2);
-	n += long_work(s_ops + n, 800);
+	rxt_gate_at(rx, 1, (uint32_t)n, false);
+	n += quick_work(s_ops + n, 8);
 	s_ops[n++] = rxt_spin(A, 10, 41);
 	size_t p3 = n;
 	n += filler(s_ops + n, 1);
 	s_ops[n++] = rxt_spin(A, 10, 42);
 	s_ops[n++] = rxt_spin(evict_last, 10, 3);
-	/* long GPU work after p3: S is still running when A is read (on a
-	 * fast GPU, short ops here were done with p2, and the read of A found
-	 * nothing pending) */
-	n += long_work(s_ops + n, 20);
-	rx->test.op_delay_from = (uint32_t)p3;
-	rx->test.op_delay_ns = 10000000;
+	rxt_gate_at(rx, 2, (uint32_t)n, false);
+	n += quick_work(s_ops + n, 20);
+	/* gate 0 is a signal: the first read that waits sets it */
+	rxt_gate_at(rx, 0, RXT_GATE_NOWHERE, true);
+	rx->test.hold_after_op = (uint32_t)p3 + 1;
+	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
 	uint64_t before = timeline(rx);
 	struct slow_sub sub = { rx, s_ops, n, -1 };
 	pthread_t ts, tr;
 	assert_int_equal(pthread_create(&ts, NULL, slow_sub_main, &sub), 0);
 	while (counter_parts(rx) < c0.parts + 2) /* p1 and p2 submitted */
 		usleep(100);
-	uint64_t reads0 = counter_reads(rx);
+	/* the reader decides to wait for p2 (A's writer there, held) */
 	struct p2_reader r = { rx, { 0 }, -1, 0 };
 	assert_int_equal(pthread_create(&tr, NULL, p2_reader_main, &r), 0);
-	while (counter_reads(rx) == reads0)
+	while (!rxt_gate_is_open_one(rx, 0))
 		usleep(100);
-	usleep(15000); /* the reader has decided: it waits for p2 */
 	for (uint64_t k = 63; k <= 126; k++) /* 64 new ranges: A is evicted first */
 		assert_int_equal(rxvk_invalidate(rx, P0 + 16 * k, 8, NULL), 0);
+	/* p3 recorded and submitted while p2 is still held */
+	__atomic_store_n(&rx->test.hold_recording, false, __ATOMIC_RELEASE);
+	while (counter_parts(rx) < c0.parts + 3)
+		usleep(100);
+	rxt_gate_open_at_wait(rx, 2); /* the last read, of the whole of S, opens gate 2 */
+	rxt_gate_open_one(rx, 1);     /* p2 runs: the reader is released */
 	pthread_join(tr, NULL);
 	assert_int_equal(r.rc, 0);
-	bool ordered = r.w.what == RXVK_WAIT_PART && r.w.value == before + 2 &&
-	               r.parts_at_release >= c0.parts + 3;
+	assert_int_equal(r.w.what, RXVK_WAIT_PART);
+	assert_int_equal(r.w.value, before + 2);
+	assert_true(r.parts_at_release >= c0.parts + 3);
+	/* released at p2's note, the read would not wait for p3's write */
 	struct rxvk_wait w = { 0 };
-	if (ordered)
-		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 	pthread_join(ts, NULL);
 	assert_int_equal(sub.rc, 0);
-	rx->test.op_delay_ns = 0;
-	if (ordered) {
-		/* released at p2's note, the read would not wait for p3's write */
-		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
-		assert_int_equal(w.value, timeline(rx));
-		assert_int_equal(word(rx, A), 42);
-	}
+	rx->test.hold_after_op = 0;
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_int_equal(w.value, timeline(rx));
+	assert_int_equal(word(rx, A), 42);
 	rxt_destroy_gated(rx);
-	return ordered;
-}
-
-static void test_early__evicted_and_relearnt_while_one_submission_rewrites_the_page(void **state)
-{
-	int tries = 0;
-	while (!evicted_relearnt_try())
-		if (++tries == 5)
-			fail_msg("the machine's timing never gave the order this case needs (5 tries)");
 	(void)state;
 }
 
