@@ -78,7 +78,16 @@ static inline void rxt_gate_open(struct rxvk *rx)
 		rxt_gate_open_one(rx, g);
 }
 
-/* Whether gate g is open (the read that was to open it did). */
+/* Reads that have started waiting since gates were armed with at_wait
+ * (another thread may poll this while the read waits; the event itself
+ * may only be touched by one thread at a time). */
+static inline uint32_t rxt_gate_waits(struct rxvk *rx)
+{
+	return __atomic_load_n(&rx->test.gate_waits, __ATOMIC_ACQUIRE);
+}
+
+/* Whether gate g is open (the read that was to open it did); not while
+ * another thread may be setting it. */
 static inline bool rxt_gate_is_open_one(struct rxvk *rx, int g)
 {
 	return rx->test.gate_event[g] &&

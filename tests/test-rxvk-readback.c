@@ -437,8 +437,9 @@ static void test_early__evicted_and_relearnt_while_one_submission_rewrites_the_p
 	s_ops[n++] = rxt_spin(evict_last, 10, 3);
 	rxt_gate_at(rx, 2, (uint32_t)n, false);
 	n += quick_work(s_ops + n, 20);
-	/* gate 0 is a signal: the first read that waits sets it */
+	/* gate 0 recorded nowhere: a read that waits counts in rxt_gate_waits() */
 	rxt_gate_at(rx, 0, RXT_GATE_NOWHERE, true);
+	uint32_t waits0 = rxt_gate_waits(rx);
 	rx->test.hold_after_op = (uint32_t)p3 + 1;
 	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
 	uint64_t before = timeline(rx);
@@ -450,7 +451,7 @@ static void test_early__evicted_and_relearnt_while_one_submission_rewrites_the_p
 	/* the reader decides to wait for p2 (A's writer there, held) */
 	struct p2_reader r = { rx, { 0 }, -1, 0 };
 	assert_int_equal(pthread_create(&tr, NULL, p2_reader_main, &r), 0);
-	while (!rxt_gate_is_open_one(rx, 0))
+	while (rxt_gate_waits(rx) == waits0)
 		usleep(100);
 	for (uint64_t k = 63; k <= 126; k++) /* 64 new ranges: A is evicted first */
 		assert_int_equal(rxvk_invalidate(rx, P0 + 16 * k, 8, NULL), 0);

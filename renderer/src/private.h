@@ -160,6 +160,7 @@ struct rxvk {
 		uint32_t gate_op[3];
 		VkEvent gate_event[3];
 		uint32_t gate_at_wait;
+		uint32_t gate_waits;        /* atomic: reads that started waiting with gate_at_wait */
 		/* the recording stops after op hold_after_op - 1 of a submission
 		 * while hold_recording is set (atomic; the test clears it), 30 s
 		 * at most, so a test knows the recording is still going on */
