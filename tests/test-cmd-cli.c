@@ -160,7 +160,7 @@ static void test_cmd__unknown_subcommand_lists_the_names(void **state)
 	test_capture_free(&cap);
 	char *deck[] = { "deck", "fan", NULL };
 	assert_int_equal(dispatch(&cap, deck), RXDECK_EXIT_USAGE);
-	assert_string_equal(cap.err, "rxdeck deck: unknown command 'fan' (info or clock)\n");
+	assert_string_equal(cap.err, "rxdeck deck: unknown command 'fan' (info, clock or check)\n");
 	test_capture_free(&cap);
 	char *top[] = { "fly", NULL };
 	assert_int_equal(dispatch(&cap, top), RXDECK_EXIT_USAGE);
