@@ -185,12 +185,12 @@ static void wait_for_hold(struct fixture *f)
 	assert_string_equal(no.name, "held");
 }
 
-/* The next frame is neutral (within 3 s), and so is any that follows soon
+/* The next frame is neutral (within 9 s), and so is any that follows soon
  * (the playing process and the owner may both write one). */
 static void expect_neutral(struct fixture *f)
 {
 	struct input_event in[PAD_FRAME_MAX];
-	int k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 3000, NULL);
+	int k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 9000, NULL);
 	assert_true(k > 0);
 	assert_true(tu_frame_is_neutral(in, k));
 	while ((k = tu_read_frame(f->fd, in, PAD_FRAME_MAX, 200, NULL)) > 0)
@@ -210,7 +210,9 @@ static void test_sigterm__mid_press_releases_before_the_end(void **state)
 	int64_t sent = tu_now_ns();
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	expect_neutral(f);
-	assert_true(tu_now_ns() - sent < 2000000000LL); /* long before the route's 19 s */
+	/* at the SIGTERM, not at the route's release 19 s in: half of that
+	 * is the margin, whatever the machine's load */
+	assert_true(tu_now_ns() - sent < 9000000000LL);
 	struct route_notice no;
 	assert_int_equal(route_player_wait(f->pl, 3000, &no), 0);
 	assert_int_equal(no.type, ROUTE_NOTICE_STOPPED);
