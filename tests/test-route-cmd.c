@@ -63,6 +63,24 @@ static int finish(struct run *r, char *out, size_t out_size, char *err, size_t e
 	return WEXITSTATUS(st);
 }
 
+/* Connects to the pad at path as the game, once the command r made it:
+ * waits as long as the command is alive, up to a minute (its start takes
+ * what a busy machine gives it); -1 when it never came. */
+static int connect_game(const struct run *r, const char *path)
+{
+	int fd = -1;
+	for (int i = 0; i < 6000 && pad_socket_connect(path, &fd) != 0; i++) {
+		if (waitpid(r->pid, NULL, WNOHANG) == r->pid)
+			return -1;
+		usleep(10000);
+	}
+	return fd;
+}
+
+/* How long a test waits for a frame the command should send soon: long
+ * enough for any load, as nothing here measures how soon. */
+#define FRAME_WAIT_MS 30000
+
 static int run(char *const argv[], char *out, size_t out_size, char *err, size_t err_size)
 {
 	struct run r;
@@ -147,13 +165,11 @@ static void test_play__to_the_end_with_stats(void **state)
 	                 "--stats", NULL };
 	struct run r;
 	start(&r, argv);
-	int fd = -1;
-	for (int i = 0; i < 500 && pad_socket_connect(path, &fd) != 0; i++)
-		usleep(10000);
+	int fd = connect_game(&r, path);
 	assert_true(fd >= 0);
 	struct input_event in[PAD_FRAME_MAX];
 	int k, frames = 0, down = 0;
-	while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, 5000, NULL)) > 0) {
+	while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, FRAME_WAIT_MS, NULL)) > 0) {
 		frames++;
 		down += tu_frame_value(in, k, EV_KEY, BTN_SOUTH) == 1;
 	}
@@ -178,27 +194,27 @@ static void test_play__sigterm_mid_press_releases_before_the_end(void **state)
 	char *argv[] = { "rxdeck", "route", "play", route, "--pad", spec, "--wait-client", NULL };
 	struct run r;
 	start(&r, argv);
-	int fd = -1;
-	for (int i = 0; i < 500 && pad_socket_connect(path, &fd) != 0; i++)
-		usleep(10000);
+	int fd = connect_game(&r, path);
 	assert_true(fd >= 0);
 	struct input_event in[PAD_FRAME_MAX];
-	int k = tu_read_frame(fd, in, PAD_FRAME_MAX, 5000, NULL); /* the state */
+	int k = tu_read_frame(fd, in, PAD_FRAME_MAX, FRAME_WAIT_MS, NULL); /* the state */
 	assert_true(tu_frame_is_neutral(in, k));
-	k = tu_read_frame(fd, in, PAD_FRAME_MAX, 5000, NULL);
+	k = tu_read_frame(fd, in, PAD_FRAME_MAX, FRAME_WAIT_MS, NULL);
 	assert_int_equal(tu_frame_value(in, k, EV_KEY, BTN_EAST), 1);
 	assert_int_equal(tu_frame_value(in, k, EV_ABS, ABS_Z), 255);
 
 	int64_t sent = tu_now_ns();
 	assert_int_equal(kill(r.pid, SIGTERM), 0);
 	bool released = false;
-	while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, 5000, NULL)) > 0) {
+	while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, FRAME_WAIT_MS, NULL)) > 0) {
 		assert_true(tu_frame_is_neutral(in, k));
 		released = true;
 	}
 	assert_int_equal(k, 0); /* end of file came after the release */
 	assert_true(released);
-	assert_true(tu_now_ns() - sent < 3000000000LL);
+	/* at the SIGTERM, not at the route's release 59 s in: half the route
+	 * is the margin, whatever the machine's load */
+	assert_true(tu_now_ns() - sent < 30000000000LL);
 	close(fd);
 	assert_int_equal(finish(&r, out, sizeof out, err, sizeof err), 4);
 	assert_non_null(strstr(err, "the pad was left neutral"));

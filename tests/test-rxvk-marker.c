@@ -11,6 +11,7 @@
  * told apart by `what` and the counters. */
 #include "rxvk-test.h"
 #include "private.h"
+#include "rxvk-gate.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@ static struct rxvk *marker_rx(unsigned parallel, struct rxvk_config cfg)
 	cfg.mirror = mirrored ? RXVK_SWITCH_ON : RXVK_SWITCH_OFF;
 	struct rxvk *rx = rxt_create(cfg);
 	if (cfg.readback_early == RXVK_EARLY_MARKER && !rx->sync2) {
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 		printf("skip: the device has no synchronization2 for markers\n");
 		exit(77);
 	}
@@ -59,6 +60,13 @@ static size_t filler(struct rxvk_op *o, size_t n)
 static size_t long_work(struct rxvk_op *o, size_t n)
 {
 	return rxt_work(o, n, SCRATCH + MB, LONG);
+}
+
+/* as many ops as long_work, writing the same range, but quick: what must
+ * still run at a read waits at a gate instead (rxvk-gate.h) */
+static size_t quick_work(struct rxvk_op *o, size_t n)
+{
+	return rxt_work(o, n, SCRATCH + MB, 10);
 }
 
 static struct rxvk_counters counters(struct rxvk *rx)
@@ -84,8 +92,10 @@ static void learn(struct rxvk *rx, uint64_t addr, uint64_t size)
 {
 	size_t n = 0;
 	ops[n++] = rxt_spin(addr, 10, 1);
-	n += long_work(ops + n, 20); /* still running at the read on a loaded machine */
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	submit(rx, ops, n);
+	rxt_gate_submitted(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, addr, size, &w), 0);
 	assert_true(w.waited);
@@ -100,10 +110,16 @@ static void test_marker__released_at_writer_with_no_part_ended(void **state)
 		struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ 0 });
 		learn(rx, A, 8);
 		struct rxvk_counters c0 = counters(rx);
+		/* the writer 20 ops into its part, behind a gate the read opens as
+		 * it starts to wait; the rest of the part behind a hold the test
+		 * opens after checking the release */
 		size_t n = filler(ops, 20);
-		ops[n++] = rxt_spin(A, LONG, 2);   /* the writer, 20 ops into its part */
-		n += long_work(ops + n, 40);       /* ~60 ms after it */
+		rxt_gate_arm(rx, (uint32_t)n, true);
+		ops[n++] = rxt_spin(A, 10, 2);     /* the writer, 20 ops into its part */
+		rxt_gate_hold(rx, (uint32_t)n);
+		n += quick_work(ops + n, 40);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 		uint64_t done_at_release = rxvk_timeline_done(rx);
@@ -117,6 +133,7 @@ static void test_marker__released_at_writer_with_no_part_ended(void **state)
 		assert_int_equal(c1.reads_marker - c0.reads_marker, 1);
 		assert_int_equal(c1.reads_early - c0.reads_early, 1);
 		assert_int_equal(c1.markers - c0.markers, 1);
+		rxt_gate_open(rx); /* the rest of the part may run now */
 		if (mirrored) {
 			/* A's page written back once, before the marker; the part's
 			 * end writes back only the scratch ranges (two runs) */
@@ -126,7 +143,7 @@ static void test_marker__released_at_writer_with_no_part_ended(void **state)
 			assert_int_equal(c1.mirror_writebacks - c0.mirror_writebacks, 1 + 2);
 			assert_int_equal(c1.in_place_writes, c0.in_place_writes);
 		}
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
@@ -142,8 +159,10 @@ static void test_marker__read_into_untracked_page_falls_back(void **state)
 		size_t n = filler(ops, 20);
 		ops[n++] = rxt_spin(A, 10, 12);
 		ops[n++] = rxt_spin(A + 3 * PAGE, 10, 13);
-		n += long_work(ops + n, 20);
+		rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+		n += quick_work(ops + n, 20);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		struct rxvk_wait w;
 		uint64_t writer_part = counters(rx).timeline_value - 1; /* ops 20, 21 of 42, parts of 16 */
 		assert_int_equal(rxvk_invalidate(rx, A, 3 * PAGE + 8, &w), 0);
@@ -155,7 +174,7 @@ static void test_marker__read_into_untracked_page_falls_back(void **state)
 			assert_int_equal(w.value, counters(rx).timeline_value);
 		}
 		assert_int_equal(word(rx, A + 3 * PAGE), 13);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
@@ -171,10 +190,13 @@ static void test_marker__two_ranges_in_one_page_cannot_hide_a_later_marker(void 
 		struct rxvk_counters c0 = counters(rx);
 		size_t n = filler(ops, 20);
 		ops[n++] = rxt_spin(A, 10, 7);            /* R1's bytes */
-		n += long_work(ops + n, 10);
+		n += quick_work(ops + n, 10);
+		rxt_gate_arm(rx, (uint32_t)n, true);     /* R2's writer pending at the read */
 		ops[n++] = rxt_spin(A + 2048, 10, 8);     /* R2's bytes, same page */
-		n += long_work(ops + n, 20);
+		rxt_gate_hold(rx, (uint32_t)n);          /* the rest, until checked */
+		n += quick_work(ops + n, 20);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, A, 16, &w), 0);
 		assert_int_equal(w.what, RXVK_WAIT_MARKER);
@@ -184,7 +206,7 @@ static void test_marker__two_ranges_in_one_page_cannot_hide_a_later_marker(void 
 		assert_int_equal(c1.reads_marker - c0.reads_marker, 1);
 		assert_int_equal(c1.markers - c0.markers, 2);
 		assert_int_equal(c1.parts - c0.parts, 1);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
@@ -202,17 +224,20 @@ static void test_marker__mixed_sizes_wait_for_the_large_writer_marker(void **sta
 		struct rxvk_counters c0 = counters(rx);
 		size_t n = filler(ops, 20);
 		ops[n++] = rxt_spin(A, 10, 11);                     /* A small */
-		n += long_work(ops + n, 10);
+		n += quick_work(ops + n, 10);
+		rxt_gate_arm(rx, (uint32_t)n, true);               /* B's writer pending at the read */
 		ops[n++] = rxt_fill(B, MB + MB / 4, 0x0b0b0b0bu);    /* B large */
-		n += long_work(ops + n, 20);
+		rxt_gate_hold(rx, (uint32_t)n);                    /* released by the marker */
+		n += quick_work(ops + n, 20);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, A, 2 * PAGE, &w), 0);
 		assert_int_equal(w.what, RXVK_WAIT_MARKER);
 		assert_int_equal(word(rx, B), 0x0b0b0b0bu);
 		assert_int_equal(word(rx, A), 11);
 		assert_int_equal(counters(rx).reads_marker - c0.reads_marker, 1);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
@@ -229,8 +254,10 @@ static void test_marker__widened_range_over_unseen_page_falls_back_then_later_ma
 		ops[n++] = rxt_spin(B, 10, 3);     /* B, not tracked: unseen */
 		n += filler(ops + n, 20);
 		ops[n++] = rxt_spin(A, 10, 4);     /* A, tracked */
-		n += long_work(ops + n, 20);
+		rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+		n += quick_work(ops + n, 20);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
 		assert_int_equal(w.what, mirrored ? RXVK_WAIT_PART : RXVK_WAIT_SUBMISSION);
@@ -239,15 +266,17 @@ static void test_marker__widened_range_over_unseen_page_falls_back_then_later_ma
 		/* the widened range is now tracked: B written later is seen */
 		n = filler(ops, 20);
 		ops[n++] = rxt_spin(A, 10, 6);
-		n += long_work(ops + n, 10);
+		n += quick_work(ops + n, 10);
+		rxt_gate_arm(rx, (uint32_t)n, true);  /* B's writer pending at the read */
 		ops[n++] = rxt_spin(B, 10, 5);
-		n += long_work(ops + n, 20);
+		n += quick_work(ops + n, 20);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
 		assert_int_equal(w.what, RXVK_WAIT_MARKER);
 		assert_int_equal(word(rx, A), 6);
 		assert_int_equal(word(rx, B), 5);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
@@ -270,8 +299,10 @@ static void test_marker__late_read_at_once_even_with_writers_diagnostics(void **
 		 * still running when it is read */
 		size_t n = 0;
 		ops[n++] = rxt_spin(A, 10, 1);
-		n += long_work(ops + n, 40);
+		rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+		n += quick_work(ops + n, 40);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		submit(rx, ops + 1, 1);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
@@ -280,14 +311,16 @@ static void test_marker__late_read_at_once_even_with_writers_diagnostics(void **
 		assert_int_equal(rxvk_finish(rx), 0);
 		n = filler(ops, 4);
 		ops[n++] = rxt_spin(A, 10, 20);
-		n += long_work(ops + n, 20);
+		rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+		n += quick_work(ops + n, 20);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		uint64_t last = counters(rx).timeline_value;
 		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 		assert_int_equal(w.what, RXVK_WAIT_LATE);
 		assert_false(w.waited);
 		assert_true(rxvk_timeline_done(rx) < last);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
@@ -320,7 +353,7 @@ static void test_marker__diagnostics_list_every_waiting_read_with_its_span(void 
 		assert_int_equal(w.what, RXVK_WAIT_MARKER);
 		assert_int_equal(w.value, end); /* the writer's part, the burst's last */
 		assert_int_equal(word(rx, A), 40);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 		char want[160];
 		snprintf(want, sizeof want, "op 43 of 45 in submission %llu), first dispatch",
 		         (unsigned long long)last_sub);
@@ -341,7 +374,7 @@ static void test_marker__parallel_not_left_off(void **state)
 	struct rxvk *rx = marker_rx(3, (struct rxvk_config){ .log_path = log_path });
 	learn(rx, A, 8);
 	assert_int_equal(counters(rx).early_ranges, 1);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	assert_null(strstr(rxt_read_log(log_path), "left off"));
 	(void)state;
 }
@@ -361,9 +394,12 @@ static void *slow_submit(void *arg)
 	return NULL;
 }
 
-/* The writer's part is submitted after 8 ops; the 60 ops after it take
- * 2 ms each to record.  The read is released at the writer's part (or
- * marker) while the submission is still being recorded. */
+/* The writer's part is submitted after 8 ops; the recording then stops
+ * after op 8 until the test lets it go (a test hook; 30 s at most), so it
+ * is provably still going on when the read looks.  The read is released
+ * at the writer's part (or marker) while the submission is still being
+ * recorded; a read that waited for the recording's end would be released
+ * only once the hook gives up, and fail. */
 static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 {
 	struct rxvk *rx = marker_rx(parallel, (struct rxvk_config){ .readback_early = mode,
@@ -374,8 +410,8 @@ static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 	size_t n = filler(ops, 2);
 	ops[n++] = rxt_spin(A, 10, 77);
 	n += filler(ops + n, 65);
-	rx->test.op_delay_from = 8;
-	rx->test.op_delay_ns = 2000000;
+	rx->test.hold_after_op = 8 + 1;
+	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
 	struct slow s = { rx, n, 0 };
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, slow_submit, &s), 0);
@@ -390,12 +426,13 @@ static void released_while_recording(enum rxvk_early mode, unsigned parallel)
 	assert_int_equal(word(rx, A), 77);
 	assert_int_equal(w.what, mode == RXVK_EARLY_MARKER ? RXVK_WAIT_MARKER : RXVK_WAIT_PART);
 	assert_int_equal(w.value, c0.timeline_value + 1);
+	__atomic_store_n(&rx->test.hold_recording, false, __ATOMIC_RELEASE);
 	if (!recording)
 		fail_msg("the read was released only after the submission's recording ended");
 	pthread_join(t, NULL);
 	assert_int_equal(s.rc, 0);
-	rx->test.op_delay_ns = 0;
-	rxt_destroy(rx);
+	rx->test.hold_after_op = 0;
+	rxt_destroy_gated(rx);
 }
 
 static void test_early__read_released_while_the_rest_still_records(void **state)

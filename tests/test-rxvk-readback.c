@@ -5,6 +5,7 @@
  * released at. */
 #include "rxvk-test.h"
 #include "private.h"
+#include "rxvk-gate.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -39,6 +40,13 @@ static size_t long_work(struct rxvk_op *o, size_t n)
 	return rxt_work(o, n, SCRATCH + MB, LONG);
 }
 
+/* as many ops as long_work, writing the same range, but quick: what must
+ * still run at a read waits at a gate instead (rxvk-gate.h) */
+static size_t quick_work(struct rxvk_op *o, size_t n)
+{
+	return rxt_work(o, n, SCRATCH + MB, 10);
+}
+
 static uint64_t timeline(struct rxvk *rx)
 {
 	struct rxvk_counters c;
@@ -51,16 +59,21 @@ static uint32_t word(struct rxvk *rx, uint64_t addr)
 	return *(volatile uint32_t *)((uint8_t *)rxvk_guest(rx) + addr);
 }
 
-/* A read of `addr, size` that waits, so the early policy learns the range. */
+/* A read of `addr, size` that waits, so the early policy learns the range:
+ * the rest of the writer's submission stays behind a gate the read opens
+ * once it has decided to wait. */
 static void learn(struct rxvk *rx, uint64_t addr, uint64_t size)
 {
 	size_t n = 0;
 	ops[n++] = rxt_spin(addr, 10, 1);
-	n += long_work(ops + n, 20); /* ~30 ms: still running at the read on a loaded machine */
+	n += quick_work(ops + n, 20);
+	rxt_gate_arm(rx, 1, true);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, addr, size, &w), 0);
 	assert_true(w.waited);
+	assert_true(rxt_gate_is_open(rx));
 	assert_int_equal(rxvk_finish(rx), 0);
 }
 
@@ -84,6 +97,7 @@ static void *early_reader_main(void *arg)
 	} while (c.parts == r->parts0);
 	r->rc = rxvk_invalidate(r->rx, A, 8, &r->w);
 	r->done_at_release = rxvk_timeline_done(r->rx);
+	rxt_gate_open(r->rx); /* the rest of the submission may run now */
 	return NULL;
 }
 
@@ -94,17 +108,21 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	struct rxvk_counters c0;
 	rxvk_counters_get(rx, &c0);
 	assert_int_equal(c0.early_ranges, 1);
-	/* the writer 20 spins into its part, so the part still runs when the
-	 * reader reads, and 80 spins after it (a spin of more than LONG
-	 * iterations is not longer on lavapipe: add spins) */
-	size_t n = long_work(ops, 20);
-	ops[n++] = rxt_spin(A, LONG, 2);
-	n += long_work(ops + n, 80);
+	/* the writer 20 ops into its part, behind a gate the read opens as it
+	 * starts to wait (so it waits, for that part); the part after it
+	 * holds at a gate the reader opens once it was released, so the rest
+	 * of the submission is still to run at the release however fast it is */
+	size_t n = filler(ops, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true);
+	ops[n++] = rxt_spin(A, 10, 2);
+	rxt_gate_hold(rx, (uint32_t)n);
+	n += quick_work(ops + n, 80);
 	uint64_t before = timeline(rx);
 	struct early_reader r = { rx, c0.parts, { 0 }, 0, -1 };
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, early_reader_main, &r), 0);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	uint64_t last = timeline(rx);
 	pthread_join(t, NULL);
 	assert_int_equal(r.rc, 0);
@@ -119,7 +137,7 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	rxvk_counters_get(rx, &c1);
 	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 1);
 	assert_int_equal(c1.reads_early - c0.reads_early, 1);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -134,8 +152,10 @@ static void test_early__writers_in_a_row_end_one_part(void **state)
 		ops[n++] = rxt_spin(A, 10, 10 + (uint32_t)i);
 	n += filler(ops + n, 2); /* fewer than the gap: no second split */
 	ops[n++] = rxt_spin(A, 10, 99);
-	n += long_work(ops + n, 10);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 10);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	rxvk_counters_get(rx, &c1);
 	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 2);
 	assert_int_equal(c1.parts - c0.parts, 3);
@@ -144,7 +164,7 @@ static void test_early__writers_in_a_row_end_one_part(void **state)
 	assert_int_equal(w.what, RXVK_WAIT_PART);
 	assert_int_equal(w.value, c0.timeline_value + 2); /* the part of the last writer */
 	assert_int_equal(word(rx, A), 99);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -158,8 +178,10 @@ static void test_early__widened_range_over_unseen_page_falls_back_then_later_par
 	ops[n++] = rxt_spin(B, 10, 3);     /* B, not tracked: unseen */
 	n += filler(ops + n, 20);
 	ops[n++] = rxt_spin(A, 10, 4);     /* A, tracked: ends its part */
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	uint64_t last = timeline(rx);
 	struct rxvk_counters c0, c1;
 	rxvk_counters_get(rx, &c0);
@@ -178,14 +200,16 @@ static void test_early__widened_range_over_unseen_page_falls_back_then_later_par
 	ops[n++] = rxt_spin(B, 10, 5);     /* part 1 */
 	n += filler(ops + n, 20);
 	ops[n++] = rxt_spin(A, 10, 6);     /* part 2 */
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	assert_int_equal(rxvk_invalidate(rx, A, PAGE + 8, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_PART);
 	assert_int_equal(w.value, before + 2);
 	assert_int_equal(word(rx, A), 6);
 	assert_int_equal(word(rx, B), 5);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -202,8 +226,10 @@ static void test_early__two_ranges_in_one_page_cannot_hide_a_later_part(void **s
 	ops[n++] = rxt_spin(A, 10, 7);            /* R1's bytes: ends part 1 */
 	ops[n++] = rxt_spin(A + 2048, 10, 8);     /* R2's bytes, same page: part 2 */
 	n += filler(ops + n, 25);                 /* part 2 ends at the size limit */
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	rxvk_counters_get(rx, &c1);
 	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 1);
 	struct rxvk_wait w;
@@ -212,7 +238,7 @@ static void test_early__two_ranges_in_one_page_cannot_hide_a_later_part(void **s
 	assert_int_equal(w.value, before + 2); /* R2's writer's part, not R1's */
 	assert_true(w.value < c1.timeline_value);
 	assert_int_equal(word(rx, A + 2048), 8);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -230,8 +256,10 @@ static void test_early__mixed_sizes_wait_for_the_large_writer_part(void **state)
 	ops[n++] = rxt_spin(A, 10, 11);                     /* part 1: A small */
 	n += filler(ops + n, 20);
 	ops[n++] = rxt_fill(B, MB + MB / 4, 0x0b0b0b0bu);    /* part 2: B large */
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 2 * PAGE, &w), 0);
 	/* the large writer's part itself: neither the small one's nor the
@@ -240,7 +268,7 @@ static void test_early__mixed_sizes_wait_for_the_large_writer_part(void **state)
 	assert_int_equal(w.value, before + 2);
 	assert_int_equal(word(rx, B), 0x0b0b0b0bu);
 	assert_int_equal(word(rx, A), 11);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -252,14 +280,16 @@ static void test_early__read_into_untracked_page_falls_back(void **state)
 	size_t n = filler(ops, 20);
 	ops[n++] = rxt_spin(A, 10, 12);
 	ops[n++] = rxt_spin(A + 3 * PAGE, 10, 13);
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 3 * PAGE + 8, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
 	assert_int_equal(w.value, timeline(rx));
 	assert_int_equal(word(rx, A + 3 * PAGE), 13);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -277,8 +307,10 @@ static void test_early__oldest_of_64_ranges_evicted_then_relearnt(void **state)
 	assert_int_equal(c0.early_ranges, 64);
 	size_t n = filler(ops, 20);
 	ops[n++] = rxt_spin(A, 10, 31);
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
@@ -291,13 +323,15 @@ static void test_early__oldest_of_64_ranges_evicted_then_relearnt(void **state)
 	uint64_t before = timeline(rx);
 	n = filler(ops, 20);
 	ops[n++] = rxt_spin(A, 10, 32);
-	n += long_work(ops + n, 20);
+	rxt_gate_arm(rx, (uint32_t)n, true); /* the rest pending until the read waits */
+	n += quick_work(ops + n, 20);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_PART);
 	assert_int_equal(w.value, before + 1);
 	assert_int_equal(word(rx, A), 32);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -348,13 +382,6 @@ static uint64_t counters_ranges(struct rxvk *rx)
 	return c.early_ranges;
 }
 
-static uint64_t counter_reads(struct rxvk *rx)
-{
-	struct rxvk_counters c;
-	rxvk_counters_get(rx, &c);
-	return c.reads;
-}
-
 static uint64_t counter_parts(struct rxvk *rx)
 {
 	struct rxvk_counters c;
@@ -362,95 +389,93 @@ static uint64_t counter_parts(struct rxvk *rx)
 	return c.parts;
 }
 
-/* One try: false when the machine's timing did not give the order the
- * case needs (the reader decided after the eviction, or p3 came after the
- * reader's release); the rule is asserted only when it did. */
-static bool evicted_relearnt_try(void)
+static void test_early__evicted_and_relearnt_while_one_submission_rewrites_the_page(void **state)
 {
 	struct rxvk *rx = early_rx(0);
 	learn(rx, A, 8);                 /* the oldest of 64 */
 	learn(rx, P0, 8);
 	/* 62 more ranges in P0's page, learnt from reads released at their
-	 * part while its submission still runs (a read after it learns
-	 * nothing: then the next round) */
+	 * part while its submission is held (a read that waits for the whole
+	 * submission opens the gate, and the ranges after it are learnt in
+	 * the next round) */
 	size_t n;
 	uint64_t j = 1;
 	for (int round = 0; j <= 62 && round < 100; round++) {
 		n = 0;
 		ops[n++] = rxt_spin(P0, 10, 1);
-		n += long_work(ops + n, 20);
+		rxt_gate_arm(rx, (uint32_t)n, true);
+		n += quick_work(ops + n, 20);
 		assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+		rxt_gate_submitted(rx);
 		for (; j <= 62; j++) {
 			uint64_t had = counters_ranges(rx);
 			assert_int_equal(rxvk_invalidate(rx, P0 + 16 * j, 8, NULL), 0);
 			if (counters_ranges(rx) == had)
 				break;
 		}
+		rxt_gate_open(rx);
 		assert_int_equal(rxvk_finish(rx), 0);
 	}
 	struct rxvk_counters c0;
 	rxvk_counters_get(rx, &c0);
 	assert_int_equal(c0.early_ranges, 64);
-	/* S: p1 writes P0 (its tracked bytes end p1), p2 = 800 long spins and
-	 * A's first write, p3 (recorded slowly: 10 ms an op) A's second write
-	 * and a writer of an evicting range (ending p3, submitted ~40 ms after
-	 * p2, while p2 still runs), then 20 more slow ops of long GPU work */
-	static struct rxvk_op s_ops[840];
+	/* S: p1 writes P0 (its tracked bytes end p1); p2, held at gate 1 until
+	 * the test opens it, A's first write; p3 A's second write and a writer
+	 * of an evicting range (ending p3), recorded only once the test lets
+	 * the recording go on (a test hook holds it after p3's first op), then
+	 * work held at gate 2 until the last read waits */
+	static struct rxvk_op s_ops[64];
 	uint64_t evict_last = P0 + 16 * 126;
 	n = filler(s_ops, 4);
 	s_ops[n++] = rxt_spin(P0, 10, 2);
-	n += long_work(s_ops + n, 800);
+	rxt_gate_at(rx, 1, (uint32_t)n, false);
+	n += quick_work(s_ops + n, 8);
 	s_ops[n++] = rxt_spin(A, 10, 41);
 	size_t p3 = n;
 	n += filler(s_ops + n, 1);
 	s_ops[n++] = rxt_spin(A, 10, 42);
 	s_ops[n++] = rxt_spin(evict_last, 10, 3);
-	/* long GPU work after p3: S is still running when A is read (on a
-	 * fast GPU, short ops here were done with p2, and the read of A found
-	 * nothing pending) */
-	n += long_work(s_ops + n, 20);
-	rx->test.op_delay_from = (uint32_t)p3;
-	rx->test.op_delay_ns = 10000000;
+	rxt_gate_at(rx, 2, (uint32_t)n, false);
+	n += quick_work(s_ops + n, 20);
+	/* gate 0 recorded nowhere: a read that waits counts in rxt_gate_waits() */
+	rxt_gate_at(rx, 0, RXT_GATE_NOWHERE, true);
+	uint32_t waits0 = rxt_gate_waits(rx);
+	rx->test.hold_after_op = (uint32_t)p3 + 1;
+	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
 	uint64_t before = timeline(rx);
 	struct slow_sub sub = { rx, s_ops, n, -1 };
 	pthread_t ts, tr;
 	assert_int_equal(pthread_create(&ts, NULL, slow_sub_main, &sub), 0);
 	while (counter_parts(rx) < c0.parts + 2) /* p1 and p2 submitted */
 		usleep(100);
-	uint64_t reads0 = counter_reads(rx);
+	/* the reader decides to wait for p2 (A's writer there, held) */
 	struct p2_reader r = { rx, { 0 }, -1, 0 };
 	assert_int_equal(pthread_create(&tr, NULL, p2_reader_main, &r), 0);
-	while (counter_reads(rx) == reads0)
+	while (rxt_gate_waits(rx) == waits0)
 		usleep(100);
-	usleep(15000); /* the reader has decided: it waits for p2 */
 	for (uint64_t k = 63; k <= 126; k++) /* 64 new ranges: A is evicted first */
 		assert_int_equal(rxvk_invalidate(rx, P0 + 16 * k, 8, NULL), 0);
+	/* p3 recorded and submitted while p2 is still held */
+	__atomic_store_n(&rx->test.hold_recording, false, __ATOMIC_RELEASE);
+	while (counter_parts(rx) < c0.parts + 3)
+		usleep(100);
+	rxt_gate_open_at_wait(rx, 2); /* the last read, of the whole of S, opens gate 2 */
+	rxt_gate_open_one(rx, 1);     /* p2 runs: the reader is released */
 	pthread_join(tr, NULL);
 	assert_int_equal(r.rc, 0);
-	bool ordered = r.w.what == RXVK_WAIT_PART && r.w.value == before + 2 &&
-	               r.parts_at_release >= c0.parts + 3;
+	assert_int_equal(r.w.what, RXVK_WAIT_PART);
+	assert_int_equal(r.w.value, before + 2);
+	assert_true(r.parts_at_release >= c0.parts + 3);
+	/* released at p2's note, the read would not wait for p3's write */
 	struct rxvk_wait w = { 0 };
-	if (ordered)
-		assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
+	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 	pthread_join(ts, NULL);
 	assert_int_equal(sub.rc, 0);
-	rx->test.op_delay_ns = 0;
-	if (ordered) {
-		/* released at p2's note, the read would not wait for p3's write */
-		assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
-		assert_int_equal(w.value, timeline(rx));
-		assert_int_equal(word(rx, A), 42);
-	}
-	rxt_destroy(rx);
-	return ordered;
-}
-
-static void test_early__evicted_and_relearnt_while_one_submission_rewrites_the_page(void **state)
-{
-	int tries = 0;
-	while (!evicted_relearnt_try())
-		if (++tries == 5)
-			fail_msg("the machine's timing never gave the order this case needs (5 tries)");
+	rx->test.hold_after_op = 0;
+	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
+	assert_int_equal(w.value, timeline(rx));
+	assert_int_equal(word(rx, A), 42);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -461,16 +486,20 @@ static void test_late__newest_read_at_once_even_with_writers_diagnostics(void **
 	                                                   .log_rb_writers = RXVK_SWITCH_ON,
 	                                                   .readback_early = RXVK_EARLY_PART,
 	                                                   .log_path = log_path });
+	/* the whole submission waits at a gate until the read is checked */
 	size_t n = 0;
 	ops[n++] = rxt_spin(A, 10, 20);
-	n += long_work(ops + n, 20);
+	n += quick_work(ops + n, 20);
+	rxt_gate_arm(rx, 0, false);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	uint64_t last = timeline(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_LATE);
 	assert_false(w.waited);
 	assert_true(rxvk_timeline_done(rx) < last); /* nothing waited for it */
+	rxt_gate_open(rx);
 	/* an older submission's write is not late: it waits as usual */
 	struct rxvk_op next = rxt_spin(SCRATCH + 2 * MB, 10, 1);
 	assert_int_equal(rxvk_submit(rx, &next, 1, NULL), 0);
@@ -480,7 +509,7 @@ static void test_late__newest_read_at_once_even_with_writers_diagnostics(void **
 	struct rxvk_counters c;
 	rxvk_counters_get(rx, &c);
 	assert_int_equal(c.reads_late, 1);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -493,18 +522,22 @@ static void test_late__read_at_once_with_its_writer_in_an_earlier_part(void **st
 	                                                   .readback_early = RXVK_EARLY_PART,
 	                                                   .part_ops = 4,
 	                                                   .log_path = log_path });
+	/* every part waits at a gate, opened once the read is checked */
 	size_t n = filler(ops, 2);
 	ops[n++] = rxt_spin(A, 10, 21);    /* part 1 */
-	n += long_work(ops + n, 20);       /* parts 1..6 */
+	n += quick_work(ops + n, 20);      /* parts 1..6 */
+	rxt_gate_arm(rx, 0, false);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	uint64_t last = timeline(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_LATE);
 	assert_false(w.waited);
 	assert_true(rxvk_timeline_done(rx) < last);
+	rxt_gate_destroy(rx);
 	assert_null(strstr(rxt_read_log(log_path), "readback writers 0x"));
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -523,7 +556,7 @@ static void test_diag__waits_for_last_writer_part_first_and_logs_it(void **state
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 128, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	char want[256];
 	snprintf(want, sizeof want,
 	         "readback writers 0x100000 +0x80: last dispatch %016llx (part %llu, op 4 of 25 in "
@@ -563,7 +596,7 @@ static void test_diag__span_closes_at_burst_end_with_last_part_and_total_work(vo
 	assert_int_equal(s.first_value, before + 3);
 	assert_int_equal(s.last_value, end);
 	assert_int_equal(s.ops, 12);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	char want[128];
 	snprintf(want, sizeof want, "op 0 of 12 in submission 3), first dispatch");
 	if (!strstr(rxt_read_log(log_path), want))
@@ -578,7 +611,7 @@ static void test_diag__span_closes_at_burst_end_with_last_part_and_total_work(vo
 	struct rxvk_stream_sub bad_burst[2] = { { a, 3 }, { &bad, 1 } };
 	assert_int_equal(rxvk_submit_burst(rx, bad_burst, 2, NULL), -EINVAL);
 	assert_int_equal(timeline(rx), 0);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -609,7 +642,7 @@ static void test_early__idle_with_only_mirrored_pages(void **state)
 	assert_int_equal(c.parts_split_early, 0);
 	assert_int_equal(c.reads_early, 0);
 	assert_int_equal(c.reads_early_fallback, 0);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -628,7 +661,7 @@ static void test_log__readbacks_summary_every_3000_reads(void **state)
 	                 "part 0.00 ms each, 0 for their whole submission (writer not known), 0 parts "
 	                 "ended after a writer; late: 0"))
 		fail_msg("no summary line in:\n%s", log);
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 	(void)state;
 }
 
@@ -685,7 +718,7 @@ static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, u
 	} else {
 		assert_true(c.early_ranges > 0);
 	}
-	rxt_destroy(rx);
+	rxt_destroy_gated(rx);
 }
 
 static void test_parallel__same_bytes_and_writers_as_serial_and_early_off(void **state)
@@ -727,7 +760,7 @@ static void test_parallel__same_parts_as_serial_without_early(void **state)
 		pthread_mutex_unlock(&rx->lock);
 		for (int i = 20; i < 40; i++)
 			assert_int_equal(word(rx, A + (uint64_t)(i % 20) * PAGE), (uint32_t)i);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	assert_memory_equal(finals[0], finals[1], sizeof finals[0]);
 	(void)state;

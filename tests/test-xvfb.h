@@ -84,10 +84,18 @@ static inline pid_t test_xvfb_start(const char *screen, char *display, size_t si
 
 static inline void test_xvfb_stop(pid_t pid)
 {
-	if (pid > 0) {
-		kill(pid, SIGTERM);
-		waitpid(pid, NULL, 0);
+	if (pid <= 0)
+		return;
+	/* SIGTERM; an Xvfb still there after 10 s (seen once on a loaded
+	 * machine, holding the test to its timeout) is killed */
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 1000; i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		usleep(10000);
 	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 #endif

@@ -30,6 +30,7 @@ enum cl_kind {
 	CL_CLEAR_DEPTH,
 	CL_COPY_IMAGE,
 	CL_MARKER,
+	CL_GATE,
 };
 
 struct cl_cmd {
@@ -251,6 +252,13 @@ void cl_marker(struct cmdlist *cl, VkEvent event)
 		c->event = event;
 }
 
+void cl_gate(struct cmdlist *cl, VkEvent event)
+{
+	struct cl_cmd *c = push(cl, CL_GATE);
+	if (c)
+		c->event = event;
+}
+
 void cl_reset(struct cmdlist *cl)
 {
 	cl->n = 0;
@@ -312,6 +320,12 @@ static void play_sync(const struct cl_cmd *c, VkCommandBuffer cmd)
 		vkCmdSetEvent2(cmd, c->event, &di);
 		break;
 	}
+	case CL_GATE:
+		/* a test's gate: the queue goes no further until the host sets
+		 * the event (vkCmdWaitEvents, as sync2 waits take no host event) */
+		vkCmdWaitEvents(cmd, 1, &c->event, VK_PIPELINE_STAGE_HOST_BIT,
+		                VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, NULL, 0, NULL, 0, NULL);
+		break;
 	default:
 		break;
 	}
@@ -412,6 +426,7 @@ int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd)
 		case CL_HOST_BARRIER:
 		case CL_IMAGE_INIT:
 		case CL_MARKER:
+		case CL_GATE:
 			play_sync(c, cmd);
 			break;
 		case CL_BEGIN_RENDERING:

@@ -152,6 +152,20 @@ struct rxvk {
 		uint64_t fail_record_value; /* playing the part of this value fails */
 		uint64_t fail_submit_value; /* submitting the part of this value fails */
 		bool fail_signal;           /* vkSignalSemaphore of a failed part fails */
+		/* gates the GPU waits at: before op gate_op[i] - 1 of a
+		 * submission a wait for gate_event[i] (host-set) is recorded, so
+		 * everything after it stays pending until the test sets the
+		 * event; a read that has decided to wait sets every gate_event[i]
+		 * whose bit i is in gate_at_wait as it starts waiting */
+		uint32_t gate_op[3];
+		VkEvent gate_event[3];
+		uint32_t gate_at_wait;
+		uint32_t gate_waits;        /* atomic: reads that started waiting with gate_at_wait */
+		/* the recording stops after op hold_after_op - 1 of a submission
+		 * while hold_recording is set (atomic; the test clears it), 30 s
+		 * at most, so a test knows the recording is still going on */
+		uint32_t hold_after_op;
+		bool hold_recording;
 	} test;
 	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */

@@ -73,6 +73,8 @@ void cl_copy_image(struct cmdlist *cl, VkImage src, VkImage dst, const VkImageCo
 /* A GPU-side marker the CPU observes (vkGetEventStatus): signalled once
  * every command before it is done, its writes visible to the host. */
 void cl_marker(struct cmdlist *cl, VkEvent event);
+/* tests only (rx->test.gate_op): the queue waits here for a host-set event */
+void cl_gate(struct cmdlist *cl, VkEvent event);
 void cl_reset(struct cmdlist *cl);
 void cl_free(struct cmdlist *cl);
 int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd);

@@ -1289,6 +1289,12 @@ static int record_op(struct rxvk *rx, struct recording *rec, const struct rxvk_o
 	}
 	const struct part_job *job_before = rec->part.job;
 	size_t notes_before = job_before->writes.n;
+	for (int g = 0; g < 3; g++) {
+		if (rx->test.gate_op[g] == i + 1) {
+			end_rendering(rx, rec);
+			cl_gate(CL(rec), rx->test.gate_event[g]);
+		}
+	}
 	if (rx->test.fail_op == i + 1) {
 		rxvk_set_error("test hook: recording op %zu fails", i);
 		return -EIO;
@@ -1301,6 +1307,14 @@ static int record_op(struct rxvk *rx, struct recording *rec, const struct rxvk_o
 		return rc;
 	if (writer && !marks)
 		rec->split_pending = true;
+	if (rx->test.hold_after_op == i + 1) {
+		/* paused: the parts already recorded are submitted first */
+		if ((rc = rxvk_recorder_drain(rx)) < 0)
+			return rc;
+		struct timespec ms = { 0, 1000000 };
+		for (int k = 0; k < 30000 && __atomic_load_n(&rx->test.hold_recording, __ATOMIC_ACQUIRE); k++)
+			nanosleep(&ms, NULL);
+	}
 	if (rx->test.op_delay_ns && i >= rx->test.op_delay_from) {
 		struct timespec ts = { (time_t)(rx->test.op_delay_ns / 1000000000u),
 		                       (long)(rx->test.op_delay_ns % 1000000000u) };

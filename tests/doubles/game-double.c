@@ -31,6 +31,15 @@
  * the entry the number in that file points at (0 when there is none) and
  * writes the next number, so starts one after another cycle through it.
  *
+ * Frames come from a frame clock of its own, not from when the process
+ * happened to get the CPU: frame k is presented at the start plus the sum
+ * of the first k frame times, each the period times 1 +- 2 % (a generator
+ * seeded by the process id).  Every frame whose present time has come is
+ * written, so a game starved by a busy machine catches up at its next
+ * wake-up, and at SIGTERM it writes the frames up to that moment before it
+ * exits: its log covers the route however loaded the machine is, as the
+ * demo game's log does when its frames are merely late.
+ *
  * The readback wait it reports per frame is 4 ms, 1 ms with
  * RX_VK_READBACK_EARLY=1, 0 with RX_VK_READBACK_LATE=newest; the luma of its
  * shots is DOUBLE_LUMA (default 100). */
@@ -279,6 +288,52 @@ static double fps_from_env(double fps)
 	return v > 0 ? v : fps;
 }
 
+/* The game's own frame clock: the next frame's present time, its frame
+ * time (the period +- 2 %, from a generator seeded by the process id) and
+ * the frames made so far. */
+struct frame_clock {
+	int64_t next_ns;
+	double period_ms, next_ms;
+	uint64_t frame;
+	uint32_t seed;
+};
+
+static double frame_clock_ms(struct frame_clock *fc)
+{
+	fc->seed = fc->seed * 1664525u + 1013904223u;
+	double u = (double)(fc->seed >> 8) / (double)(1u << 24); /* [0, 1) */
+	return fc->period_ms * (1.0 + 0.04 * (u - 0.5));
+}
+
+static void frame_clock_init(struct frame_clock *fc, double fps)
+{
+	*fc = (struct frame_clock){ .period_ms = 1000.0 / fps, .seed = (uint32_t)getpid() };
+	fc->next_ms = frame_clock_ms(fc);
+	fc->next_ns = now_ns();
+}
+
+/* Writes every frame whose present time is at or before t: a row in the
+ * frame log (when there is one), a row for MangoHud (when it plays it),
+ * and every 60th frame the renderer's readback line. */
+static void frames_until(struct frame_clock *fc, int64_t t, FILE *frames, struct mango *mango,
+                         double rb)
+{
+	while (fc->next_ns <= t) {
+		double ms = fc->next_ms;
+		if (mango)
+			mango_frame(mango, fc->next_ns, ms);
+		if (frames)
+			fprintf(frames, "%" PRIu64 ",%" PRId64 ",real,%.3f,1000,%.3f,0.250\n", fc->frame,
+			        fc->next_ns, ms, rb);
+		if (++fc->frame % 60 == 0)
+			logf_("vk: readbacks: 3000 reads, %d waited %.1f ms each", rb > 0 ? 300 : 0, rb);
+		fc->next_ms = frame_clock_ms(fc);
+		fc->next_ns += (int64_t)(fc->next_ms * 1e6);
+	}
+	if (frames)
+		fflush(frames);
+}
+
 int main(int argc, char **argv)
 {
 	struct mango mango = { 0 };
@@ -357,9 +412,9 @@ int main(int argc, char **argv)
 	char ctl_buf[512];
 	size_t ctl_len = 0;
 
-	int64_t start = now_ns(), period = (int64_t)(1e9 / fps), next = start;
-	uint64_t frame = 0;
-	int64_t last = 0;
+	struct frame_clock fc;
+	frame_clock_init(&fc, fps);
+	int64_t start = fc.next_ns;
 	while (!stop) {
 		int64_t t = now_ns();
 		double up_s = (double)(t - start) / 1e9;
@@ -395,28 +450,22 @@ int main(int argc, char **argv)
 						write_png(shot_dir, name, luma);
 					else
 						logf_("forest: shot %s frame %" PRIu64 " luma %d.00 checksum %016x", name,
-						      frame, luma, (unsigned)luma * 2654435761u);
+						      fc.frame, luma, (unsigned)luma * 2654435761u);
 				}
 				size_t used = (size_t)(nl - ctl_buf) + 1;
 				memmove(ctl_buf, nl + 1, ctl_len - used);
 				ctl_len -= used;
 			}
 		}
-		if (mango.version && !no_frames)
-			mango_frame(&mango, t, last ? (double)(t - last) / 1e6 : 1000.0 / fps);
-		if (frames && !no_frames) {
-			double ms = last ? (double)(t - last) / 1e6 : 1000.0 / fps;
-			fprintf(frames, "%" PRIu64 ",%" PRId64 ",real,%.3f,1000,%.3f,0.250\n", frame, t, ms, rb);
-			fflush(frames);
-		}
-		last = t;
-		if (++frame % 60 == 0)
-			logf_("vk: readbacks: 3000 reads, %d waited %.1f ms each", rb > 0 ? 300 : 0, rb);
-		next += period;
-		struct timespec ts = { (time_t)(next / 1000000000), (long)(next % 1000000000) };
+		frames_until(&fc, t, no_frames ? NULL : frames, mango.version && !no_frames ? &mango : NULL,
+		             rb);
+		struct timespec ts = { (time_t)(fc.next_ns / 1000000000), (long)(fc.next_ns % 1000000000) };
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
-	fprintf(stderr, "game-double: stopped by SIGTERM after %" PRIu64 " frames\n", frame);
+	/* the frames whose time came before the stop, however late it is */
+	frames_until(&fc, now_ns(), no_frames ? NULL : frames, mango.version && !no_frames ? &mango : NULL,
+	             rb);
+	fprintf(stderr, "game-double: stopped by SIGTERM after %" PRIu64 " frames\n", fc.frame);
 	if (frames)
 		fclose(frames);
 	return 0;
