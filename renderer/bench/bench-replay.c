@@ -186,6 +186,7 @@ struct part_cost {
 	double op_us, part_us;                 /* per op in one part; one more part */
 	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
+	double part_threaded_us;               /* one more part, recorded on a thread (RX_VK_PARALLEL=2) */
 };
 
 static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
@@ -221,6 +222,17 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	pc->play_us = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
 	pc->op_us = median(per_op, 9);
 	pc->part_us = median(per_part, 9) - pc->op_us;
+	/* the same with the recording on a thread: what the render thread pays */
+	rx = make((struct rxvk_config){ .part_ops = 1, .parallel = 2 });
+	frame_ops(ops, rx);
+	for (int k = 0; k < 9; k++) {
+		double t0 = now_us();
+		rxvk_submit(rx, ops, n, NULL);
+		per_part[k] = (now_us() - t0) / (double)n;
+		rxvk_finish(rx);
+	}
+	rxvk_destroy(rx);
+	pc->part_threaded_us = median(per_part, 9) - pc->op_us;
 	return n;
 }
 
@@ -557,6 +569,8 @@ int main(int argc, char **argv)
 	printf("| one more part (1500 parts against one) | %.2f µs |\n", pc.part_us);
 	printf("| a part's CPU (1500 parts): recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
 	       pc.rec_us, pc.sub_us, pc.pub_us);
+	printf("| one more part, recorded on a thread (RX_VK_PARALLEL=2): the render thread's CPU | %.2f µs |\n",
+	       pc.part_threaded_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
 	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
