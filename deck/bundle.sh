@@ -9,10 +9,16 @@
 # holds the binaries in bin/, every library they need that is not part of
 # glibc in lib/rxdeck/ (found with ldd, copied), with the run-time search
 # path set so they are found there wherever the bundle is unpacked
-# ($ORIGIN/../lib/rxdeck for the binaries, $ORIGIN for the libraries, set
-# with patchelf), plus the man pages, routes, profiles, systemd user
-# units, udev rule, docs/deck.md and install.sh.  glibc itself is the
-# host's.  Install it with:  tar xzf rxdeck-*.tar.gz && rxdeck-*/install.sh
+# ($ORIGIN/../lib/rxdeck for the binaries, $ORIGIN for the libraries), plus
+# the man pages, routes, profiles, systemd user units, udev rule,
+# docs/deck.md and install.sh.  glibc itself is the host's.
+# The search path is DT_RPATH (patchelf --force-rpath), which the loader
+# searches before LD_LIBRARY_PATH, not DT_RUNPATH, searched after it:
+# Steam starts a non-Steam shortcut with its runtime's libraries first in
+# LD_LIBRARY_PATH (an older libcurl.so.4, ...), and the bundle's binaries
+# must still load their own.  LD_LIBRARY_PATH itself is left as it is, so
+# the game rxdeck starts gets the environment Steam gave.
+# Install it with:  tar xzf rxdeck-*.tar.gz && rxdeck-*/install.sh
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +34,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) [ $# -ge 2 ] || die "option '--build' needs DIR"; build=$2; shift 2 ;;
 	--output) [ $# -ge 2 ] || die "option '--output' needs FILE"; output=$2; shift 2 ;;
-	-h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bundle.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -68,12 +74,14 @@ for b in $bins; do
 		is_glibc "$soname" && continue
 		[ -e "$top/lib/rxdeck/$soname" ] || cp -L "$path" "$top/lib/rxdeck/$soname"
 	done
-	patchelf --set-rpath '$ORIGIN/../lib/rxdeck' "$top/bin/$(basename "$b")"
+	patchelf --remove-rpath "$top/bin/$(basename "$b")"
+	patchelf --force-rpath --set-rpath '$ORIGIN/../lib/rxdeck' "$top/bin/$(basename "$b")"
 done
 for l in "$top"/lib/rxdeck/*; do
 	[ -e "$l" ] || continue
 	chmod u+w "$l"
-	patchelf --set-rpath '$ORIGIN' "$l"
+	patchelf --remove-rpath "$l"
+	patchelf --force-rpath --set-rpath '$ORIGIN' "$l"
 done
 
 cp "$src"/docs/man/*.1 "$top/share/man/man1/"

@@ -1,19 +1,30 @@
 /* deck bus: what rxdeck asks of the system over D-Bus, through libsystemd's
  * sd-bus: logind's sleep/idle inhibitor, held for a whole campaign, and
- * steamos-manager's GPU clock and TDP settings, which the Deck's session
- * user may change without root.
+ * steamos-manager's GPU level, clock and TDP in each of its eras.
  *
  * It owns the bus calls and their error messages.  The inhibitor is
  * logind's Inhibit("sleep:idle", "rxdeck", why, "block") on the system
  * bus: the reply is a file descriptor, and the inhibitor lasts as long as
  * it is open — closing it (or the process dying) releases it.
- * steamos-manager is the session bus's com.steampowered.SteamOSManager1,
- * object /com/steampowered/SteamOSManager1, interfaces
- * ...GpuPerformanceLevel1 (GpuPerformanceLevel, ManualGpuClock,
- * ManualGpuClockMin/Max) and ...TdpLimit1 (TdpLimit, TdpLimitMin/Max, W).
- * Which of steamos-manager or sysfs is used, and restoring, is control.c's.
+ *
+ * steamos-manager is com.steampowered.SteamOSManager1 at
+ * /com/steampowered/SteamOSManager1; what it serves is read from its
+ * introspection data, never assumed from its version:
+ *  - v25.1 and later (session bus): ...GpuPerformanceLevel1 with
+ *    GpuPerformanceLevel (s), ManualGpuClock and ManualGpuClockMin/Max (u,
+ *    MHz), and ...TdpLimit1 with TdpLimit and TdpLimitMin/Max (u, W);
+ *    the deprecated ...Manager beside them keeps Version (u) only;
+ *  - v24.x: ...Manager with the same values as u properties, the level
+ *    coded 0 auto, 1 low, 2 high, 3 manual, 4 profile_peak; v24.4 and the
+ *    SteamOS 3.6 hotfix v24.11 spell them GPUPerformanceLevel,
+ *    ManualGPUClock(Min/Max), TDPLimit(Min/Max); system bus (v24.5 also
+ *    the session bus);
+ *  - 2023 builds (system bus): interface com.steampowered.SteamOSManager1
+ *    with the methods SetGpuPerformanceLevel(i), SetGpuClocks(i) and
+ *    SetTDPLimit(i), each answering a boolean, and no way to read back.
+ * Which route is used, in which order, and restoring are control.c's.
  */
-#include "deck.h"
+#include "deck-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,13 +39,18 @@
 #define MANAGER_PATH "/com/steampowered/SteamOSManager1"
 #define MANAGER_GPU MANAGER_NAME ".GpuPerformanceLevel1"
 #define MANAGER_TDP MANAGER_NAME ".TdpLimit1"
+#define MANAGER_OLD MANAGER_NAME ".Manager"
+#define MANAGER_2023 MANAGER_NAME
 
 struct deck_inhibitor {
 	int fd;
 };
 
-struct deck_manager {
+struct deck_sm {
 	sd_bus *bus;
+	enum deck_route_kind kind;
+	bool gpu_spelling; /* Manager era: GPUPerformanceLevel, ManualGPUClock, TDPLimit */
+	bool has_clock_range, has_tdp_range;
 	char errmsg[512];
 };
 
@@ -103,47 +119,85 @@ void deck_inhibitor_release(struct deck_inhibitor *i)
 	free(i);
 }
 
-int deck_manager_open(struct deck_manager **out, char *errmsg, size_t size)
+
+/* ---- steamos-manager ---------------------------------------------------- */
+
+/* The level codes of v24.x's u properties and the 2023 methods. */
+static const char *const level_codes[] = { "auto", "low", "high", "manual", "profile_peak" };
+
+static int level_code(const char *level)
 {
-	struct deck_manager *m = calloc(1, sizeof *m);
-	if (!m)
-		return -ENOMEM;
-	int r = sd_bus_open_user(&m->bus);
-	if (r < 0) {
-		say(errmsg, size, "no session bus, so no steamos-manager: %s", strerror(-r));
-		free(m);
-		return -ENOENT;
-	}
-	/* Present means: the name has an owner and answers for the GPU level. */
-	sd_bus_error e = SD_BUS_ERROR_NULL;
-	char *level = NULL;
-	r = sd_bus_get_property_string(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
-	                               "GpuPerformanceLevel", &e, &level);
-	if (r < 0) {
-		say(errmsg, size, "steamos-manager is not on the session bus (%s)", bus_why(&e, r));
-		sd_bus_error_free(&e);
-		deck_manager_close(m);
-		return -ENOENT;
-	}
-	free(level);
-	*out = m;
-	return 0;
+	for (size_t i = 0; i < sizeof level_codes / sizeof level_codes[0]; i++)
+		if (strcmp(level, level_codes[i]) == 0)
+			return (int)i;
+	return -1;
 }
 
-void deck_manager_close(struct deck_manager *m)
+/* The text of <interface name="iface"> ... </interface> in xml, or NULL. */
+static const char *iface_block(const char *xml, const char *iface, size_t *len)
 {
-	if (!m)
-		return;
-	sd_bus_flush_close_unref(m->bus);
-	free(m);
+	char open_tag[192];
+	snprintf(open_tag, sizeof open_tag, "<interface name=\"%s\"", iface);
+	const char *p = strstr(xml, open_tag);
+	if (!p)
+		return NULL;
+	const char *end = strstr(p, "</interface>");
+	*len = end ? (size_t)(end - p) : strlen(p);
+	return p;
 }
 
-const char *deck_manager_errmsg(const struct deck_manager *m)
+/* Whether the block declares <kind name="name" (kind "property" or "method"). */
+static bool declares(const char *block, size_t len, const char *kind, const char *name)
 {
-	return m ? m->errmsg : "";
+	char tag[128];
+	snprintf(tag, sizeof tag, "<%s name=\"%s\"", kind, name);
+	size_t n = strlen(tag);
+	for (const char *p = block; p + n <= block + len; p++)
+		if (memcmp(p, tag, n) == 0)
+			return true;
+	return false;
 }
 
-static int get_u(struct deck_manager *m, const char *iface, const char *name, unsigned *out)
+static bool declares_all(const char *block, size_t len, const char *kind,
+                         const char *const *names)
+{
+	for (; *names; names++)
+		if (!declares(block, len, kind, *names))
+			return false;
+	return true;
+}
+
+static const char *gpu_prop(const struct deck_sm *m, const char *which)
+{
+	/* which: "level", "clock", "clock_min", "clock_max", "tdp", "tdp_min", "tdp_max" */
+	static const struct {
+		const char *which, *gpu, *Gpu;
+	} names[] = {
+		{ "level", "GPUPerformanceLevel", "GpuPerformanceLevel" },
+		{ "clock", "ManualGPUClock", "ManualGpuClock" },
+		{ "clock_min", "ManualGPUClockMin", "ManualGpuClockMin" },
+		{ "clock_max", "ManualGPUClockMax", "ManualGpuClockMax" },
+		{ "tdp", "TDPLimit", "TdpLimit" },
+		{ "tdp_min", "TDPLimitMin", "TdpLimitMin" },
+		{ "tdp_max", "TDPLimitMax", "TdpLimitMax" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i].which, which) == 0)
+			return m->gpu_spelling ? names[i].gpu : names[i].Gpu;
+	return which;
+}
+
+static const char *gpu_iface(const struct deck_sm *m)
+{
+	return m->kind == DECK_ROUTE_SPLIT ? MANAGER_GPU : MANAGER_OLD;
+}
+
+static const char *tdp_iface(const struct deck_sm *m)
+{
+	return m->kind == DECK_ROUTE_SPLIT ? MANAGER_TDP : MANAGER_OLD;
+}
+
+static int get_u(struct deck_sm *m, const char *iface, const char *name, unsigned *out)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	uint32_t v = 0;
@@ -158,7 +212,7 @@ static int get_u(struct deck_manager *m, const char *iface, const char *name, un
 	return r < 0 ? r : 0;
 }
 
-static int set_u(struct deck_manager *m, const char *iface, const char *name, unsigned v)
+static int set_u(struct deck_sm *m, const char *iface, const char *name, unsigned v)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r = sd_bus_set_property(m->bus, MANAGER_NAME, MANAGER_PATH, iface, name, &e, "u",
@@ -170,28 +224,272 @@ static int set_u(struct deck_manager *m, const char *iface, const char *name, un
 	return r < 0 ? r : 0;
 }
 
-int deck_manager_gpu_level_get(struct deck_manager *m, char *buf, size_t size)
+/* A 2023 method taking one int and answering success. */
+static int call_2023(struct deck_sm *m, const char *method, int32_t arg)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
-	char *level = NULL;
-	int r = sd_bus_get_property_string(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
-	                                   "GpuPerformanceLevel", &e, &level);
-	if (r < 0) {
-		say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's GpuPerformanceLevel: "
-		    "%s", bus_why(&e, r));
-	} else if (strlen(level) + 1 > size) {
-		r = -ERANGE;
-		say(m->errmsg, sizeof m->errmsg, "GPU level '%s' does not fit", level);
-	} else {
-		memcpy(buf, level, strlen(level) + 1);
+	sd_bus_message *reply = NULL;
+	int ok = 0;
+	int r = sd_bus_call_method(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_2023, method, &e,
+	                           &reply, "i", arg);
+	if (r < 0)
+		say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s(%d): %s", method,
+		    (int)arg, bus_why(&e, r));
+	else if ((r = sd_bus_message_read(reply, "b", &ok)) < 0)
+		say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s answer is not a boolean: %s",
+		    method, strerror(-r));
+	else if (!ok) {
+		r = -EIO;
+		say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s(%d) answered false (it could "
+		    "not write the setting)", method, (int)arg);
 	}
-	free(level);
 	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
 	return r < 0 ? r : 0;
 }
 
-int deck_manager_gpu_level_set(struct deck_manager *m, const char *level)
+/* The introspection data of steamos-manager's object on bus, malloc'd. */
+static int introspect(sd_bus *bus, char **xml, char *why, size_t size)
 {
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *text = NULL;
+	int r = sd_bus_call_method(bus, MANAGER_NAME, MANAGER_PATH,
+	                           "org.freedesktop.DBus.Introspectable", "Introspect", &e, &reply,
+	                           "");
+	if (r < 0) {
+		if (sd_bus_error_has_name(&e, "org.freedesktop.DBus.Error.ServiceUnknown") ||
+		    sd_bus_error_has_name(&e, "org.freedesktop.DBus.Error.NameHasNoOwner"))
+			say(why, size, "%s is not on it", MANAGER_NAME);
+		else
+			say(why, size, "%s did not answer (%s: %s)", MANAGER_NAME,
+			    e.name ? e.name : "error", bus_why(&e, r));
+	} else if ((r = sd_bus_message_read(reply, "s", &text)) < 0) {
+		say(why, size, "its introspection answer is not a string: %s", strerror(-r));
+	} else if (!(*xml = strdup(text))) {
+		r = -ENOMEM;
+	}
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return r < 0 ? r : 0;
+}
+
+static const char *const split_gpu_props[] = { "GpuPerformanceLevel", "ManualGpuClock", NULL };
+static const char *const split_tdp_props[] = { "TdpLimit", NULL };
+static const char *const manager_props[] = { "GpuPerformanceLevel", "ManualGpuClock", "TdpLimit",
+	                                     NULL };
+static const char *const manager_props_gpu[] = { "GPUPerformanceLevel", "ManualGPUClock",
+	                                         "TDPLimit", NULL };
+static const char *const methods_2023[] = { "SetGpuPerformanceLevel", "SetGpuClocks",
+	                                    "SetTDPLimit", NULL };
+
+/* Which era the introspection data shows; NONE with why. */
+static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, bool *gpu_spelling,
+                                   bool ranges[2], char *why, size_t size)
+{
+	size_t n, n2;
+	const char *b = iface_block(xml, MANAGER_GPU, &n), *b2 = iface_block(xml, MANAGER_TDP, &n2);
+	const char *old = NULL, *m23 = NULL;
+	size_t nold = 0, n23 = 0;
+	*gpu_spelling = false;
+	if ((!only || only == DECK_ROUTE_SPLIT) && b && b2 &&
+	    declares_all(b, n, "property", split_gpu_props) &&
+	    declares_all(b2, n2, "property", split_tdp_props)) {
+		ranges[0] = declares(b, n, "property", "ManualGpuClockMin") &&
+		            declares(b, n, "property", "ManualGpuClockMax");
+		ranges[1] = declares(b2, n2, "property", "TdpLimitMin") &&
+		            declares(b2, n2, "property", "TdpLimitMax");
+		return DECK_ROUTE_SPLIT;
+	}
+	if ((!only || only == DECK_ROUTE_MANAGER) && (old = iface_block(xml, MANAGER_OLD, &nold))) {
+		bool Gpu = declares_all(old, nold, "property", manager_props);
+		bool gpu = !Gpu && declares_all(old, nold, "property", manager_props_gpu);
+		if (Gpu || gpu) {
+			*gpu_spelling = gpu;
+			ranges[0] = declares(old, nold, "property", gpu ? "ManualGPUClockMin"
+			                                                : "ManualGpuClockMin");
+			ranges[1] = declares(old, nold, "property", gpu ? "TDPLimitMax" : "TdpLimitMax");
+			return DECK_ROUTE_MANAGER;
+		}
+	}
+	if ((!only || only == DECK_ROUTE_METHODS) && (m23 = iface_block(xml, MANAGER_2023, &n23)) &&
+	    declares_all(m23, n23, "method", methods_2023)) {
+		ranges[0] = ranges[1] = false;
+		return DECK_ROUTE_METHODS;
+	}
+	if (only && only != DECK_ROUTE_SPLIT && only != DECK_ROUTE_MANAGER &&
+	    only != DECK_ROUTE_METHODS)
+		say(why, size, "not a steamos-manager route");
+	else if (b || b2 || old || m23)
+		say(why, size, "it serves %s%s%s%s%s%s but not the GPU level, clock and TDP %s",
+		    b ? "GpuPerformanceLevel1" : "", b && (b2 || old || m23) ? ", " : "",
+		    b2 ? "TdpLimit1" : "", b2 && (old || m23) ? ", " : "", old ? "Manager" : "",
+		    m23 && !old ? "com.steampowered.SteamOSManager1" : "",
+		    only ? "this route needs" : "any known era has");
+	else
+		say(why, size, "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the "
+		    "2023 methods");
+	return DECK_ROUTE_NONE;
+}
+
+int deck_sm_open(bool system, enum deck_route_kind only, struct deck_route *route,
+                 struct deck_sm **out, char *why, size_t size)
+{
+	struct deck_sm *m = calloc(1, sizeof *m);
+	if (!m)
+		return -ENOMEM;
+	int r = system ? sd_bus_open_system(&m->bus) : sd_bus_open_user(&m->bus);
+	if (r < 0) {
+		say(why, size, "no %s bus: %s", system ? "system" : "session", strerror(-r));
+		free(m);
+		return -ENOENT;
+	}
+	char *xml = NULL;
+	r = introspect(m->bus, &xml, why, size);
+	if (r == -ENOMEM) {
+		deck_sm_close(m);
+		return r;
+	}
+	if (r < 0) {
+		deck_sm_close(m);
+		return -ENOENT;
+	}
+	bool ranges[2] = { false, false };
+	m->kind = era_of(xml, only, &m->gpu_spelling, ranges, why, size);
+	m->has_clock_range = ranges[0];
+	m->has_tdp_range = ranges[1];
+	bool has_version = false;
+	size_t n;
+	const char *old = iface_block(xml, MANAGER_OLD, &n);
+	if (old && declares(old, n, "property", "Version"))
+		has_version = true;
+	const char *m23 = iface_block(xml, MANAGER_2023, &n);
+	bool version_2023 = !has_version && m23 && declares(m23, n, "property", "Version");
+	free(xml);
+	if (m->kind == DECK_ROUTE_NONE) {
+		deck_sm_close(m);
+		return -ENOENT;
+	}
+	route->kind = m->kind;
+	snprintf(route->bus, sizeof route->bus, "%s", system ? "system" : "session");
+	if (m->kind == DECK_ROUTE_SPLIT)
+		snprintf(route->interface, sizeof route->interface, "%s and %s", MANAGER_GPU,
+		         MANAGER_TDP);
+	else if (m->kind == DECK_ROUTE_MANAGER)
+		snprintf(route->interface, sizeof route->interface, "%s", MANAGER_OLD);
+	else
+		snprintf(route->interface, sizeof route->interface, "%s (SetGpuPerformanceLevel, "
+		         "SetGpuClocks, SetTDPLimit)", MANAGER_2023);
+	snprintf(route->spelling, sizeof route->spelling, "%s",
+	         m->kind == DECK_ROUTE_MANAGER ? (m->gpu_spelling ? "GPU" : "Gpu") : "");
+	route->version[0] = '\0';
+	unsigned v;
+	if ((has_version && get_u(m, MANAGER_OLD, "Version", &v) == 0) ||
+	    (version_2023 && get_u(m, MANAGER_2023, "Version", &v) == 0))
+		snprintf(route->version, sizeof route->version, "%u", v);
+	route->can_clock = route->can_tdp = true;
+	*out = m;
+	return 0;
+}
+
+void deck_sm_close(struct deck_sm *m)
+{
+	if (!m)
+		return;
+	sd_bus_flush_close_unref(m->bus);
+	free(m);
+}
+
+const char *deck_sm_errmsg(const struct deck_sm *m)
+{
+	return m ? m->errmsg : "";
+}
+
+int deck_sm_clock_range(struct deck_sm *m, unsigned *min_mhz, unsigned *max_mhz)
+{
+	if (!m->has_clock_range)
+		return -ENOENT;
+	unsigned lo, hi;
+	int r = get_u(m, gpu_iface(m), gpu_prop(m, "clock_min"), &lo);
+	if (!r)
+		r = get_u(m, gpu_iface(m), gpu_prop(m, "clock_max"), &hi);
+	if (r)
+		return r;
+	*min_mhz = lo;
+	*max_mhz = hi;
+	return 0;
+}
+
+int deck_sm_tdp_range(struct deck_sm *m, unsigned *min_w, unsigned *max_w)
+{
+	if (!m->has_tdp_range)
+		return -ENOENT;
+	unsigned lo, hi;
+	int r = get_u(m, tdp_iface(m), gpu_prop(m, "tdp_min"), &lo);
+	if (!r)
+		r = get_u(m, tdp_iface(m), gpu_prop(m, "tdp_max"), &hi);
+	if (r)
+		return r;
+	*min_w = lo;
+	*max_w = hi;
+	return 0;
+}
+
+int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
+{
+	if (m->kind == DECK_ROUTE_METHODS) {
+		say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
+		    "GPU level");
+		return -EOPNOTSUPP;
+	}
+	char tmp[64];
+	if (m->kind == DECK_ROUTE_MANAGER) {
+		unsigned code;
+		int r = get_u(m, MANAGER_OLD, gpu_prop(m, "level"), &code);
+		if (r)
+			return r;
+		if (code >= sizeof level_codes / sizeof level_codes[0]) {
+			say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s is %u, not a known level",
+			    gpu_prop(m, "level"), code);
+			return -EINVAL;
+		}
+		snprintf(tmp, sizeof tmp, "%s", level_codes[code]);
+	} else {
+		sd_bus_error e = SD_BUS_ERROR_NULL;
+		char *level = NULL;
+		int r = sd_bus_get_property_string(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
+		                                   "GpuPerformanceLevel", &e, &level);
+		if (r < 0)
+			say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's "
+			    "GpuPerformanceLevel: %s", bus_why(&e, r));
+		else
+			snprintf(tmp, sizeof tmp, "%s", level);
+		free(level);
+		sd_bus_error_free(&e);
+		if (r < 0)
+			return r;
+	}
+	if (strlen(tmp) + 1 > size) {
+		say(m->errmsg, sizeof m->errmsg, "GPU level '%s' does not fit", tmp);
+		return -ERANGE;
+	}
+	memcpy(buf, tmp, strlen(tmp) + 1);
+	return 0;
+}
+
+int deck_sm_level_set(struct deck_sm *m, const char *level)
+{
+	if (m->kind != DECK_ROUTE_SPLIT) {
+		int code = level_code(level);
+		if (code < 0) {
+			say(m->errmsg, sizeof m->errmsg, "GPU level '%s' has no code in this "
+			    "steamos-manager (auto, low, high, manual, profile_peak)", level);
+			return -EINVAL;
+		}
+		if (m->kind == DECK_ROUTE_METHODS)
+			return call_2023(m, "SetGpuPerformanceLevel", code);
+		return set_u(m, MANAGER_OLD, gpu_prop(m, "level"), (unsigned)code);
+	}
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r = sd_bus_set_property(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
 	                            "GpuPerformanceLevel", &e, "s", level);
@@ -202,67 +500,40 @@ int deck_manager_gpu_level_set(struct deck_manager *m, const char *level)
 	return r < 0 ? r : 0;
 }
 
-int deck_manager_gpu_clock_get(struct deck_manager *m, unsigned *mhz, unsigned *min_mhz,
-                               unsigned *max_mhz)
+int deck_sm_clock_get(struct deck_sm *m, unsigned *mhz)
 {
-	unsigned v, lo, hi;
-	int r = get_u(m, MANAGER_GPU, "ManualGpuClock", &v);
-	if (!r)
-		r = get_u(m, MANAGER_GPU, "ManualGpuClockMin", &lo);
-	if (!r)
-		r = get_u(m, MANAGER_GPU, "ManualGpuClockMax", &hi);
-	if (r)
-		return r;
-	*mhz = v;
-	*min_mhz = lo;
-	*max_mhz = hi;
-	return 0;
+	if (m->kind == DECK_ROUTE_METHODS) {
+		say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
+		    "GPU clock");
+		return -EOPNOTSUPP;
+	}
+	return get_u(m, gpu_iface(m), gpu_prop(m, "clock"), mhz);
 }
 
-int deck_manager_gpu_clock_set(struct deck_manager *m, unsigned mhz)
+int deck_sm_clock_set(struct deck_sm *m, unsigned mhz)
 {
 	/* The clock applies in manual mode only. */
-	int r = deck_manager_gpu_level_set(m, "manual");
+	int r = deck_sm_level_set(m, "manual");
 	if (r)
 		return r;
-	unsigned cur, lo, hi;
-	r = deck_manager_gpu_clock_get(m, &cur, &lo, &hi);
-	if (r)
-		return r;
-	if (mhz < lo || mhz > hi) {
-		say(m->errmsg, sizeof m->errmsg, "%u MHz is outside steamos-manager's range, %u to "
-		    "%u MHz", mhz, lo, hi);
-		return -ERANGE;
-	}
-	return set_u(m, MANAGER_GPU, "ManualGpuClock", mhz);
+	if (m->kind == DECK_ROUTE_METHODS)
+		return call_2023(m, "SetGpuClocks", (int32_t)mhz);
+	return set_u(m, gpu_iface(m), gpu_prop(m, "clock"), mhz);
 }
 
-int deck_manager_tdp_get(struct deck_manager *m, unsigned *w, unsigned *min_w, unsigned *max_w)
+int deck_sm_tdp_get(struct deck_sm *m, unsigned *w)
 {
-	unsigned v, lo, hi;
-	int r = get_u(m, MANAGER_TDP, "TdpLimit", &v);
-	if (!r)
-		r = get_u(m, MANAGER_TDP, "TdpLimitMin", &lo);
-	if (!r)
-		r = get_u(m, MANAGER_TDP, "TdpLimitMax", &hi);
-	if (r)
-		return r;
-	*w = v;
-	*min_w = lo;
-	*max_w = hi;
-	return 0;
+	if (m->kind == DECK_ROUTE_METHODS) {
+		say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
+		    "TDP");
+		return -EOPNOTSUPP;
+	}
+	return get_u(m, tdp_iface(m), gpu_prop(m, "tdp"), w);
 }
 
-int deck_manager_tdp_set(struct deck_manager *m, unsigned w)
+int deck_sm_tdp_set(struct deck_sm *m, unsigned w)
 {
-	unsigned cur, lo, hi;
-	int r = deck_manager_tdp_get(m, &cur, &lo, &hi);
-	if (r)
-		return r;
-	if (w < lo || w > hi) {
-		say(m->errmsg, sizeof m->errmsg, "%u W is outside steamos-manager's TDP range, %u to "
-		    "%u W", w, lo, hi);
-		return -ERANGE;
-	}
-	return set_u(m, MANAGER_TDP, "TdpLimit", w);
+	if (m->kind == DECK_ROUTE_METHODS)
+		return call_2023(m, "SetTDPLimit", (int32_t)w);
+	return set_u(m, tdp_iface(m), gpu_prop(m, "tdp"), w);
 }

@@ -3,17 +3,27 @@
  *
  * It owns writes to power_dpm_force_performance_level, pp_od_clk_voltage
  * and the hwmon power caps (the TDP), and the messages when the kernel
- * refuses them.  It does
- * not remember or restore the previous level: the caller (the run
- * supervisor) reads it first and sets it back.
+ * refuses them.  Each write goes to the file itself, or, while
+ * d->priv_write is set (control.c's priv-write route), through Valve's
+ * polkit helper: `pkexec /usr/bin/steamos-polkit-helpers/steamos-priv-write
+ * PATH VALUE`, which writes VALUE (printf "%s", no newline) to PATH when
+ * PATH matches its list: /sys/class/drm/card*\/device/ for the level and
+ * pp_od_clk_voltage, /sys/class/hwmon/hwmon*\/power*_cap for the caps (the
+ * hwmon class path, not the card's device path).  It does not remember or
+ * restore the previous level: the caller (the run supervisor) reads it
+ * first and sets it back.
  */
 #include "deck-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const levels[] = {
@@ -33,9 +43,123 @@ static int card_file(struct deck *d, const char *name, char **out)
 	return 0;
 }
 
+/* The path the host knows the file by, for the helper: the part under the
+ * root, with a hwmon file named by its class path /sys/class/hwmon/hwmonN/
+ * (the only one the helper accepts). */
+static int host_path(const struct deck *d, const char *path, char *buf, size_t size)
+{
+	size_t nroot = strlen(d->root);
+	while (nroot > 0 && d->root[nroot - 1] == '/')
+		nroot--;
+	if (strncmp(path, d->root, nroot) != 0)
+		return -EINVAL;
+	if (d->hwmon && strncmp(path, d->hwmon, strlen(d->hwmon)) == 0 &&
+	    path[strlen(d->hwmon)] == '/') {
+		const char *name = strrchr(d->hwmon, '/');
+		return snprintf(buf, size, "/sys/class/hwmon%s%s", name ? name : "/",
+		                path + strlen(d->hwmon)) < (int)size ? 0 : -ENAMETOOLONG;
+	}
+	const char *rel = path + nroot;
+	return snprintf(buf, size, "%s%s", rel[0] == '/' ? "" : "/", rel) < (int)size
+	               ? 0 : -ENAMETOOLONG;
+}
+
+/* Runs the helper on path and value (no newline), with 10 s to answer;
+ * its words on failure go into the message. */
+static int helper_write(struct deck *d, const char *path, const char *value)
+{
+	char hp[1024];
+	if (host_path(d, path, hp, sizeof hp) != 0)
+		return deck_fail(d, -EINVAL, "'%s' is not under the root '%s'", path, d->root);
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return deck_fail(d, -errno, "cannot start '%s': %s", d->priv_write, strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+		close(p[0]);
+		close(p[1]);
+		return deck_fail(d, err, "cannot start '%s': %s", d->priv_write, strerror(-err));
+	}
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		const char *test = getenv(DECK_PRIV_WRITE_ENV);
+		if (test && test[0])
+			execl(test, test, hp, value, (char *)NULL);
+		else
+			execl(DECK_PKEXEC, DECK_PKEXEC, DECK_PRIV_WRITE_HELPER, hp, value,
+			      (char *)NULL);
+		dprintf(1, "cannot run it: %s", strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	char out[512];
+	size_t n = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool timed_out = false;
+	for (;;) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left_ms = 10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left_ms <= 0) {
+			timed_out = true;
+			break;
+		}
+		struct pollfd pf = { p[0], POLLIN, 0 };
+		int r = poll(&pf, 1, (int)left_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			timed_out = r == 0;
+			break;
+		}
+		char tmp[256];
+		ssize_t k = read(p[0], tmp, sizeof tmp);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		size_t take = (size_t)k < sizeof out - 1 - n ? (size_t)k : sizeof out - 1 - n;
+		memcpy(out + n, tmp, take);
+		n += take;
+	}
+	close(p[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out[n] = '\0';
+	for (char *c = out; *c; c++)
+		if (*c == '\n')
+			*c = n && c == out + n - 1 ? '\0' : ';';
+	const char *who = getenv(DECK_PRIV_WRITE_ENV) && getenv(DECK_PRIV_WRITE_ENV)[0]
+	                          ? getenv(DECK_PRIV_WRITE_ENV) : "pkexec steamos-priv-write";
+	if (timed_out)
+		return deck_fail(d, -ETIMEDOUT, "%s '%s' '%s' did not finish within 10 s", who, hp,
+		                 value);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return deck_fail(d, -EACCES, "%s refused '%s' for '%s' (%s %d)%s%s", who, value, hp,
+	                 WIFEXITED(status) ? "exit" : "signal",
+	                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+	                 out[0] ? ": " : "", out);
+}
+
 /* Writes text to a sysfs attribute in one write(), as `echo` does. */
 static int write_attr(struct deck *d, const char *path, const char *text, bool append)
 {
+	if (d->priv_write) {
+		char value[128];
+		snprintf(value, sizeof value, "%.*s", (int)strcspn(text, "\n"), text);
+		return helper_write(d, path, value);
+	}
 	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
 	int err = 0;
 	if (fd >= 0) {
@@ -256,7 +380,7 @@ int deck_tdp_set_w(struct deck *d, double watts)
 		/* power2_cap (Van Gogh's fast limit) only where the card has one */
 		if (i == 0 || access(path, F_OK) == 0) {
 			err = write_attr(d, path, text, false);
-			if (err == -EACCES || err == -EPERM)
+			if ((err == -EACCES || err == -EPERM) && !d->priv_write)
 				deck_fail(d, err, "cannot write '%s': %s; setting the TDP needs "
 				          "steamos-manager (SteamOS), root, or write access to that file",
 				          path, strerror(-err));

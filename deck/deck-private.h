@@ -67,11 +67,12 @@ int deck_parse_pacman_dir(const char *dir_name, const char *package, char **out)
 int deck_parse_word(const char *name, const char *text, size_t len, char *buf, size_t size,
                     struct deck_err *err);
 
-/* amdgpu's binary gpu_metrics, format 2 (APU), v2.1 to v2.4: the fields the
+/* amdgpu's binary gpu_metrics, format 2 (APU), v2.1 and later: the fields the
  * samplers use, in the units of their names.  A field the firmware leaves
  * unfilled (0xffff) is NAN. */
 struct deck_gpu_metrics {
-	unsigned format, content;   /* 2, 1..4 */
+	unsigned format, content;   /* 2, 1 and later */
+	unsigned size;              /* the header's structure_size */
 	double gfx_activity_pct;    /* average_gfx_activity, 0..100 */
 	double socket_power_w;      /* average_socket_power: the whole APU */
 	double cpu_power_w;         /* average_cpu_power */
@@ -92,9 +93,12 @@ struct deck_gpu_metrics {
 #define DECK_THROTTLE_CURRENT_MASK 0x00000000ffff0000ULL
 #define DECK_THROTTLE_THERMAL_MASK 0x00ffffff00000000ULL
 
-/* Parses a gpu_metrics file's bytes.  -EOPNOTSUPP (with a message) for a
- * format other than 2.1-2.4; -EINVAL "name: byte N: what" for a table
- * whose size does not match its revision or is cut short. */
+/* Parses a gpu_metrics file's bytes.  -EOPNOTSUPP with "name: byte N:
+ * not read: vF.C (...)" for a format other than 2 and for v2.0; -EINVAL
+ * "name: byte N: what" for a table whose header's size stops before the
+ * last field read for its revision, or that is cut short of that size.
+ * A v2.x newer than 2.4 is read with v2.4's offsets (each revision only
+ * appended fields). */
 int deck_parse_gpu_metrics(const char *name, const void *bytes, size_t len,
                            struct deck_gpu_metrics *out, struct deck_err *err);
 

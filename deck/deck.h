@@ -158,7 +158,7 @@ int deck_tdp_get_w(struct deck *d, double *cap_w, double *min_w, double *max_w);
  */
 int deck_tdp_set_w(struct deck *d, double watts);
 
-/* ---- D-Bus: logind's inhibitor, steamos-manager (bus.c) ----------------- */
+/* ---- D-Bus: logind's inhibitor (bus.c) ------------------------------------ */
 
 struct deck_inhibitor;
 
@@ -173,46 +173,147 @@ int deck_inhibit(const char *why, struct deck_inhibitor **out, char *errmsg, siz
 /* Releases it; NULL is a no-op. */
 void deck_inhibitor_release(struct deck_inhibitor *i);
 
-/* steamos-manager (com.steampowered.SteamOSManager1 on the session bus). */
-struct deck_manager;
+/* ---- the route to the GPU clock and TDP (route.c) ---------------------- */
 
-/* -ENOENT (errmsg says why) when there is no session bus or no
- * steamos-manager on it.  Closed with deck_manager_close() (NULL: no-op). */
-int deck_manager_open(struct deck_manager **out, char *errmsg, size_t size);
-void deck_manager_close(struct deck_manager *m);
-const char *deck_manager_errmsg(const struct deck_manager *m);
-int deck_manager_gpu_level_get(struct deck_manager *m, char *buf, size_t size);
-int deck_manager_gpu_level_set(struct deck_manager *m, const char *level);
-int deck_manager_gpu_clock_get(struct deck_manager *m, unsigned *mhz, unsigned *min_mhz,
-                               unsigned *max_mhz);
-/* Level "manual", then ManualGpuClock; -ERANGE outside its Min/Max. */
-int deck_manager_gpu_clock_set(struct deck_manager *m, unsigned mhz);
-int deck_manager_tdp_get(struct deck_manager *m, unsigned *w, unsigned *min_w, unsigned *max_w);
-/* -ERANGE outside TdpLimitMin/Max. */
-int deck_manager_tdp_set(struct deck_manager *m, unsigned w);
+/*
+ * The ways to the GPU performance level, the fixed shader clock and the TDP,
+ * in the order they are asked for.  Each is found by asking: the D-Bus ones
+ * by introspecting com.steampowered.SteamOSManager1 at
+ * /com/steampowered/SteamOSManager1 (org.freedesktop.DBus.Introspectable),
+ * on the session bus first, then on the system bus; the helper by its
+ * presence; sysfs by a write check.
+ */
+enum deck_route_kind {
+	DECK_ROUTE_NONE = 0,    /* nothing usable: the tries say why, each */
+	DECK_ROUTE_SPLIT,       /* steamos-manager v25.1+: ...GpuPerformanceLevel1 (level "s")
+	                           and ...TdpLimit1, with Min/Max properties */
+	DECK_ROUTE_MANAGER,     /* v24.x: ...SteamOSManager1.Manager, "u"-coded properties,
+	                           GpuPerformanceLevel/ManualGpuClock/TdpLimit or the earliest
+	                           GPUPerformanceLevel/ManualGPUClock/TDPLimit */
+	DECK_ROUTE_METHODS,     /* 2023 builds: com.steampowered.SteamOSManager1's methods
+	                           SetGpuPerformanceLevel, SetGpuClocks, SetTDPLimit; current
+	                           values are read from sysfs */
+	DECK_ROUTE_PRIV_WRITE,  /* pkexec /usr/bin/steamos-polkit-helpers/steamos-priv-write
+	                           PATH VALUE (Valve's polkit helper, any user) */
+	DECK_ROUTE_SYSFS,       /* amdgpu's sysfs written directly (root, or a udev rule) */
+};
+
+/* "none", "split", "manager", "methods", "priv-write", "sysfs"; NULL out of range. */
+const char *deck_route_kind_name(enum deck_route_kind kind);
+/* The inverse (also "steamos-manager", the name older state files hold for
+ * "split"); -EINVAL for anything else. */
+int deck_route_kind_from_name(const char *name, enum deck_route_kind *out);
+
+#define DECK_ROUTE_MAX_TRIES 10
+
+/* One route asked, and why it was not taken ("" for the one taken). */
+struct deck_route_try {
+	char route[192];  /* "session bus: com.steampowered.SteamOSManager1.GpuPerformanceLevel1
+	                     and ...TdpLimit1", "pkexec steamos-priv-write", "sysfs" */
+	char why[320];
+};
+
+/* The route found, what it serves, the ranges it accepts and where they
+ * come from.  A range of 0..0 is not known. */
+struct deck_route {
+	enum deck_route_kind kind;
+	char bus[8];            /* "session" or "system" for a D-Bus route, else "" */
+	char interface[160];    /* the D-Bus interface(s), the helper's command, or the
+	                           card's sysfs folder */
+	char version[16];       /* steamos-manager's Version property ("7"); "" not served */
+	char spelling[8];       /* DECK_ROUTE_MANAGER: "Gpu" or "GPU" (the earliest v24.x) */
+	bool can_clock;         /* it sets the performance level and a fixed clock */
+	bool can_tdp;           /* it sets the TDP */
+	unsigned clock_min_mhz, clock_max_mhz;
+	char clock_range_source[128]; /* "steamos-manager's ManualGpuClockMin/Max" ... */
+	double tdp_min_w, tdp_max_w;
+	char tdp_range_source[128];   /* "steamos-manager's TdpLimitMin/Max", "steamos-manager's
+	                                 device table for Jupiter", "the kernel's power1_cap_min/max" */
+	size_t n_tries;
+	struct deck_route_try tries[DECK_ROUTE_MAX_TRIES]; /* in the order asked */
+};
+
+/*
+ * Every route tried and not taken, and why, in one line ("session bus
+ * steamos-manager: com.steampowered.SteamOSManager1 is not on it; system
+ * bus steamos-manager: ...; pkexec steamos-priv-write: no /usr/bin/pkexec;
+ * sysfs: ...: Read-only file system"), for messages.  Returns what
+ * snprintf returns.
+ */
+int deck_route_tries_text(const struct deck_route *r, char *buf, size_t size);
+
+/*
+ * Test-only: $RXDECK_PRIV_WRITE, when set and not empty, names the program
+ * run as `PROGRAM PATH VALUE` in place of `pkexec
+ * /usr/bin/steamos-polkit-helpers/steamos-priv-write PATH VALUE`.  PATH is
+ * always the host's path (/sys/class/hwmon/hwmonN/power1_cap), also under a
+ * --root fake tree; a test helper maps it there.
+ */
+#define DECK_PRIV_WRITE_ENV "RXDECK_PRIV_WRITE"
 
 /* ---- device state per arm (control.c) ----------------------------------- */
 
 /* What the GPU level, clock and TDP were before rxdeck changed them. */
 struct deck_control_state {
-	char via[24];        /* "steamos-manager" or "sysfs": how to put it back */
+	char via[24];        /* deck_route_kind_name() of the route that set them: the
+	                        route that puts them back */
 	char level[32];      /* the performance level before; "" not known */
-	unsigned clock_mhz;  /* steamos-manager's ManualGpuClock before; 0 not known */
+	unsigned clock_mhz;  /* the manual clock before; 0 not known */
 	double tdp_w;        /* the TDP limit before; 0 not known */
 };
 
 struct deck_control;
 
-/* Uses steamos-manager when use_manager and it is on the session bus,
- * else sysfs through d (which must outlive the control). */
+struct deck_control_options {
+	enum deck_route_kind only; /* DECK_ROUTE_NONE: ask every route in order; else that
+	                              route alone (putting back through the route that set) */
+	bool no_bus;               /* do not ask D-Bus (helper and sysfs only) */
+	bool verify;               /* prove each route found with a no-op write
+	                              (deck_control_noop_write) and go on to the next
+	                              when it fails */
+};
+
+/*
+ * Finds the route (see enum deck_route_kind) over d, which must outlive the
+ * control.  Not finding one is not an error: the route's kind is then
+ * DECK_ROUTE_NONE, its tries say why, and save/apply/noop fail naming
+ * every route tried.  -ENOMEM only.  opts NULL means defaults.
+ */
+int deck_control_open(struct deck *d, const struct deck_control_options *opts,
+                      struct deck_control **out);
+/* deck_control_open() asking D-Bus when use_manager, else not. */
 int deck_control_create(struct deck *d, bool use_manager, struct deck_control **out);
 void deck_control_destroy(struct deck_control *c);
+/* The route found (never NULL for a control). */
+const struct deck_route *deck_control_route(const struct deck_control *c);
+/* deck_route_kind_name() of the route found. */
 const char *deck_control_via(const struct deck_control *c);
 const char *deck_control_errmsg(const struct deck_control *c);
+
+/*
+ * Whether a request fits the route's ranges, before anything is set:
+ * -ERANGE with a message naming the range and its source ("16 W is outside
+ * 3 to 15 W, steamos-manager's TdpLimitMin/Max"); -EOPNOTSUPP when the
+ * route cannot set it; -ENODEV without a route (the message names every
+ * route tried).  0 for gpu_clock_mhz 0 and tdp_w 0 (nothing asked).
+ */
+int deck_control_check(struct deck_control *c, unsigned gpu_clock_mhz, double tdp_w);
+
+/*
+ * A write that changes nothing, to prove the route works: reads the TDP and
+ * the performance level through the route and writes each value read back
+ * through it.  what (may be NULL) receives what was written ("TdpLimit 15
+ * W, GpuPerformanceLevel 'auto' written back through the session bus").
+ * Fails with the route's refusal, or -ENODEV without a route.
+ */
+int deck_control_noop_write(struct deck_control *c, char *what, size_t size);
+
 int deck_control_save(struct deck_control *c, struct deck_control_state *out);
 /* Sets what is asked: gpu_clock_mhz 0 and tdp_w 0 leave that alone. */
 int deck_control_apply(struct deck_control *c, unsigned gpu_clock_mhz, double tdp_w);
-/* Puts back what was saved; tries every part, returns the first failure. */
+/* Puts back what was saved, through the route that saved it (s->via); tries
+ * every part, returns the first failure.  -ENOENT when that route is not
+ * this control's. */
 int deck_control_restore(struct deck_control *c, const struct deck_control_state *s);
 /* The state file (written atomically; read back with file:line:column
  * errors; -ENOENT when there is none). */

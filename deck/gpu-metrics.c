@@ -1,14 +1,19 @@
 /* deck gpu_metrics: amdgpu's binary sensor table, format 2 (APUs).
  *
- * The kernel exports one packed struct per read of
+ * The kernel exports one struct per read of
  * /sys/class/drm/cardN/device/gpu_metrics: a 4-byte header (structure
  * size, format revision, content revision), then fields whose offsets are
- * fixed by the revision (drivers/gpu/drm/amd/include/kgd_pp_interface.h,
- * struct gpu_metrics_v2_1 .. v2_4).  Van Gogh (the Steam Deck's APU)
- * reports v2.2 on older kernels and v2.3/v2.4 on newer ones; all of them
- * share the layout up to the fields read here, so one table of offsets
- * serves every 2.x.  Format 1 (discrete cards) is refused as unsupported:
- * those cards' readings come from hwmon.
+ * fixed by the revision (kgd_pp_interface.h's struct gpu_metrics_v2_1 ..
+ * v2_4, laid out here in gpu-metrics-layout.h).  The header's size is
+ * sizeof the struct, padding included: v2.4's 164 bytes of fields make
+ * 168.  Van Gogh (the Steam Deck's APU) reports v2.2 or v2.3 with older
+ * firmware and v2.4 with newer (vangogh_ppt.c picks by firmware version).
+ * Every v2.x from 2.1 on only appends fields, so a table is read when its
+ * header's size reaches the end of the last field read for its revision
+ * (fan_pwm for v2.1, the independent throttle word from v2.2 on), a newer
+ * and larger one included.  Other formats and v2.0 are refused as "not
+ * read: vF.C": format 1 (discrete cards) has hwmon, format 3 another
+ * layout.
  *
  * This file owns only the bytes: which file is read when is deck.c's.
  * Units as the kernel documents them for v2: temperatures in centi-°C,
@@ -16,32 +21,43 @@
  * the firmware does not fill.
  */
 #include "deck-private.h"
+#include "gpu-metrics-layout.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Offsets of struct gpu_metrics_v2_1 .. v2_4 (natural alignment). */
+/* Offsets from the kernel's structs (gpu-metrics-layout.h).  Every v2.x
+ * from 2.1 on only appends fields, so v2.1's offsets serve them all. */
+#define OFF(field) offsetof(struct kgd_gpu_metrics_v2_4, field)
 enum {
-	OFF_TEMP_GFX = 4,
-	OFF_TEMP_SOC = 6,
-	OFF_GFX_ACTIVITY = 28,
-	OFF_SOCKET_POWER = 40,
-	OFF_CPU_POWER = 42,
-	OFF_SOC_POWER = 44,
-	OFF_GFX_POWER = 46,
-	OFF_CURRENT_GFXCLK = 76,
-	OFF_CURRENT_FCLK = 82,
-	OFF_THROTTLE_STATUS = 108,
-	OFF_FAN_PWM = 112,
-	OFF_INDEP_THROTTLE = 120,
-	SIZE_V2_1 = 120,
-	SIZE_V2_2 = 128,
-	SIZE_V2_3 = 152,
-	SIZE_V2_4 = 164,
+	OFF_TEMP_GFX = OFF(temperature_gfx),
+	OFF_TEMP_SOC = OFF(temperature_soc),
+	OFF_GFX_ACTIVITY = OFF(average_gfx_activity),
+	OFF_SOCKET_POWER = OFF(average_socket_power),
+	OFF_CPU_POWER = OFF(average_cpu_power),
+	OFF_SOC_POWER = OFF(average_soc_power),
+	OFF_GFX_POWER = OFF(average_gfx_power),
+	OFF_CURRENT_GFXCLK = OFF(current_gfxclk),
+	OFF_CURRENT_FCLK = OFF(current_fclk),
+	OFF_THROTTLE_STATUS = OFF(throttle_status),
+	OFF_FAN_PWM = OFF(fan_pwm),
+	OFF_INDEP_THROTTLE = OFF(indep_throttle_status),
+	/* where the last field read ends: fan_pwm for v2.1, the
+	 * ASIC-independent throttle word from v2.2 on */
+	END_V2_1 = OFF(fan_pwm) + sizeof(uint16_t),
+	END_V2_2 = OFF(indep_throttle_status) + sizeof(uint64_t),
 };
+#undef OFF
+
+_Static_assert(offsetof(struct kgd_gpu_metrics_v2_1, fan_pwm) ==
+               offsetof(struct kgd_gpu_metrics_v2_4, fan_pwm), "v2.x share their start");
+_Static_assert(offsetof(struct kgd_gpu_metrics_v2_2, indep_throttle_status) ==
+               offsetof(struct kgd_gpu_metrics_v2_4, indep_throttle_status),
+               "v2.2 and later share the throttle word's place");
 
 static unsigned u16_at(const unsigned char *b, size_t off)
 {
@@ -81,31 +97,36 @@ int deck_parse_gpu_metrics(const char *name, const void *bytes, size_t len,
                            struct deck_gpu_metrics *out, struct deck_err *err)
 {
 	const unsigned char *b = bytes;
-	if (len < 4)
-		return fail(name, len, err, "%zu bytes, shorter than the 4-byte header", len);
-	unsigned size = u16_at(b, 0), format = b[2], content = b[3];
-	if (format != 2) {
+	if (len < sizeof(struct kgd_metrics_table_header))
+		return fail(name, len, err, "%zu bytes, shorter than the %zu-byte header", len,
+		            sizeof(struct kgd_metrics_table_header));
+	unsigned size = u16_at(b, offsetof(struct kgd_metrics_table_header, structure_size));
+	unsigned format = b[offsetof(struct kgd_metrics_table_header, format_revision)];
+	unsigned content = b[offsetof(struct kgd_metrics_table_header, content_revision)];
+	if (format != 2 || content == 0) {
+		/* v2.0 is not naturally aligned: its fields sit elsewhere. */
 		if (err)
-			snprintf(err->msg, sizeof err->msg, "%s: byte 2: gpu_metrics format %u.%u is not "
-			         "read (format 2, an APU's, is; a discrete card's readings come from "
-			         "hwmon)", name, format, content);
+			snprintf(err->msg, sizeof err->msg, "%s: byte %zu: not read: v%u.%u (rxdeck reads "
+			         "format 2 from v2.1 on, an APU's; %s)", name,
+			         format != 2 ? offsetof(struct kgd_metrics_table_header, format_revision)
+			                     : offsetof(struct kgd_metrics_table_header, content_revision),
+			         format, content,
+			         format == 1 ? "a discrete card's readings come from hwmon"
+			                     : "hwmon's readings are used instead");
 		return -EOPNOTSUPP;
 	}
-	static const unsigned sizes[] = { 0, SIZE_V2_1, SIZE_V2_2, SIZE_V2_3, SIZE_V2_4 };
-	if (content < 1 || content > 4) {
-		if (err)
-			snprintf(err->msg, sizeof err->msg, "%s: byte 3: gpu_metrics v2.%u is not known "
-			         "(2.1 to 2.4 are)", name, content);
-		return -EOPNOTSUPP;
-	}
-	if (size != sizes[content])
-		return fail(name, 0, err, "the header says %u bytes, v2.%u is %u", size, content,
-		            sizes[content]);
+	/* A newer v2.x than 2.4 appends fields as every one before it did: its
+	 * start is read as v2.4's, as long as the header covers it. */
+	size_t need = content == 1 ? END_V2_1 : END_V2_2;
+	if (size < need)
+		return fail(name, 0, err, "the header says %u bytes, v2.%u's fields read here end at "
+		            "byte %zu", size, content, need);
 	if (len < size)
 		return fail(name, len, err, "%zu bytes, the header says %u", len, size);
 	struct deck_gpu_metrics m = {
 		.format = format,
 		.content = content,
+		.size = size,
 		.temp_gfx_c = field(b, OFF_TEMP_GFX, 0.01),
 		.temp_soc_c = field(b, OFF_TEMP_SOC, 0.01),
 		.gfx_activity_pct = field(b, OFF_GFX_ACTIVITY, 0.01),

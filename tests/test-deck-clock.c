@@ -248,12 +248,12 @@ static void test_tdp__get_and_set_both_caps(void **state)
 	struct deck *d = fake_open(&f);
 	double cap = 0, lo = 1, hi = 0;
 	assert_int_equal(deck_tdp_get_w(d, &cap, &lo, &hi), 0);
-	assert_true(cap == 15 && lo == 0 && hi == 15);
+	assert_true(cap == 15 && lo == 0 && hi == 29); /* Valve's kernel: 0 to 29 W */
 	assert_int_equal(deck_tdp_set_w(d, 12), 0);
 	assert_string_equal(fake_read(&f, HWMON "power1_cap"), "12000000\n");
 	assert_string_equal(fake_read(&f, HWMON "power2_cap"), "12000000\n");
-	assert_int_equal(deck_tdp_set_w(d, 16), -ERANGE);
-	assert_string_equal(deck_errmsg(d), "16 W is outside the card's TDP range, 0 to 15 W");
+	assert_int_equal(deck_tdp_set_w(d, 30), -ERANGE);
+	assert_string_equal(deck_errmsg(d), "30 W is outside the card's TDP range, 0 to 29 W");
 	assert_string_equal(fake_read(&f, HWMON "power1_cap"), "12000000\n");
 	/* no power2_cap: only power1_cap */
 	char p2[PATH_MAX];

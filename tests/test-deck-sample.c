@@ -66,6 +66,39 @@ static void test_sample__a_deck_reads_every_source(void **state)
 	fake_cleanup(&f);
 }
 
+/* A Deck whose firmware writes v2.4 (168 bytes, the kernel's padded
+ * sizeof) samples exactly as one writing v2.3 with the same values. */
+static void test_sample__gpu_metrics_v2_4_as_v2_3(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_deck(&f);
+	struct fake_metrics v = { .content = 3, .temp_gfx = 6100, .temp_soc = 5850,
+	                          .activity = 3700, .socket_mw = 11250, .cpu_mw = 3100,
+	                          .soc_mw = 1900, .gfx_mw = 5400, .gfxclk_mhz = 1600,
+	                          .fclk_mhz = 800, .indep_throttle = 1ULL << 35 };
+	const char *rel = "sys/class/drm/card2/device/gpu_metrics";
+	fake_metrics(&f, rel, &v);
+	struct deck *d = fake_open(&f);
+	struct deck_sample s3, s4;
+	assert_int_equal(deck_sample(d, &s3), 0);
+	v.content = 4;
+	fake_metrics(&f, rel, &v);
+	assert_int_equal(deck_sample(d, &s4), 0);
+	static const int ids[] = { DECK_GPU_POWER_W, DECK_SOCKET_POWER_W, DECK_CPU_POWER_W,
+	                           DECK_GPU_ACTIVITY_PCT, DECK_GPU_CLOCK_MHZ, DECK_SOC_TEMP_C,
+	                           DECK_THROTTLED_POWER, DECK_THROTTLED_THERMAL };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		if (s4.r[ids[i]].err != 0)
+			fail_msg("%s absent with v2.4: %s", deck_reading_name(ids[i]), deck_errmsg(d));
+		assert_int_equal(s3.r[ids[i]].err, 0);
+		assert_true(s3.r[ids[i]].value == s4.r[ids[i]].value);
+	}
+	assert_true(s4.r[DECK_THROTTLED_THERMAL].value == 1);
+	deck_destroy(d);
+	fake_cleanup(&f);
+}
+
 static void test_sample__an_empty_host_has_every_reading_absent(void **state)
 {
 	struct fake f;
@@ -315,6 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample__a_deck_reads_every_source),
+		cmocka_unit_test(test_sample__gpu_metrics_v2_4_as_v2_3),
 		cmocka_unit_test(test_sample__an_empty_host_has_every_reading_absent),
 		cmocka_unit_test(test_sample__malformed_source_is_absent_and_named),
 		cmocka_unit_test(test_sample__missing_pieces_are_absent_one_by_one),

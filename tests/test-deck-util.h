@@ -4,9 +4,11 @@
 #define RXDECK_TEST_DECK_UTIL_H
 
 #include "deck/deck.h"
+#include "deck/gpu-metrics-layout.h"
 
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,32 +105,73 @@ struct fake_metrics {
 	uint64_t indep_throttle;
 };
 
-/* Lays fields out at struct gpu_metrics_v2_x's offsets
- * (kgd_pp_interface.h); every other 16-bit field is 0xffff (unfilled). */
+/* Fills the fields a Van Gogh table has, as vangogh_ppt.c does after
+ * smu_cmn_init_soft_gpu_metrics() (every byte 0xff, the header's size
+ * sizeof the struct): what it leaves alone stays 0xff (fan_pwm, padding). */
+#define FAKE_METRICS_FILL(t, m, crev) \
+	do { \
+		memset(&(t), 0xff, sizeof(t)); \
+		(t).common_header.structure_size = (uint16_t)sizeof(t); \
+		(t).common_header.format_revision = 2; \
+		(t).common_header.content_revision = (uint8_t)(crev); \
+		(t).temperature_gfx = (uint16_t)(m)->temp_gfx; \
+		(t).temperature_soc = (uint16_t)(m)->temp_soc; \
+		(t).average_gfx_activity = (uint16_t)(m)->activity; \
+		(t).system_clock_counter = 123456789; \
+		(t).average_socket_power = (uint16_t)(m)->socket_mw; \
+		(t).average_cpu_power = (uint16_t)(m)->cpu_mw; \
+		(t).average_soc_power = (uint16_t)(m)->soc_mw; \
+		(t).average_gfx_power = (uint16_t)(m)->gfx_mw; \
+		(t).current_gfxclk = (uint16_t)(m)->gfxclk_mhz; \
+		(t).current_fclk = (uint16_t)(m)->fclk_mhz; \
+		(t).throttle_status = 0; \
+	} while (0)
+
+/* Writes a table laid out as the kernel's struct gpu_metrics_v2_<content>
+ * (deck/gpu-metrics-layout.h, after kgd_pp_interface.h) into b (at least
+ * sizeof(struct kgd_gpu_metrics_v2_4) bytes); returns its size, sizeof
+ * that struct. */
 static inline size_t fake_metrics_bytes(const struct fake_metrics *m, unsigned char *b)
 {
-	static const unsigned sizes[] = { 0, 120, 128, 152, 164 };
-	size_t size = sizes[m->content];
-	memset(b, 0xff, size);
-	put16(b, 0, (unsigned)size);
-	b[2] = 2;
-	b[3] = (unsigned char)m->content;
-	put16(b, 4, m->temp_gfx);
-	put16(b, 6, m->temp_soc);
-	put16(b, 28, m->activity);
-	memset(b + 32, 0, 8); /* system_clock_counter */
-	put16(b, 40, m->socket_mw);
-	put16(b, 42, m->cpu_mw);
-	put16(b, 44, m->soc_mw);
-	put16(b, 46, m->gfx_mw);
-	put16(b, 76, m->gfxclk_mhz);
-	put16(b, 82, m->fclk_mhz);
-	memset(b + 108, 0, 4); /* throttle_status */
-	memset(b + 114, 0, 6); /* padding */
-	if (m->content >= 2)
-		for (int i = 0; i < 8; i++)
-			b[120 + i] = (unsigned char)(m->indep_throttle >> (8 * i));
-	return size;
+	switch (m->content) {
+	case 1: {
+		struct kgd_gpu_metrics_v2_1 t;
+		FAKE_METRICS_FILL(t, m, 1);
+		memcpy(b, &t, sizeof t);
+		return sizeof t;
+	}
+	case 2: {
+		struct kgd_gpu_metrics_v2_2 t;
+		FAKE_METRICS_FILL(t, m, 2);
+		t.indep_throttle_status = m->indep_throttle;
+		memcpy(b, &t, sizeof t);
+		return sizeof t;
+	}
+	case 3: {
+		struct kgd_gpu_metrics_v2_3 t;
+		FAKE_METRICS_FILL(t, m, 3);
+		t.indep_throttle_status = m->indep_throttle;
+		t.average_temperature_gfx = (uint16_t)m->temp_gfx;
+		t.average_temperature_soc = (uint16_t)m->temp_soc;
+		memcpy(b, &t, sizeof t);
+		return sizeof t;
+	}
+	default: {
+		struct kgd_gpu_metrics_v2_4 t;
+		FAKE_METRICS_FILL(t, m, 4);
+		t.indep_throttle_status = m->indep_throttle;
+		t.average_temperature_gfx = (uint16_t)m->temp_gfx;
+		t.average_temperature_soc = (uint16_t)m->temp_soc;
+		t.average_cpu_voltage = 1100;
+		t.average_soc_voltage = 900;
+		t.average_gfx_voltage = 1050;
+		t.average_cpu_current = 2800;
+		t.average_soc_current = 2100;
+		t.average_gfx_current = 7700;
+		memcpy(b, &t, sizeof t);
+		return sizeof t;
+	}
+	}
 }
 
 static inline void fake_metrics(struct fake *f, const char *rel, const struct fake_metrics *m)
@@ -214,8 +257,19 @@ static inline void fake_deck(struct fake *f)
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_label", "slowPPT\n");
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap", "15000000\n");
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_min", "0\n");
-	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_max", "15000000\n");
+	/* Valve's kernel: power1_cap_max 29 W; steamos-manager keeps to 3-15 W */
+	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap_max", "29000000\n");
 	fake_write(f, "sys/class/drm/card2/device/hwmon/hwmon4/power2_cap", "15000000\n");
+	/* the hwmon class path Valve's priv-write helper accepts */
+	{
+		char link[PATH_MAX];
+		snprintf(link, sizeof link, "%s/sys/class/hwmon", f->root);
+		fake_mkdirs(link);
+		snprintf(link, sizeof link, "%s/sys/class/hwmon/hwmon4", f->root);
+		if (symlink("../drm/card2/device/hwmon/hwmon4", link) != 0)
+			abort();
+	}
+	fake_write(f, "sys/class/dmi/id/board_name", "Jupiter\n");
 	fake_write(f, "sys/class/drm/card2/device/mem_info_vram_total", "1073741824\n");
 	fake_metrics(f, "sys/class/drm/card2/device/gpu_metrics",
 	             &(struct fake_metrics){ .content = 2, .temp_gfx = 6100, .temp_soc = 5850,
@@ -252,7 +306,7 @@ static inline void fake_galileo(struct fake *f)
 	DEVFILE("hwmon/hwmon3/power1_average", "9000000\n");
 	DEVFILE("hwmon/hwmon3/power1_cap", "15000000\n");
 	DEVFILE("hwmon/hwmon3/power1_cap_min", "0\n");
-	DEVFILE("hwmon/hwmon3/power1_cap_max", "15000000\n");
+	DEVFILE("hwmon/hwmon3/power1_cap_max", "29000000\n"); /* vangogh_ppt.c, as on Jupiter */
 	DEVFILE("hwmon/hwmon3/temp1_input", "55000\n");
 	DEVFILE("hwmon/hwmon3/temp1_label", "edge\n");
 #undef DEVFILE

@@ -1,10 +1,13 @@
 /* test-run-device: a night's campaign with the stand-in game on a fake
- * Deck, with logind and steamos-manager doubles on a private dbus-daemon:
- * the sleep inhibitor held for the campaign and released on every way out;
- * gpu_clock and tdp_w set per arm before each run, what was asked and what
- * was observed recorded, a deviation voids the run; the device put back
- * after a normal end, a stop request (SIGTERM, Ctrl-C) and a SIGKILLed
- * harness followed by resume; AC: no run on battery, an unplugged run void,
+ * Deck, with logind and steamos-manager doubles on private system and
+ * session dbus-daemons: the sleep inhibitor held for the campaign and
+ * released on every way out; gpu_clock and tdp_w set per arm before each
+ * run through each steamos-manager era, Valve's priv-write helper and
+ * sysfs, what was asked and what was observed recorded, a deviation voids
+ * the run; against no route, or an ask outside the route's range, the
+ * campaign refused before its first run; the device put back through the
+ * route that set it after a normal end, a stop request (SIGTERM, Ctrl-C)
+ * and a SIGKILLed harness followed by resume; AC: no run on battery, an unplugged run void,
  * a low battery stops the campaign cleanly. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,8 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
+#include <sys/mount.h>
 
 #include "report/report.h"
 #include "run/run.h"
@@ -35,8 +40,9 @@ struct env {
 };
 
 static char *saved_tmpdir;
+static bool priv_write_next, no_helper_next; /* for the next setup_with() */
 
-static int setup_with(void **state, const char *bus_extra)
+static int setup_with(void **state, const char *era)
 {
 	struct env *e = calloc(1, sizeof *e);
 	tdir_make(&e->t);
@@ -48,6 +54,20 @@ static int setup_with(void **state, const char *bus_extra)
 	                                     .activity = 9000, .socket_mw = 11000, .cpu_mw = 3000,
 	                                     .soc_mw = 2000, .gfx_mw = 5000, .gfxclk_mhz = 1100,
 	                                     .fclk_mhz = 800 });
+	char bus_extra[PATH_MAX * 2];
+	snprintf(bus_extra, sizeof bus_extra, "--era %s --root %s --card sys/class/drm/card2/device "
+	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4", era, e->f.root);
+	unsetenv(DECK_PRIV_WRITE_ENV);
+	if (strcmp(era, "none") == 0 && priv_write_next) {
+		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
+		setenv("RXDECK_DECK_ROOT", e->f.root, 1);
+		char log[PATH_MAX + 32];
+		snprintf(log, sizeof log, "%s/priv-write.log", e->f.root);
+		setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
+	}
+	if (strcmp(era, "none") == 0 && no_helper_next)
+		setenv(DECK_PRIV_WRITE_ENV, "/nonexistent/steamos-priv-write", 1);
+	priv_write_next = no_helper_next = false;
 	if (!test_bus_start(&e->bus, e->t.path, bus_extra)) {
 		test_bus_stop(&e->bus);
 		fail_msg("the D-Bus doubles did not come up");
@@ -73,17 +93,52 @@ static int setup_with(void **state, const char *bus_extra)
 
 static int setup(void **state)
 {
-	return setup_with(state, NULL);
+	return setup_with(state, "split");
 }
 
 static int setup_sysfs(void **state)
 {
-	return setup_with(state, "--no-manager");
+	return setup_with(state, "none");
+}
+
+static int setup_manager(void **state)
+{
+	return setup_with(state, "manager");
+}
+
+static int setup_manager_gpu(void **state)
+{
+	return setup_with(state, "manager-GPU");
+}
+
+static int setup_methods(void **state)
+{
+	return setup_with(state, "methods");
+}
+
+static int setup_priv_write(void **state)
+{
+	priv_write_next = true;
+	return setup_with(state, "none");
+}
+
+static int setup_unit_fails(void **state)
+{
+	return setup_with(state, "unit-fails");
+}
+
+static int setup_nothing(void **state)
+{
+	no_helper_next = true;
+	return setup_with(state, "none");
 }
 
 static int teardown(void **state)
 {
 	struct env *e = *state;
+	unsetenv(DECK_PRIV_WRITE_ENV);
+	unsetenv("RXDECK_DECK_ROOT");
+	unsetenv("PRIV_WRITE_DOUBLE_LOG");
 	db_close(e->db);
 	fclose(e->progress);
 	test_bus_stop(&e->bus);
@@ -144,12 +199,28 @@ static const char *progress(struct env *e)
 	return buf;
 }
 
-/* The index of line in the bus log, or -1. */
-static long log_at(struct env *e, const char *line)
+/* The index of line in the bus log at or after from, or -1. */
+static long log_after(struct env *e, const char *line, long from)
 {
 	const char *log = test_bus_log(&e->bus);
-	const char *p = strstr(log, line);
+	if (from < 0 || (size_t)from > strlen(log))
+		return -1;
+	const char *p = strstr(log + from, line);
 	return p ? p - log : -1;
+}
+
+static long log_at(struct env *e, const char *line)
+{
+	return log_after(e, line, 0);
+}
+
+/* The last index of line in the bus log, or -1. */
+static long log_last(struct env *e, const char *line)
+{
+	long at = -1, k;
+	while ((k = log_after(e, line, at + 1)) >= 0)
+		at = k;
+	return at;
 }
 
 static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **state)
@@ -165,7 +236,7 @@ static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **st
 	assert_true(test_bus_logged(&e->bus, "released 1"));
 	/* A at 1100 MHz; B at 1100 MHz and 12 W; then put back */
 	long clock = log_at(e, "set ManualGpuClock 1100"), tdp = log_at(e, "set TdpLimit 12\n");
-	long back = log_at(e, "set TdpLimit 15\n"), level = log_at(e, "set GpuPerformanceLevel auto");
+	long back = log_last(e, "set TdpLimit 15\n"), level = log_last(e, "set GpuPerformanceLevel auto");
 	assert_true(clock >= 0 && tdp > clock && back > tdp && level > tdp);
 	struct db_run *runs;
 	size_t n;
@@ -178,13 +249,12 @@ static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **st
 	assert_true(v == 1100);
 	assert_int_equal(db_metric_get(e->db, runs[0].id, "gpu_clock_observed_mhz", &v), 0);
 	assert_true(v == 1100);
-	/* B: the double sets no sysfs, so 15 W stays in force: void, saying so */
-	assert_int_equal(runs[1].status, DB_RUN_VOID);
-	assert_string_equal(runs[1].void_reason, "tdp 12 W asked, 15 W in force");
+	/* B: steamos-manager wrote the cap, so 12 W is in force */
+	assert_int_equal(runs[1].status, DB_RUN_DONE);
 	assert_int_equal(db_metric_get(e->db, runs[1].id, "tdp_asked_w", &v), 0);
 	assert_true(v == 12);
 	assert_int_equal(db_metric_get(e->db, runs[1].id, "tdp_observed_w", &v), 0);
-	assert_true(v == 15);
+	assert_true(v == 12);
 	free(runs);
 	char state_file[PATH_MAX + 32];
 	snprintf(state_file, sizeof state_file, "%s/device-state", e->data);
@@ -241,7 +311,7 @@ static void test_device__put_back_after_a_stop_request(void **state)
 	assert_true(out.interrupted);
 	assert_false(out.complete);
 	assert_true(log_at(e, "set TdpLimit 10\n") >= 0);
-	assert_true(log_at(e, "set TdpLimit 15\n") > log_at(e, "set TdpLimit 10\n"));
+	assert_true(log_last(e, "set TdpLimit 15\n") > log_at(e, "set TdpLimit 10\n"));
 	assert_true(test_bus_logged(&e->bus, "released 1"));
 	run_campaign_destroy(c);
 }
@@ -273,22 +343,23 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 		_exit(0);
 	}
 	assert_true(test_bus_logged(&e->bus, "set TdpLimit 9"));
+	long nine = log_at(e, "set TdpLimit 9");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	assert_true(test_bus_logged(&e->bus, "released 1")); /* logind drops it by itself */
 	char state_file[PATH_MAX + 32];
 	snprintf(state_file, sizeof state_file, "%s/device-state", e->data);
 	assert_int_equal(access(state_file, F_OK), 0);
-	assert_true(log_at(e, "set TdpLimit 15\n") < 0);
+	assert_true(log_after(e, "set TdpLimit 15\n", nine) < 0);
 	/* what was left running is killed as a resume does; then resume */
 	int left = processes_mentioning(e->t.path);
 	(void)left;
 	struct run_campaign *r = test_campaign_open(e->db, id, &o);
 	test_campaign_play(r);
-	long back = log_at(e, "set TdpLimit 15\n");
+	long back = log_after(e, "set TdpLimit 15\n", nine);
 	assert_true(back >= 0);
 	assert_non_null(strstr(progress(e), "put back the GPU level auto and the TDP a stopped "
-	                                    "campaign had changed (steamos-manager)"));
+	                                    "campaign had changed (split)"));
 	/* and it sets 9 W again for the runs it plays, then 15 W at the end */
 	const char *log = test_bus_log(&e->bus);
 	assert_non_null(strstr(log + back, "set TdpLimit 9\n"));
@@ -431,6 +502,240 @@ static void test_device__low_battery_stops_cleanly(void **state)
 	run_campaign_destroy(c);
 }
 
+/* A short campaign with per-arm gpu_clock and tdp_w through the route of
+ * the setup: both runs done, asked and observed recorded, the fake sysfs
+ * back as it was at the end.  want: what the progress names. */
+static void campaign_through_route(struct env *e, const char *want)
+{
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n",
+	                                             "[arm A]\ngpu_clock = 1100\n"
+	                                             "[arm B]\ngpu_clock = 1100\ntdp_w = 12\n"), &o);
+	struct run_outcome out = test_campaign_play(c);
+	assert_true(out.complete);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(n, 2);
+	double v;
+	for (size_t i = 0; i < 2; i++) {
+		if (runs[i].status != DB_RUN_DONE)
+			fail_msg("run %zu: %s", i, runs[i].void_reason ? runs[i].void_reason : "?");
+		assert_int_equal(db_metric_get(e->db, runs[i].id, "gpu_clock_observed_mhz", &v), 0);
+		assert_true(v == 1100);
+	}
+	assert_int_equal(db_metric_get(e->db, runs[1].id, "tdp_observed_w", &v), 0);
+	assert_true(v == 12);
+	free(runs);
+	/* put back */
+	assert_int_equal(atoi(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap")),
+	                 15000000);
+	const char *level = fake_read(&e->f, "sys/class/drm/card2/device/"
+	                                     "power_dpm_force_performance_level");
+	assert_int_equal(strncmp(level, "auto", 4), 0);
+	if (!strstr(progress(e), want))
+		fail_msg("no '%s' in:\n%s", want, progress(e));
+	assert_non_null(strstr(progress(e), "GPU level and TDP put back"));
+	run_campaign_destroy(c);
+}
+
+static void test_device__per_arm_through_the_v24_manager_interface(void **state)
+{
+	struct env *e = *state;
+	campaign_through_route(e, "GPU clock and TDP per arm through manager: steamos-manager "
+	                          "Version 8 on the system bus, com.steampowered.SteamOSManager1.Manager");
+	assert_true(log_at(e, "set GpuPerformanceLevel 3") >= 0);
+	assert_true(log_last(e, "set TdpLimit 15") > log_at(e, "set TdpLimit 12"));
+}
+
+static void test_device__per_arm_through_the_v24_4_spelling(void **state)
+{
+	struct env *e = *state;
+	campaign_through_route(e, "through manager: steamos-manager Version 7 on the system bus");
+	assert_true(log_at(e, "set ManualGPUClock 1100") >= 0);
+	assert_true(log_last(e, "set TDPLimit 15") > log_at(e, "set TDPLimit 12"));
+}
+
+static void test_device__per_arm_through_the_2023_methods(void **state)
+{
+	struct env *e = *state;
+	campaign_through_route(e, "through methods: steamos-manager Version 1 on the system bus");
+	assert_true(log_at(e, "call SetGpuClocks 1100") >= 0);
+	assert_true(log_last(e, "call SetTDPLimit 15") > log_at(e, "call SetTDPLimit 12"));
+}
+
+static void test_device__per_arm_through_the_priv_write_helper(void **state)
+{
+	struct env *e = *state;
+	campaign_through_route(e, "GPU clock and TDP per arm through priv-write (");
+	const char *log = fake_read(&e->f, "priv-write.log");
+	const char *set = strstr(log, "commit: 12000000 -> /sys/class/hwmon/hwmon4/power1_cap\n");
+	assert_non_null(set);
+	assert_non_null(strstr(set, "commit: 15000000 -> /sys/class/hwmon/hwmon4/power1_cap\n"));
+	assert_non_null(strstr(log, "commit: s 0 1100 -> /sys/class/drm/card2/device/pp_od_clk_voltage\n"));
+}
+
+static void test_device__no_route_refuses_before_the_first_run(void **state)
+{
+	struct env *e = *state;
+	/* sysfs read-only for the child that plays: a bind mount as root */
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char sys[PATH_MAX + 8];
+		snprintf(sys, sizeof sys, "%s/sys", e->f.root);
+		if (geteuid() == 0 &&
+		    (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		     mount(sys, sys, NULL, MS_BIND | MS_REC, NULL) ||
+		     mount(NULL, sys, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL)))
+			_exit(77);
+		if (geteuid() != 0) {
+			char f[PATH_MAX + 64];
+			snprintf(f, sizeof f, "%s/sys/class/drm/card2/device/power_dpm_force_performance_level",
+			         e->f.root);
+			chmod(f, 0444);
+		}
+		struct db *db;
+		char p[PATH_MAX], msg[2048] = "";
+		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
+			_exit(2);
+		struct run_options o = options(e, NULL);
+		struct run_campaign *c = test_campaign_create(db, make_plan(e, "order = AB\n",
+		                                              "[arm A]\ngpu_clock = 1100\n[arm B]\n"), &o);
+		struct run_outcome out = { 0 };
+		int rc = run_campaign_play(c, &out, msg, sizeof msg);
+		printf("rc %d runs %zu: %s\n", rc, out.runs_done, msg);
+		fflush(stdout);
+		_exit(rc == -ENODEV && out.runs_done == 0 &&
+		      strstr(msg, "the plan sets gpu_clock or tdp_w, but there is no route to the GPU "
+		                  "clock and TDP: session bus steamos-manager: "
+		                  "com.steampowered.SteamOSManager1 is not on it; system bus "
+		                  "steamos-manager: com.steampowered.SteamOSManager1 is not on it; "
+		                  "pkexec steamos-priv-write: RXDECK_PRIV_WRITE "
+		                  "'/nonexistent/steamos-priv-write' is not executable") &&
+		      strstr(msg, "; sysfs: '") && strstr(msg, "' is not writable: ")
+		              ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		skip();
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* nothing was set or written back */
+	assert_true(log_at(e, "set ") < 0);
+}
+
+static void test_device__an_ask_outside_the_range_is_refused_before_the_first_run(void **state)
+{
+	struct env *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n",
+	                                             "[arm A]\n[arm B]\ntdp_w = 20\n"), &o);
+	struct run_outcome out = { 0 };
+	char msg[1024] = "";
+	assert_int_equal(run_campaign_play(c, &out, msg, sizeof msg), -ERANGE);
+	struct db_run *runs;
+	size_t n;
+	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(runs[i].status, DB_RUN_PLANNED);
+	free(runs);
+	assert_string_equal(msg, "arm B: tdp_w 20 W is outside 3 to 15 W, steamos-manager's "
+	                         "TdpLimitMin/Max");
+	assert_true(log_at(e, "set TdpLimit 20") < 0);
+	run_campaign_destroy(c);
+}
+
+static int cap_w(struct env *e)
+{
+	return atoi(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap")) / 1000000;
+}
+
+/* Through the route of the setup: a stop request mid-campaign puts the
+ * device back; then a harness killed with SIGKILL leaves the state file
+ * naming the route, and the next start puts it back through that route. */
+static void stops_through_route(struct env *e, const char *via)
+{
+	stop_flag = 0;
+	struct run_options o = options(e, &stop_flag);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
+	struct run_outcome out = play_stopped_soon(c);
+	assert_true(out.interrupted);
+	assert_int_equal(cap_w(e), 15);
+	run_campaign_destroy(c);
+
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct db *db;
+		char p[PATH_MAX], msg[1024];
+		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
+			_exit(2);
+		struct run_options oo = options(e, NULL);
+		struct run_campaign *cc;
+		if (run_campaign_open(db, id, &oo, &cc, msg, sizeof msg) != 0)
+			_exit(3);
+		struct run_outcome out2;
+		run_campaign_play(cc, &out2, msg, sizeof msg);
+		_exit(0);
+	}
+	for (int i = 0; i < 400 && cap_w(e) != 10; i++) {
+		struct timespec ts = { 0, 25 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(cap_w(e), 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char state_file[PATH_MAX + 32], want[64];
+	snprintf(state_file, sizeof state_file, "%s/device-state", e->data);
+	snprintf(want, sizeof want, "via %s\n", via);
+	FILE *f = fopen(state_file, "r");
+	assert_non_null(f);
+	char line[64] = "";
+	assert_non_null(fgets(line, sizeof line, f));
+	fclose(f);
+	assert_string_equal(line, want);
+	assert_int_equal(cap_w(e), 10);
+	processes_mentioning(e->t.path);
+	stop_flag = 0;
+	struct run_options o2 = options(e, NULL);
+	struct run_campaign *r = test_campaign_open(e->db, id, &o2);
+	test_campaign_play(r);
+	run_campaign_destroy(r);
+	char said[128];
+	snprintf(said, sizeof said, "the TDP a stopped campaign had changed (%s)", via);
+	assert_non_null(strstr(progress(e), said));
+	assert_int_equal(cap_w(e), 15);
+	assert_int_equal(access(state_file, F_OK), -1);
+}
+
+static void test_device__put_back_through_the_v24_manager_interface(void **state)
+{
+	stops_through_route(*state, "manager");
+}
+
+static void test_device__put_back_through_the_2023_methods(void **state)
+{
+	stops_through_route(*state, "methods");
+}
+
+static void test_device__put_back_through_the_priv_write_helper(void **state)
+{
+	stops_through_route(*state, "priv-write");
+}
+
+static void test_device__a_unit_that_fails_to_start_leaves_sysfs(void **state)
+{
+	struct env *e = *state;
+	campaign_through_route(e, "GPU clock and TDP per arm through sysfs (");
+	stops_through_route(e, "sysfs");
+}
+
 int main(void)
 {
 	test_bus_skip_unless_it_can_run();
@@ -448,6 +753,27 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device__unplugged_run_is_void_and_the_next_waits_for_ac,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device__low_battery_stops_cleanly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device__per_arm_through_the_v24_manager_interface,
+		                                setup_manager, teardown),
+		cmocka_unit_test_setup_teardown(test_device__per_arm_through_the_v24_4_spelling,
+		                                setup_manager_gpu, teardown),
+		cmocka_unit_test_setup_teardown(test_device__per_arm_through_the_2023_methods,
+		                                setup_methods, teardown),
+		cmocka_unit_test_setup_teardown(test_device__per_arm_through_the_priv_write_helper,
+		                                setup_priv_write, teardown),
+		cmocka_unit_test_setup_teardown(test_device__no_route_refuses_before_the_first_run,
+		                                setup_nothing, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_device__an_ask_outside_the_range_is_refused_before_the_first_run, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_through_the_v24_manager_interface,
+		                                setup_manager_gpu, teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_through_the_2023_methods,
+		                                setup_methods, teardown),
+		cmocka_unit_test_setup_teardown(test_device__put_back_through_the_priv_write_helper,
+		                                setup_priv_write, teardown),
+		cmocka_unit_test_setup_teardown(test_device__a_unit_that_fails_to_start_leaves_sysfs,
+		                                setup_unit_fails, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,30 @@ static void test_run_env_compose__layers_and_cleaning(void **state)
 	plan_strv_finish(&out);
 }
 
+/* Steam's SDL_GAMECONTROLLER_IGNORE_DEVICES (its virtual pads) stays: an
+ * arm's list is added to it, each device once. */
+static void test_run_env_compose__sdl_ignore_list_appended(void **state)
+{
+	(void)state;
+	char *base[] = { "SDL_GAMECONTROLLER_IGNORE_DEVICES=0x28de/0x11ff,0x28de/0x1142",
+		         "SDL_GAMECONTROLLER_ALLOW_STEAM_VIRTUAL_GAMEPAD=1", NULL };
+	struct plan_strv arm = { 0 }, out = { 0 };
+	assert_int_equal(plan_strv_setenv(&arm, "SDL_GAMECONTROLLER_IGNORE_DEVICES="
+	                                        "0x28de/0x1205, 0x28DE/0x11FF"), 0);
+	assert_int_equal(run_env_compose(base, NULL, &arm, NULL, &out), 0);
+	assert_string_equal(plan_strv_getenv(&out, "SDL_GAMECONTROLLER_IGNORE_DEVICES"),
+	                    "0x28de/0x11ff,0x28de/0x1142,0x28de/0x1205");
+	assert_string_equal(plan_strv_getenv(&out, "SDL_GAMECONTROLLER_ALLOW_STEAM_VIRTUAL_GAMEPAD"),
+	                    "1");
+	/* without Steam's list the arm's is the list */
+	char *bare[] = { "PATH=/bin", NULL };
+	assert_int_equal(run_env_compose(bare, NULL, &arm, NULL, &out), 0);
+	assert_string_equal(plan_strv_getenv(&out, "SDL_GAMECONTROLLER_IGNORE_DEVICES"),
+	                    "0x28de/0x1205, 0x28DE/0x11FF");
+	plan_strv_finish(&arm);
+	plan_strv_finish(&out);
+}
+
 static void test_run_find_data__forms(void **state)
 {
 	(void)state;
@@ -290,6 +314,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_env_compose__layers_and_cleaning),
+		cmocka_unit_test(test_run_env_compose__sdl_ignore_list_appended),
 		cmocka_unit_test(test_run_find_data__forms),
 		cmocka_unit_test(test_run_find_data__xdg_data_folders),
 		cmocka_unit_test(test_run_find_program__errors_say_why),

@@ -319,7 +319,7 @@ static void test_signals__sigkill_is_put_back_by_the_next_start_then_resume(void
 	if (rc != 0)
 		fail_msg("the next rxdeck run exited %d:\n%s", rc, output());
 	assert_non_null(strstr(output(), "put back the GPU level auto and the TDP a stopped campaign "
-	                                 "had changed (steamos-manager)"));
+	                                 "had changed (split)"));
 	assert_true(log_at("set TdpLimit 15\n", set) > set);
 	assert_int_equal(access(e.state, F_OK), -1);
 

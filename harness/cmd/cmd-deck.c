@@ -1,6 +1,7 @@
-/* cmd-deck: `rxdeck deck info` (host facts and one sample of every
- * reading, absent ones marked absent with why) and `rxdeck deck clock`
- * (show or force the GPU clock).  It owns their command lines and output;
+/* cmd-deck: `rxdeck deck info` (host facts, the route to the GPU clock
+ * and TDP with its ranges and what was passed over, and one sample of
+ * every reading, absent ones marked absent with why) and `rxdeck deck
+ * clock` (show or force the GPU clock).  It owns their command lines and output;
  * the reading and writing is deck's (deck.h). */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "cmd.h"
 #include "deck/deck.h"
+#include "deck/sleep.h"
 #include "run/run.h"
 
 struct opts {
@@ -32,6 +34,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rxdeck deck COMMAND [--card NAME] [--root DIR]\n\n"
 	           "Steam Deck and Linux host facts, sensors and GPU clock.\n\n"
 	           "commands:\n"
+	           "  check                        every assumption a night rests on, ok/warn/fail\n"
+	           "                               with the fix (the first minute on a new Deck)\n"
 	           "  info                         host facts and one reading of every sensor\n"
 	           "  clock [auto|low|high|manual MHZ]\n"
 	           "                               show the GPU performance level and clock, or set it\n\n"
@@ -68,8 +72,86 @@ static const char *why(int err)
 	}
 }
 
+/* The running systemd's version, and whether logind lets rxdeck's block
+ * inhibitor stop a suspend asked by the same user (Steam's). */
+struct systemd_info {
+	bool known;
+	char version[64];
+	int major;
+	char why[256];
+};
+
+static void systemd_info(struct systemd_info *si)
+{
+	si->known = deck_systemd_version(si->version, sizeof si->version, &si->major, si->why,
+	                                 sizeof si->why) == 0;
+}
+
+static json_t *systemd_json(const struct systemd_info *si)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "version", si->known ? json_string(si->version) : json_null());
+	json_object_set_new(o, "same_user_block_honoured",
+	                    si->known ? json_boolean(si->major >= DECK_SYSTEMD_OWN_BLOCK_HONOURED)
+	                              : json_null());
+	if (!si->known)
+		json_object_set_new(o, "unknown", json_string(si->why));
+	return o;
+}
+
+static void print_systemd(const struct systemd_info *si)
+{
+	if (!si->known)
+		printf("%-14s unknown (%s)\n", "systemd", si->why);
+	else if (si->major >= DECK_SYSTEMD_OWN_BLOCK_HONOURED)
+		printf("%-14s %s (a block inhibitor holds against the same user's suspend)\n",
+		       "systemd", si->version);
+	else
+		printf("%-14s %s (before %d: a block inhibitor does not hold against the same "
+		       "user's suspend)\n", "systemd", si->version, DECK_SYSTEMD_OWN_BLOCK_HONOURED);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s && s[0] ? json_string(s) : json_null();
+}
+
+static json_t *range_json(double lo, double hi)
+{
+	if (!(hi > 0))
+		return json_null();
+	json_t *a = json_array();
+	json_array_append_new(a, json_real(lo));
+	json_array_append_new(a, json_real(hi));
+	return a;
+}
+
+/* The route to the GPU clock and TDP, as JSON. */
+static json_t *route_json(const struct deck_route *r)
+{
+	json_t *o = json_object(), *tried = json_array();
+	json_object_set_new(o, "kind", json_string(deck_route_kind_name(r->kind)));
+	json_object_set_new(o, "bus", str_or_null(r->bus));
+	json_object_set_new(o, "interface", str_or_null(r->interface));
+	json_object_set_new(o, "version", str_or_null(r->version));
+	json_object_set_new(o, "spelling", str_or_null(r->spelling));
+	json_object_set_new(o, "tdp_range_w", range_json(r->tdp_min_w, r->tdp_max_w));
+	json_object_set_new(o, "tdp_range_source", str_or_null(r->tdp_range_source));
+	json_object_set_new(o, "clock_range_mhz", range_json(r->clock_min_mhz, r->clock_max_mhz));
+	json_object_set_new(o, "clock_range_source", str_or_null(r->clock_range_source));
+	for (size_t i = 0; i < r->n_tries; i++) {
+		json_t *t = json_object();
+		json_object_set_new(t, "route", json_string(r->tries[i].route));
+		json_object_set_new(t, "why_not", str_or_null(r->tries[i].why));
+		json_array_append_new(tried, t);
+	}
+	json_object_set_new(o, "tried", tried);
+	return o;
+}
+
 /* Everything `deck info` prints, as one JSON object. */
-static json_t *info_json(struct deck *d, const struct deck_facts *f, const struct deck_sample *s)
+static json_t *info_json(struct deck *d, const struct deck_facts *f, const struct deck_sample *s,
+                         const struct deck_route *route)
 {
 	json_t *facts = run_host_facts_json(d, f), *readings = json_object(), *o = json_object();
 	for (int i = 0; i < DECK_N_READINGS; i++) {
@@ -83,6 +165,7 @@ static json_t *info_json(struct deck *d, const struct deck_facts *f, const struc
 		json_object_set_new(readings, deck_reading_name(i), r);
 	}
 	json_object_set_new(o, "facts", facts);
+	json_object_set_new(o, "route", route_json(route));
 	json_object_set_new(o, "readings", readings);
 	json_object_set_new(o, "last_problem",
 	                    deck_errmsg(d)[0] ? json_string(deck_errmsg(d)) : json_null());
@@ -144,9 +227,42 @@ static void print_facts(struct deck *d, const struct deck_facts *f, const char *
 		printf("%-14s absent (no connected connector with an EDID)\n", "display");
 	printf("%-14s %s\n", "gpu level", level ? level : "absent");
 	if (has_tdp)
-		printf("%-14s %g W (range %g to %g W)\n", "tdp", tdp[0], tdp[1], tdp[2]);
+		printf("%-14s %g W in force (the kernel allows %g to %g W)\n", "tdp", tdp[0], tdp[1],
+		       tdp[2]);
 	else
 		printf("%-14s absent\n", "tdp");
+}
+
+/* The route to the GPU clock and TDP: what it is, what it accepts and
+ * where that comes from, and each route passed over with why. */
+static void print_route(const struct deck_route *r)
+{
+	if (r->kind == DECK_ROUTE_NONE)
+		printf("%-14s none: nothing can set the GPU clock or TDP here\n", "clock route");
+	else if (r->bus[0])
+		printf("%-14s %s: steamos-manager on the %s bus\n", "clock route",
+		       deck_route_kind_name(r->kind), r->bus);
+	else
+		printf("%-14s %s\n", "clock route", deck_route_kind_name(r->kind));
+	if (r->kind != DECK_ROUTE_NONE) {
+		printf("  %-12s %s%s%s%s\n", "interface", r->interface, r->spelling[0] ? " (" : "",
+		       r->spelling, r->spelling[0] ? " spelling)" : "");
+		if (r->bus[0])
+			printf("  %-12s %s\n", "version", r->version[0] ? r->version : "not served");
+		if (r->tdp_max_w > 0)
+			printf("  %-12s %g to %g W, %s\n", "tdp range", r->tdp_min_w, r->tdp_max_w,
+			       r->tdp_range_source);
+		else
+			printf("  %-12s not known\n", "tdp range");
+		if (r->clock_max_mhz)
+			printf("  %-12s %u to %u MHz, %s\n", "clock range", r->clock_min_mhz,
+			       r->clock_max_mhz, r->clock_range_source);
+		else
+			printf("  %-12s not known\n", "clock range");
+	}
+	for (size_t i = 0; i < r->n_tries; i++)
+		if (r->tries[i].why[0])
+			printf("  %-12s %s: %s\n", "passed over", r->tries[i].route, r->tries[i].why);
 }
 
 /* One sample of every reading, or why it is absent. */
@@ -198,9 +314,23 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 	bool has_tdp = deck_card(d) && deck_tdp_get_w(d, &tdp[0], &tdp[1], &tdp[2]) == 0;
 	struct deck_sample s;
 	deck_sample(d, &s);
+	/* asked, never written: `deck check` makes the no-op write */
+	struct deck_control *ctl = NULL;
+	if (deck_control_open(d, NULL, &ctl) != 0) {
+		cli_error(command, "out of memory");
+		deck_facts_finish(&f);
+		deck_destroy(d);
+		return RXDECK_EXIT_FAILURE;
+	}
+	struct deck_route route = *deck_control_route(ctl);
+	deck_control_destroy(ctl);
 
 	if (o.json) {
-		json_t *j = info_json(d, &f, &s);
+		json_t *j = info_json(d, &f, &s, &route);
+		struct systemd_info si;
+		systemd_info(&si);
+		if (j)
+			json_object_set_new(j, "systemd", systemd_json(&si));
 		int err = j ? json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
 		json_decref(j);
 		putchar('\n');
@@ -214,7 +344,11 @@ static int deck_info(int argc, char **argv, struct cmd_context *ctx)
 	}
 
 	print_facts(d, &f, level, tdp, has_tdp);
+	struct systemd_info si;
+	systemd_info(&si);
+	print_systemd(&si);
 	deck_facts_finish(&f);
+	print_route(&route);
 
 	print_readings(d, &s);
 	if (deck_errmsg(d)[0])
@@ -307,6 +441,7 @@ int cmd_deck(int argc, char **argv, struct cmd_context *ctx)
 	static const struct cmd_sub subs[] = {
 		{ "info", deck_info, 0 },
 		{ "clock", deck_clock, 0 },
+		{ "check", cmd_deck_check, 0 },
 		{ NULL, NULL, 0 },
 	};
 	return cmd_dispatch_sub(ctx, subs, usage, argc, argv);

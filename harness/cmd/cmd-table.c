@@ -35,7 +35,7 @@ const struct rxdeck_command rxdeck_commands[] = {
 	{ "tested", cmd_tested, CAMPAIGN, "write a campaign's run file for docs/tested/" },
 	{ "plot", cmd_plot, CAMPAIGN, "SVG plots of a campaign: frame time over the route, distribution, fps per run" },
 	{ "post", cmd_post, 0, "post a campaign's summary to a Forgejo/Gitea pull request or issue" },
-	{ "deck", cmd_deck, 0, "host facts and sensors (info), GPU performance level and clock (clock)" },
+	{ "deck", cmd_deck, 0, "host facts and sensors (info), the night's assumptions checked (check), GPU performance level and clock (clock)" },
 	{ "db", cmd_db, 0, "results database: migrate to this schema, export or import campaigns as JSON" },
 	{ NULL, NULL, 0, NULL },
 };

@@ -175,6 +175,7 @@ int cmd_list(int argc, char **argv, struct cmd_context *ctx);
 int cmd_show(int argc, char **argv, struct cmd_context *ctx);
 int cmd_import(int argc, char **argv, struct cmd_context *ctx);
 int cmd_deck(int argc, char **argv, struct cmd_context *ctx);
+int cmd_deck_check(int argc, char **argv, struct cmd_context *ctx);
 int cmd_db(int argc, char **argv, struct cmd_context *ctx);
 int cmd_route(int argc, char **argv, struct cmd_context *ctx);
 int cmd_report(int argc, char **argv, struct cmd_context *ctx);

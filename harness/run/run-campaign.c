@@ -60,6 +60,7 @@ struct run_campaign {
 	const struct db_run *cur;
 	double cur_route_s;
 	struct run_device device;    /* inhibitor, clock/TDP per arm, AC */
+	struct run_sleep sleep;      /* the host's suspends, per run */
 };
 
 /* ---- progress ----------------------------------------------------------------- */
@@ -1457,8 +1458,9 @@ static int play_game(struct run_campaign *c, const struct db_run *run, const str
  * and for a window without real frames.  col is the caller's to finish
  * on success. */
 static int store_run(struct run_campaign *c, const struct db_run *run, const char *dir,
-                     const struct run_game_result *gr, struct run_collected *col, char *reason,
-                     size_t reason_size, char *errmsg, size_t size)
+                     const struct run_game_result *gr, const char *slept,
+                     struct run_collected *col, char *reason, size_t reason_size, char *errmsg,
+                     size_t size)
 {
 	struct plan *p = c->plan;
 	struct run_collect_spec cs = {
@@ -1496,6 +1498,8 @@ static int store_run(struct run_campaign *c, const struct db_run *run, const cha
 	reason[0] = 0;
 	if (run_disk_check(dir, reason, reason_size) < 0)
 		;
+	else if (slept[0]) /* a hang or a lost frame after a wake is the sleep's */
+		snprintf(reason, reason_size, "%s", slept);
 	else if (gr->end != RUN_END_OK)
 		snprintf(reason, reason_size, "%s", gr->reason);
 	else if (col->no_log)
@@ -1603,7 +1607,10 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	if (rc < 0)
 		return rc;
 	struct run_game_result gr;
+	run_sleep_mark(&c->sleep);
 	rc = play_game(c, run, arm, dir, deck, pad_spec, &gr, errmsg, size);
+	char slept[160];
+	run_sleep_check(&c->sleep, slept, sizeof slept);
 	if (rc < 0) {
 		/* nothing could be tried (the pad, the FIFO, a fork): the harness's
 		 * trouble, which the next run would have too.  The run stays
@@ -1619,7 +1626,7 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	}
 	struct run_collected col;
 	char reason[600];
-	rc = store_run(c, run, dir, &gr, &col, reason, sizeof reason, errmsg, size);
+	rc = store_run(c, run, dir, &gr, slept, &col, reason, sizeof reason, errmsg, size);
 	if (rc < 0) {
 		run_game_result_finish(&gr);
 		free(dir);
@@ -1636,6 +1643,9 @@ static int play_one(struct run_campaign *c, const struct db_run *run, struct dec
 	if (strncmp(reason, "disk full: ", 11) == 0)
 		return run_errf(errmsg, size, -ENOSPC, "the campaign stopped after run %d: %s; free space, "
 		                "then 'rxdeck resume' goes on", run->position, reason);
+	/* the round goes on; whether another round starts is the deadline's */
+	if (slept[0] && !c->opt.quiet)
+		progress_line(c, "the host slept during run %d; the campaign goes on", run->position);
 	return 0;
 }
 
@@ -1781,12 +1791,14 @@ int run_campaign_play(struct run_campaign *c, struct run_outcome *out, char *err
 	if ((rc = play_begin(c, deck, errmsg, size)) < 0)
 		goto out;
 	c->play_start_ns = util_now_ns();
+	run_sleep_begin(&c->sleep, c->opt.suspended_ns, c->opt.suspended_ctx);
 	if ((rc = play_runs(c, deck, pad_spec, &o, errmsg, size)) < 0)
 		goto out;
 	if ((rc = play_end(c, &o, errmsg, size)) < 0)
 		goto out;
 	*out = o;
 out:
+	run_sleep_end(&c->sleep);
 	run_device_end(&c->device);
 	deck_destroy(deck);
 	return rc;

@@ -1,7 +1,8 @@
 /* run-device: the device around a campaign's runs on a Deck: logind's
  * sleep inhibitor held while the campaign plays, the GPU clock and TDP each
- * arm asks for (gpu_clock, tdp_w) set before each of its runs and put back
- * when the campaign stops however it stops, AC power (no run starts on
+ * arm asks for (gpu_clock, tdp_w) checked against the route's ranges
+ * before the first run, set before each of its runs and put back through
+ * the same route when the campaign stops however it stops, AC power (no run starts on
  * battery; a run unplugged is void; a battery below min_battery_pct stops
  * the campaign), and what each run asked for against what was observed.
  *
@@ -54,13 +55,16 @@ int run_device_begin(struct run_device *dev, struct deck *deck, const struct pla
 	dev->min_battery_pct = p->min_battery_pct;
 	snprintf(dev->state_path, sizeof dev->state_path, "%s/device-state", data_dir);
 
-	/* A harness killed with SIGKILL could not put the device back. */
+	/* A harness killed with SIGKILL could not put the device back: through
+	 * the route that set it. */
 	struct deck_control_state left;
 	char msg[512] = "";
 	int rc = deck_control_state_read(dev->state_path, &left, msg, sizeof msg);
-	if (rc == 0 && deck) {
+	enum deck_route_kind left_kind = DECK_ROUTE_NONE;
+	if (rc == 0 && deck && deck_route_kind_from_name(left.via, &left_kind) == 0) {
 		struct deck_control *ctl;
-		if (deck_control_create(deck, true, &ctl) == 0) {
+		if (deck_control_open(deck, &(struct deck_control_options){ .only = left_kind },
+		                      &ctl) == 0) {
 			if (deck_control_restore(ctl, &left) == 0) {
 				say(dev, "put back the GPU level %s%s and the TDP a stopped campaign had "
 				    "changed (%s)", left.level[0] ? left.level : "(not known)",
@@ -90,9 +94,27 @@ int run_device_begin(struct run_device *dev, struct deck *deck, const struct pla
 	if (!deck)
 		return run_errf(errmsg, size, -ENODEV, "the plan sets gpu_clock or tdp_w, but this host "
 		                "has no readable sysfs");
-	rc = deck_control_create(deck, true, &dev->control);
+	/* the route, proven by a no-op write, and every arm's ask within its
+	 * ranges: refused here, before the first run */
+	rc = deck_control_open(deck, &(struct deck_control_options){ .verify = true },
+	                       &dev->control);
 	if (rc < 0)
 		return run_errf(errmsg, size, rc, "out of memory");
+	const struct deck_route *r = deck_control_route(dev->control);
+	if (r->kind == DECK_ROUTE_NONE) {
+		char tries[1500];
+		deck_route_tries_text(r, tries, sizeof tries);
+		return run_errf(errmsg, size, -ENODEV, "the plan sets gpu_clock or tdp_w, but there is "
+		                "no route to the GPU clock and TDP: %s", tries);
+	}
+	for (size_t i = 0; i < p->n_arms; i++) {
+		const struct plan_arm *arm = &p->arms[i];
+		unsigned mhz = arm->gpu_clock_mhz ? arm->gpu_clock_mhz : p->gpu_clock_mhz;
+		double w = arm->tdp_w > 0 ? arm->tdp_w : p->tdp_w;
+		if ((rc = deck_control_check(dev->control, mhz, w)) < 0)
+			return run_errf(errmsg, size, rc, "arm %c: %s", arm->letter,
+			                deck_control_errmsg(dev->control));
+	}
 	rc = deck_control_save(dev->control, &dev->saved);
 	if (rc == 0)
 		rc = deck_control_state_write(dev->state_path, &dev->saved);
@@ -101,8 +123,13 @@ int run_device_begin(struct run_device *dev, struct deck *deck, const struct pla
 		                deck_control_errmsg(dev->control)[0] ? deck_control_errmsg(dev->control)
 		                                                     : strerror(-rc));
 	dev->saved_ok = true;
-	say(dev, "GPU clock and TDP per arm through %s; put back when the campaign stops",
-	    deck_control_via(dev->control));
+	if (r->bus[0])
+		say(dev, "GPU clock and TDP per arm through %s: steamos-manager%s%s on the %s bus, %s; "
+		    "put back when the campaign stops", deck_control_via(dev->control),
+		    r->version[0] ? " Version " : "", r->version, r->bus, r->interface);
+	else
+		say(dev, "GPU clock and TDP per arm through %s (%s); put back when the campaign stops",
+		    deck_control_via(dev->control), r->interface);
 	return 0;
 }
 

@@ -3,8 +3,9 @@
  * routes, profiles and programs (the plan's folder, the current folder,
  * the source tree, the installed data folder; the demo game next to
  * rxdeck), the composition of a game's environment (profile, arm,
- * inherited values over a cleaned copy of the harness's own), and whether
- * uinput can be used.  It starts nothing. */
+ * inherited values over a cleaned copy of the harness's own; the list
+ * SDL_GAMECONTROLLER_IGNORE_DEVICES appended to, never replaced), and
+ * whether uinput can be used.  It starts nothing. */
 #include "run.h"
 #include "run-private.h"
 #include "util/util.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -250,6 +252,72 @@ static bool harness_owned(const char *kv)
 	return strncmp(kv, "RX_", 3) == 0 || strncmp(kv, "RXDECK_", 7) == 0;
 }
 
+/* Variables holding a comma-separated list that Steam sets for a game it
+ * starts: a layer adds to the list instead of replacing it.  Steam puts
+ * its own virtual pads in SDL_GAMECONTROLLER_IGNORE_DEVICES; dropping them
+ * would let the game take Steam's pad for a second player. */
+static const char *const list_keys[] = { "SDL_GAMECONTROLLER_IGNORE_DEVICES" };
+
+static bool list_has(const char *list, const char *item, size_t item_len)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		const char *a = p, *b = p + n;
+		while (a < b && *a == ' ')
+			a++;
+		while (b > a && b[-1] == ' ')
+			b--;
+		if ((size_t)(b - a) == item_len && strncasecmp(a, item, item_len) == 0)
+			return true;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+/* KEY=VALUE into env; for a list key already set, VALUE's items not in it
+ * yet are appended to it. */
+static int set_or_append(struct plan_strv *env, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : 0;
+	bool list = false;
+	for (size_t i = 0; eq && i < sizeof list_keys / sizeof list_keys[0]; i++)
+		list |= strlen(list_keys[i]) == klen && strncmp(kv, list_keys[i], klen) == 0;
+	char key[64];
+	const char *old = NULL;
+	if (list && klen < sizeof key) {
+		memcpy(key, kv, klen);
+		key[klen] = '\0';
+		old = plan_strv_getenv(env, key);
+	}
+	if (!old || !old[0])
+		return plan_strv_setenv(env, kv);
+	size_t cap = strlen(kv) + strlen(old) + 2, len;
+	char *merged = malloc(cap);
+	if (!merged)
+		return -ENOMEM;
+	len = (size_t)snprintf(merged, cap, "%s=%s", key, old);
+	for (const char *p = eq + 1; *p;) {
+		size_t n = strcspn(p, ",");
+		const char *a = p, *b = p + n;
+		while (a < b && *a == ' ')
+			a++;
+		while (b > a && b[-1] == ' ')
+			b--;
+		if (b > a && !list_has(old, a, (size_t)(b - a)) &&
+		    !list_has(merged + klen + 1, a, (size_t)(b - a)))
+			len += (size_t)snprintf(merged + len, cap - len, ",%.*s", (int)(b - a), a);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	int rc = plan_strv_setenv(env, merged);
+	free(merged);
+	return rc;
+}
+
 int run_env_compose(char *const *base, const struct plan_strv *profile,
                     const struct plan_strv *arm, const struct plan_strv *inherited,
                     struct plan_strv *out)
@@ -268,7 +336,7 @@ int run_env_compose(char *const *base, const struct plan_strv *profile,
 		if (!layers[l])
 			continue;
 		for (size_t i = 0; i < layers[l]->n; i++)
-			if ((rc = plan_strv_setenv(&env, layers[l]->v[i])) < 0)
+			if ((rc = set_or_append(&env, layers[l]->v[i])) < 0)
 				goto fail;
 	}
 	plan_strv_finish(out);

@@ -51,6 +51,25 @@ struct run_device {
 	bool quiet;
 };
 
+/* The host's sleeps, told per run (run-sleep.c). */
+struct run_sleep {
+	int64_t (*suspended_ns)(void *ctx); /* NULL: deck_suspended_ns() */
+	void *ctx;
+	struct deck_sleep_watch *watch;     /* logind's PrepareForSleep; NULL: none */
+	int64_t mark_ns;
+	unsigned mark_signals;
+};
+
+/* Opens the watch (quietly without a system bus: the clock alone tells). */
+void run_sleep_begin(struct run_sleep *s, int64_t (*suspended_ns)(void *ctx), void *ctx);
+/* Before a run. */
+void run_sleep_mark(struct run_sleep *s);
+/* After it: true, with "host slept: ..." in reason, when the host was
+ * suspended (for a second or more) or logind announced a suspend since
+ * the mark; else false and "". */
+bool run_sleep_check(struct run_sleep *s, char *reason, size_t size);
+void run_sleep_end(struct run_sleep *s);
+
 /* Puts back a state a killed harness left, takes the sleep inhibitor (a
  * line when logind refuses; not an error), and when the plan sets a clock
  * or TDP saves what is in force into the state file. */

@@ -82,8 +82,10 @@ int run_find_program(const char *prog, const char *base_dir, char **out, char *e
 /*
  * The environment a game runs with: base (the harness's own environment)
  * without its RX_* and RXDECK_* variables, then the profile's lines, then
- * the arm's, then the inherited values (which win).  *out gets KEY=VALUE
- * lines (free with plan_strv_finish()).
+ * the arm's, then the inherited values (which win).  A layer's
+ * SDL_GAMECONTROLLER_IGNORE_DEVICES adds its devices to the list already
+ * there (Steam's own) instead of replacing it.  *out gets KEY=VALUE lines
+ * (free with plan_strv_finish()).
  */
 int run_env_compose(char *const *base, const struct plan_strv *profile,
                     const struct plan_strv *arm, const struct plan_strv *inherited,
@@ -355,6 +357,12 @@ struct run_options {
 	int (*decided)(void *ctx, struct db *db, int64_t campaign_id, bool *decided, char *errmsg,
 	               size_t errmsg_size);
 	void *decided_ctx;
+	/* The time the host spent suspended since boot, in ns (CLOCK_BOOTTIME
+	 * minus CLOCK_MONOTONIC); read before and after each run, a second or
+	 * more between them voids the run "host slept".  NULL:
+	 * deck_suspended_ns().  Tests put a jump here. */
+	int64_t (*suspended_ns)(void *ctx);
+	void *suspended_ctx;
 };
 
 /*
