@@ -111,5 +111,17 @@ mutant marker-mirror-unwritten-page-marked $rb rxvk-marker \
 	'\t\t\tif (e->marker && e->marker[pg] && e->sub[pg] == rx->page_writer[pg] &&\n\t\t\t    e->part[pg] == rx->page_final[pg] && page_tracked_locked(rx, pg)) {' \
 	'\t\t\tif (e->marker) {'
 
+mutant marker-event-reused-unreset $rb rxvk-reuse \
+	'\tif (m->seq_of[slot])\n\t\trc = vk_check(rx, vkResetEvent' '\tif (0)\n\t\trc = vk_check(rx, vkResetEvent'
+mutant current-target-not-reloaded $rp rxvk-reuse \
+	'\tif (t->format != RXVK_FORMAT_DEPTH && !t->image_valid && !t->pending) {\n\t\tend_rendering(rx, rec);' \
+	'\tif (0) {\n\t\tend_rendering(rx, rec);'
+mutant failed-load-left-valid $rp rxvk-reuse \
+	'\t\tif (t->load_value == job->value)\n\t\t\tt->image_valid = false;\n' ''
+mutant chunk-reset-before-its-parts-ran $rc rxvk-reuse \
+	'VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);' 'VkResult res = VK_SUCCESS;\n\t\t(void)wi;'
+mutant chunk-taken-before-reset $rc rxvk-reuse \
+	'__ATOMIC_ACQUIRE) == CHUNK_READY) {' '__ATOMIC_ACQUIRE) != CHUNK_IN_USE) {'
+
 echo "$caught caught, $missed missed, $broken did not apply or build"
 [ $missed -eq 0 ] && [ $broken -eq 0 ]

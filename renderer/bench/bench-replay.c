@@ -1,7 +1,8 @@
 /* bench-replay: what librxvk's replay and readbacks cost on one device, in
  * the units vkprobe measures its floors in, so the two can sit side by side.
  *
- *   rxvk-bench-replay [spin-iterations]   (20000 suits lavapipe, 200000 a GPU)
+ *   rxvk-bench-replay [--floor FILE [--check]] [spin-iterations]
+ *                                          (20000 suits lavapipe, 200000 a GPU)
  *
  * 1. replay CPU cost per op: rxvk_submit of 1500 ops in one part (µs an op);
  * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part),
@@ -15,6 +16,18 @@
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
  *    time of a 1500-op frame with the switch on against off.
  * Medians over repeated rounds; output is a Markdown table.
+ *
+ * --floor FILE: what vkprobe printed in the same call (one run or several,
+ * one after another): its bare part ("submit: N parts: X us CPU each") and
+ * its timeline wake-up ("wakes Y us after (median)").  The program then
+ * prints each figure as a ratio to the median of vkprobe's floors, against
+ * its target: one more part <= 1.5x a bare part, an early release (`1`,
+ * after the writer's value is visible, either memory mode) <= 1.5x the
+ * wake-up, a marker's release <= 1.0x the wake-up, the early switch idle
+ * under 1 %.  With --check it exits 3 when one is over its target.  A
+ * wake-up that is not positive, the floor's or this program's (lavapipe,
+ * whose poller shares the cores: see docs/performance.md), gives no ratio: those lines say
+ * "not measurable" and do not fail the check.
  *
  *   rxvk-bench-replay --ranges [spin-iterations] [rounds]   (rounds: 15)
  *
@@ -30,6 +43,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +182,14 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
 
 /* 1 and 2: CPU cost of replay, one part and one part per op; a part's
  * CPU split into recording, submitting and publishing */
-static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, double *op_us,
-                          double *part_us, double *rec_us, double *sub_us, double *pub_us)
+struct part_cost {
+	double op_us, part_us;                 /* per op in one part; one more part */
+	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing */
+	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
+	double part_threaded_us;               /* one more part, recorded on a thread (RX_VK_PARALLEL=2) */
+};
+
+static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
 {
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
 	rxvk_device_info_get(rx, info);
@@ -195,11 +215,24 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, do
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
 	double parts_n = (double)(p1.parts - p0.parts);
-	*rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
-	*sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
-	*pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
-	*op_us = median(per_op, 9);
-	*part_us = median(per_part, 9) - *op_us;
+	pc->rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
+	pc->sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
+	pc->pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
+	pc->get_us = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
+	pc->play_us = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
+	pc->op_us = median(per_op, 9);
+	pc->part_us = median(per_part, 9) - pc->op_us;
+	/* the same with the recording on a thread: what the render thread pays */
+	rx = make((struct rxvk_config){ .part_ops = 1, .parallel = 2 });
+	frame_ops(ops, rx);
+	for (int k = 0; k < 9; k++) {
+		double t0 = now_us();
+		rxvk_submit(rx, ops, n, NULL);
+		per_part[k] = (now_us() - t0) / (double)n;
+		rxvk_finish(rx);
+	}
+	rxvk_destroy(rx);
+	pc->part_threaded_us = median(per_part, 9) - pc->op_us;
 	return n;
 }
 
@@ -244,6 +277,68 @@ static int idle_switch(struct rxvk_op *ops, double *off_ms, double *on_ms)
 	*off_ms = median(idle[0], IDLE_ROUNDS);
 	*on_ms = median(idle[1], IDLE_ROUNDS);
 	return 0;
+}
+
+/* vkprobe's floors, from its output */
+struct floors {
+	double part[16], wake[16];
+	int n_part, n_wake;
+};
+
+static int floors_read(const char *path, struct floors *f)
+{
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		fprintf(stderr, "rxvk-bench-replay: --floor %s: cannot open it\n", path);
+		return -1;
+	}
+	char line[512];
+	int no = 0;
+	while (fgets(line, sizeof line, in)) {
+		no++;
+		int parts;
+		double v;
+		const char *w = strstr(line, "timeline wait wakes ");
+		if (sscanf(line, "submit: %d parts: %lf us CPU each", &parts, &v) == 2) {
+			if (f->n_part < 16)
+				f->part[f->n_part++] = v;
+		} else if (strncmp(line, "submit:", 7) == 0 || (strncmp(line, "wake:", 5) == 0 && !w)) {
+			fprintf(stderr, "rxvk-bench-replay: %s:%d: not a vkprobe line this program knows\n", path, no);
+			fclose(in);
+			return -1;
+		} else if (w && sscanf(w, "timeline wait wakes %lf us after", &v) == 1) {
+			if (f->n_wake < 16)
+				f->wake[f->n_wake++] = v;
+		}
+	}
+	fclose(in);
+	if (!f->n_part || !f->n_wake) {
+		fprintf(stderr, "rxvk-bench-replay: --floor %s: no vkprobe %s line in it\n", path,
+		        f->n_part ? "\"wake:\"" : "\"submit:\"");
+		return -1;
+	}
+	return 0;
+}
+
+static void print_range(const char *what, double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	printf("vkprobe %s: %.2f", what, v[0]);
+	if (n > 1)
+		printf("–%.2f", v[n - 1]);
+	printf(" µs (%d run%s, median %.2f)\n", n, n > 1 ? "s" : "", median(v, n));
+}
+
+/* One ratio line; returns 1 when it is over its target. */
+static int ratio_line(const char *what, double value, double floor, double target)
+{
+	if (floor <= 0 || value <= 0) {
+		printf("| %s | %.2f µs | not measurable (floor %.2f µs) | ≤ %.1f× | — |\n", what, value, floor, target);
+		return 0;
+	}
+	double r = value / floor;
+	printf("| %s | %.2f µs | %.2f× | ≤ %.1f× | %s |\n", what, value, r, target, r <= target ? "met" : "**over**");
+	return r > target;
 }
 
 /* --ranges: a renderer taught `ranges` tracked ranges (see the top) */
@@ -354,18 +449,63 @@ static int ranges_main(uint32_t iters, int rounds)
 	return bad;
 }
 
+/* The ratios to vkprobe's floors (see the top); 3 with `check` when one
+ * is over its target. */
+static int check_floors(struct floors *fl, const struct part_cost *pc, double wake[2][4], double idle,
+                        bool check)
+{
+	printf("\n");
+	print_range("bare part (one vkQueueSubmit with a timeline signal)", fl->part, fl->n_part);
+	print_range("timeline wake-up after the writer's value", fl->wake, fl->n_wake);
+	double part_floor = median(fl->part, fl->n_part), wake_floor = median(fl->wake, fl->n_wake);
+	int over = 0;
+	printf("\n| against vkprobe's floor (same call) | librxvk | ratio | target | |\n|---|---|---|---|---|\n");
+	over += ratio_line("one more part / bare part", pc->part_us, part_floor, 1.5);
+	over += ratio_line("early release (`1`), in place / wake-up", wake[0][1], wake_floor, 1.5);
+	over += ratio_line("early release (`1`), mirrored / wake-up", wake[1][1], wake_floor, 1.5);
+	over += ratio_line("marker release, in place / wake-up", wake[0][2], wake_floor, 1.0);
+	over += ratio_line("marker release, mirrored / wake-up", wake[1][2], wake_floor, 1.0);
+	printf("| early switch idle | %+.2f %% | — | < 1 %% | %s |\n", idle * 100, idle < 0.01 ? "met" : "**over**");
+	over += idle >= 0.01;
+	if (check)
+		printf("\ncheck: %d of 6 over target\n", over);
+	return check && over ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--ranges") == 0)
 		return ranges_main(argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 20000,
 		                   argc > 3 ? atoi(argv[3]) : 15);
-	uint32_t iters = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 20000;
+	struct floors fl = { 0 };
+	const char *floor_path = NULL;
+	bool check = false;
+	int a0 = 1;
+	for (; a0 < argc && strncmp(argv[a0], "--", 2) == 0; a0++) {
+		if (strcmp(argv[a0], "--check") == 0) {
+			check = true;
+		} else if (strcmp(argv[a0], "--floor") == 0 && a0 + 1 < argc) {
+			floor_path = argv[++a0];
+		} else {
+			fprintf(stderr, "rxvk-bench-replay: unknown option %s\n"
+			                "usage: rxvk-bench-replay [--floor FILE [--check]] [spin-iterations]\n"
+			                "       rxvk-bench-replay --ranges [spin-iterations] [rounds]\n", argv[a0]);
+			return 2;
+		}
+	}
+	if (check && !floor_path) {
+		fprintf(stderr, "rxvk-bench-replay: --check needs --floor FILE (vkprobe's output from the same call)\n");
+		return 2;
+	}
+	if (floor_path && floors_read(floor_path, &fl) < 0)
+		return 2;
+	uint32_t iters = a0 < argc ? (uint32_t)strtoul(argv[a0], NULL, 10) : 20000;
 	static struct rxvk_op ops[NOPS + 8];
 	struct rxvk_device_info info;
 
 	/* 1 and 2: CPU cost of replay, one part and one part per op */
-	double op_us, part_us, rec_us, sub_us, pub_us;
-	size_t n = replay_cost(ops, &info, &op_us, &part_us, &rec_us, &sub_us, &pub_us);
+	struct part_cost pc;
+	size_t n = replay_cost(ops, &info, &pc);
 	struct rxvk *rx;
 
 	/* 3: wake-up after the writer's value is visible (default policy, the
@@ -425,10 +565,14 @@ int main(int argc, char **argv)
 
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");
-	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", op_us);
-	printf("| one more part (1500 parts against one) | %.2f µs |\n", part_us);
+	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
+	printf("| one more part (1500 parts against one) | %.2f µs |\n", pc.part_us);
 	printf("| a part's CPU (1500 parts): recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
-	       rec_us, sub_us, pub_us);
+	       pc.rec_us, pc.sub_us, pc.pub_us);
+	printf("| one more part, recorded on a thread (RX_VK_PARALLEL=2): the render thread's CPU | %.2f µs |\n",
+	       pc.part_threaded_us);
+	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
+	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "
@@ -446,5 +590,7 @@ int main(int argc, char **argv)
 	printf("early switch idle (mirrored, nothing in place), median of %d interleaved frames: "
 	       "%.3f ms a frame off, %.3f ms on: %+.2f%%\n",
 	       IDLE_ROUNDS, off_ms, on_ms, (on_ms / off_ms - 1) * 100);
-	return 0;
+	if (!floor_path)
+		return 0;
+	return check_floors(&fl, &pc, arm_wake, on_ms / off_ms - 1, check);
 }

@@ -285,9 +285,10 @@ static int marker_seen(struct rxvk *rx, uint64_t seq)
 #define MARKER_SPIN_NS 20000ull        /* spin this long before sleeping */
 #define MARKER_SLEEP_NS 20000ull       /* then poll every this long */
 
-/* Waits until marker `seq` is seen or, the fallback, the timeline reaches
- * part_value (the writer's part): spins briefly, then sleep-polls.  Sets
- * *by_marker when the marker released it first.  0 or a negative errno. */
+/* Waits until marker `seq` is seen (none when 0) or, the fallback, the
+ * timeline reaches part_value (the writer's part): spins briefly, then
+ * sleep-polls.  Sets *by_marker when the marker released it first.  0 or a
+ * negative errno. */
 static int marker_wait(struct rxvk *rx, uint64_t seq, uint64_t part_value, bool *by_marker)
 {
 	uint64_t t0 = rxvk_now_ns();
@@ -302,7 +303,7 @@ static int marker_wait(struct rxvk *rx, uint64_t seq, uint64_t part_value, bool 
 			               (unsigned long long)part_value, (unsigned long long)lost);
 			return -EIO;
 		}
-		int seen = marker_seen(rx, seq);
+		int seen = seq ? marker_seen(rx, seq) : 0;
 		if (seen < 0)
 			return seen;
 		if (seen) {
@@ -497,11 +498,17 @@ static int diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const stru
                      uint64_t t0, bool *by_marker);
 
 /* The read's own wait: for its writer's marker (the part's value as the
- * fallback), or on the timeline for `value`. */
-static int release_wait(struct rxvk *rx, uint64_t marker, uint64_t value, bool *by_marker)
+ * fallback); for its writer's part (`early`), polled the same way: a
+ * blocking vkWaitSemaphores woke such reads 0.2 ms to 2 ms late on the
+ * H200, which left the GPU idle long enough for its clock to drop and the
+ * next read to wait longer still (docs/performance.md, "EARLY=1 steadied");
+ * else, for a whole submission, on the timeline for `value`. */
+static int release_wait(struct rxvk *rx, uint64_t marker, bool early, uint64_t value, bool *by_marker)
 {
 	*by_marker = false;
-	return marker ? marker_wait(rx, marker, value, by_marker) : rxvk_timeline_wait(rx, value);
+	if (marker || early)
+		return marker_wait(rx, marker, value, by_marker);
+	return rxvk_timeline_wait(rx, value);
 }
 
 int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk_wait *out)
@@ -546,7 +553,7 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 			if (rx->rb->diag.on && d.diag_value)
 				rc = diag_wait(rx, addr, size_B, &d, t0, &by_marker);
 			else
-				rc = release_wait(rx, d.marker, d.value, &by_marker);
+				rc = release_wait(rx, d.marker, d.early, d.value, &by_marker);
 			if (by_marker)
 				CNT_ADD(rx, reads_marker, 1);
 			w.waited = true;
@@ -608,8 +615,9 @@ static int diag_wait(struct rxvk *rx, uint64_t addr, uint64_t size_B, const stru
 	const volatile uint8_t *g = rx->guest + addr;
 	for (uint64_t i = 0; i < n; i++)
 		before[i] = g[i];
-	int rc = d->marker ? release_wait(rx, d->marker, d->value, by_marker)
-	                   : release_wait(rx, 0, d->diag_value < d->value ? d->diag_value : d->value, by_marker);
+	int rc = d->marker ? release_wait(rx, d->marker, d->early, d->value, by_marker)
+	                   : release_wait(rx, 0, d->early, d->diag_value < d->value ? d->diag_value : d->value,
+	                                  by_marker);
 	if (rc < 0)
 		return rc;
 	uint64_t done_ns = rxvk_now_ns() - t0;

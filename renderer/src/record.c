@@ -16,26 +16,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cmd_slot {
-	VkCommandBuffer cmd;
-	uint64_t value;        /* free once the timeline reaches it */
+/* Command buffers come in chunks, one pool a chunk, handed out in timeline
+ * order and taken back a whole chunk at a time, the way a command list is
+ * recycled in DXVK: a chunk whose command buffers are all handed out goes
+ * to the recycler thread, which waits until the timeline has passed the
+ * newest value they signal and makes all of them new again with one
+ * vkResetCommandPool.  The thread that records takes a command buffer with
+ * an index step: no reset of its own and no look at the timeline, which
+ * were most of what a part cost beyond its vkQueueSubmit
+ * (docs/performance.md). */
+#define CHUNK_CMDS 32
+
+enum { CHUNK_READY, CHUNK_IN_USE, CHUNK_PENDING };
+
+struct cmd_chunk {
+	VkCommandPool pool;    /* owned by whoever holds the chunk (state) */
+	VkCommandBuffer cmd[CHUNK_CMDS];
+	unsigned used;         /* handed out since the pool was last reset */
+	uint64_t last;         /* the newest value one of them signals */
+	int state;             /* CHUNK_*, atomic: the recycler sets READY */
+	struct cmd_chunk *next_pending;
+};
+
+/* One recording thread's chunks, a ring in timeline order: the chunk after
+ * `cur` is the oldest.  Chunks never move (the recycler holds pointers). */
+struct cmd_ring {
+	struct cmd_chunk **v;
+	size_t n, cap;
+	size_t cur;
 };
 
 struct recorder_thread {
 	pthread_t thread;
-	VkCommandPool pool;
-	struct cmd_slot *cmds;
-	size_t n_cmds, cap_cmds;
+	struct cmd_ring ring;
 	bool started;
 };
 
 /* Records parts into command buffers: inline when RX_VK_PARALLEL=1, on
  * RX_VK_PARALLEL threads otherwise; submits them in timeline order. */
 struct recorder {
-	/* the render thread's pool and command buffers (RX_VK_PARALLEL=1) */
-	VkCommandPool pool;
-	struct cmd_slot *cmds;
-	size_t n_cmds, cap_cmds;
+	struct cmd_ring ring;           /* the render thread's (RX_VK_PARALLEL=1) */
+	/* every part's closing commands (the barrier after its work and the
+	 * host barrier), recorded once and submitted after each part */
+	VkCommandPool close_pool;
+	VkCommandBuffer close;
 	unsigned n_threads;
 	struct recorder_thread *threads;
 	pthread_mutex_t lock;
@@ -44,50 +68,154 @@ struct recorder {
 	struct part_job *todo;          /* next job no thread has taken */
 	struct part_job *free_jobs;
 	bool stop;
+	/* the recycler: chunks waiting for the timeline, oldest first */
+	pthread_t recycler;
+	bool recycler_started, recycler_stop;
+	pthread_mutex_t recycle_lock;
+	pthread_cond_t recycle_cond;
+	struct cmd_chunk *pending, *pending_tail;
 };
 
-static int cmd_get(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n, size_t *cap,
-                 uint64_t value, VkCommandBuffer *out)
+#define RECYCLE_SLICE_NS 50000000ull
+
+static void *recycler_main(void *arg)
 {
-	uint64_t done = rxvk_timeline_done(rx);
-	for (size_t i = 0; i < *n; i++)
-		if ((*slots)[i].value <= done) {
-			(*slots)[i].value = value;
-			*out = (*slots)[i].cmd;
-			return vk_check(rx, vkResetCommandBuffer(*out, 0));
+	struct rxvk *rx = arg;
+	struct recorder *r = rx->recorder;
+	pthread_mutex_lock(&r->recycle_lock);
+	for (;;) {
+		while (!r->pending && !r->recycler_stop)
+			pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
+		if (r->recycler_stop)
+			break;
+		struct cmd_chunk *c = r->pending;
+		pthread_mutex_unlock(&r->recycle_lock);
+		VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+		                           .semaphoreCount = 1,
+		                           .pSemaphores = &rx->timeline,
+		                           .pValues = &c->last };
+		VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);
+		if (res == VK_SUCCESS && vkResetCommandPool(rx->device, c->pool, 0) == VK_SUCCESS) {
+			pthread_mutex_lock(&r->recycle_lock);
+			r->pending = c->next_pending;
+			if (!r->pending)
+				r->pending_tail = NULL;
+			c->used = 0;
+			__atomic_store_n(&c->state, CHUNK_READY, __ATOMIC_RELEASE);
+			continue;
 		}
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct cmd_slot *v = realloc(*slots, c * sizeof *v);
+		/* not yet (or a lost device: the chunk stays pending, unused) */
+		pthread_mutex_lock(&r->recycle_lock);
+	}
+	pthread_mutex_unlock(&r->recycle_lock);
+	return NULL;
+}
+
+static void chunk_retire(struct recorder *r, struct cmd_chunk *c)
+{
+	pthread_mutex_lock(&r->recycle_lock);
+	c->state = CHUNK_PENDING;
+	c->next_pending = NULL;
+	if (r->pending_tail)
+		r->pending_tail->next_pending = c;
+	else
+		r->pending = c;
+	r->pending_tail = c;
+	pthread_cond_signal(&r->recycle_cond);
+	pthread_mutex_unlock(&r->recycle_lock);
+}
+
+/* A new chunk after `cur` (so still the newest in ring order). */
+static int chunk_add(struct rxvk *rx, struct cmd_ring *ring)
+{
+	if (ring->n == ring->cap) {
+		size_t c = ring->cap ? ring->cap * 2 : 4;
+		struct cmd_chunk **v = realloc(ring->v, c * sizeof *v);
 		if (!v)
 			return -ENOMEM;
-		*slots = v;
-		*cap = c;
+		ring->v = v;
+		ring->cap = c;
 	}
-	VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                   .commandPool = pool,
-	                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	                                   .commandBufferCount = 1 };
-	int rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, out));
-	if (rc < 0)
+	struct cmd_chunk *ch = calloc(1, sizeof *ch);
+	if (!ch)
+		return -ENOMEM;
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                                .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+	                                .queueFamilyIndex = rx->queue_family };
+	int rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &ch->pool));
+	if (rc == 0) {
+		VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		                                   .commandPool = ch->pool,
+		                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		                                   .commandBufferCount = CHUNK_CMDS };
+		if ((rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, ch->cmd))) < 0)
+			vkDestroyCommandPool(rx->device, ch->pool, NULL);
+	}
+	if (rc < 0) {
+		free(ch);
 		return rc;
-	(*slots)[(*n)++] = (struct cmd_slot){ *out, value };
+	}
+	size_t at = ring->n ? ring->cur + 1 : 0;
+	memmove(&ring->v[at + 1], &ring->v[at], (ring->n - at) * sizeof *ring->v);
+	ring->v[at] = ch;
+	ring->n++;
+	ring->cur = at;
+	ch->state = CHUNK_IN_USE;
 	return 0;
 }
 
-static int record_job(struct rxvk *rx, VkCommandPool pool, struct cmd_slot **slots, size_t *n,
-                      size_t *cap, struct part_job *job)
+/* A command buffer in the initial state for the part that signals `value`. */
+static int cmd_get(struct rxvk *rx, struct cmd_ring *ring, uint64_t value, VkCommandBuffer *out)
+{
+	struct cmd_chunk *c = ring->n ? ring->v[ring->cur] : NULL;
+	if (!c || c->used == CHUNK_CMDS) {
+		if (c)
+			chunk_retire(rx->recorder, c);
+		size_t next = ring->n ? (ring->cur + 1) % ring->n : 0;
+		if (ring->n && __atomic_load_n(&ring->v[next]->state, __ATOMIC_ACQUIRE) == CHUNK_READY) {
+			ring->cur = next;
+			c = ring->v[next];
+			c->state = CHUNK_IN_USE;
+		} else {
+			int rc = chunk_add(rx, ring);
+			if (rc < 0)
+				return rc;
+			c = ring->v[ring->cur];
+		}
+	}
+	c->last = value;
+	*out = c->cmd[c->used++];
+	return 0;
+}
+
+/* After the recycler has stopped and the device is idle. */
+static void ring_free(struct rxvk *rx, struct cmd_ring *ring)
+{
+	for (size_t i = 0; i < ring->n; i++) {
+		if (rx->device)
+			vkDestroyCommandPool(rx->device, ring->v[i]->pool, NULL);
+		free(ring->v[i]);
+	}
+	free(ring->v);
+	memset(ring, 0, sizeof *ring);
+}
+
+static int record_job(struct rxvk *rx, struct cmd_ring *ring, struct part_job *job)
 {
 	uint64_t t0 = rxvk_now_ns();
-	int rc = cmd_get(rx, pool, slots, n, cap, job->value, &job->cmd);
+	int rc = cmd_get(rx, ring, job->value, &job->cmd);
 	if (rc < 0)
 		return rc;
+	uint64_t t1 = rxvk_now_ns();
+	CNT_ADD(rx, part_cmd_get_ns, t1 - t0);
 	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 	                                .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
 	if ((rc = vk_check(rx, vkBeginCommandBuffer(job->cmd, &bi))) < 0)
 		return rc;
+	uint64_t t2 = rxvk_now_ns();
 	if ((rc = cl_play(rx, &job->cl, job->cmd)) < 0)
 		return rc;
+	CNT_ADD(rx, part_play_ns, rxvk_now_ns() - t2);
 	rc = vk_check(rx, vkEndCommandBuffer(job->cmd));
 	if (rc == 0 && rx->test.fail_record_value == job->value) {
 		rxvk_set_error("test hook: recording part %llu fails", (unsigned long long)job->value);
@@ -104,8 +232,8 @@ static int submit_job(struct rxvk *rx, struct part_job *job)
 	                                     .pSignalSemaphoreValues = &job->value };
 	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 	                    .pNext = &ts,
-	                    .commandBufferCount = 1,
-	                    .pCommandBuffers = &job->cmd,
+	                    .commandBufferCount = 2,
+	                    .pCommandBuffers = (VkCommandBuffer[2]){ job->cmd, rx->recorder->close },
 	                    .signalSemaphoreCount = 1,
 	                    .pSignalSemaphores = &rx->timeline };
 	uint64_t t0 = rxvk_now_ns();
@@ -196,7 +324,7 @@ static void *recorder_main(void *arg)
 		struct part_job *job = r->todo;
 		r->todo = job->next;
 		pthread_mutex_unlock(&r->lock);
-		int rc = record_job(rx, t->pool, &t->cmds, &t->n_cmds, &t->cap_cmds, job);
+		int rc = record_job(rx, &t->ring, job);
 		pthread_mutex_lock(&r->lock);
 		job->state = rc < 0 ? rc : JOB_RECORDED;
 		pthread_cond_broadcast(&r->cond);
@@ -241,7 +369,7 @@ int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 {
 	struct recorder *r = rx->recorder;
 	if (r->n_threads == 0) {
-		int rc = record_job(rx, r->pool, &r->cmds, &r->n_cmds, &r->cap_cmds, job);
+		int rc = record_job(rx, &r->ring, job);
 		if (rc == 0)
 			rc = submit_job(rx, job);
 		if (rc < 0)
@@ -269,6 +397,35 @@ int rxvk_recorder_drain(struct rxvk *rx)
 	return rx->recorder->n_threads ? drain(rx, true) : 0;
 }
 
+/* Step of rxvk_recorder_init: the closing command buffer, recorded once. */
+static int close_record(struct rxvk *rx, struct recorder *r)
+{
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	                                .queueFamilyIndex = rx->queue_family };
+	int rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &r->close_pool));
+	if (rc < 0)
+		return rc;
+	VkCommandBufferAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	                                   .commandPool = r->close_pool,
+	                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	                                   .commandBufferCount = 1 };
+	if ((rc = vk_check(rx, vkAllocateCommandBuffers(rx->device, &ai, &r->close))) < 0)
+		return rc;
+	/* pending in many submissions at once */
+	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+	                                .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT };
+	if ((rc = vk_check(rx, vkBeginCommandBuffer(r->close, &bi))) < 0)
+		return rc;
+	struct cmdlist cl = { 0 };
+	cl_barrier(&cl);      /* the part's work before whatever follows it */
+	cl_host_barrier(&cl); /* and before the host reads what it wrote */
+	rc = cl_play(rx, &cl, r->close);
+	cl_free(&cl);
+	if (rc < 0)
+		return rc;
+	return vk_check(rx, vkEndCommandBuffer(r->close));
+}
+
 int rxvk_recorder_init(struct rxvk *rx)
 {
 	struct recorder *r = calloc(1, sizeof *r);
@@ -277,26 +434,20 @@ int rxvk_recorder_init(struct rxvk *rx)
 	rx->recorder = r;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	VkCommandPoolCreateInfo rpci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-	                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-	                                 .queueFamilyIndex = rx->queue_family };
-	int prc = vk_check(rx, vkCreateCommandPool(rx->device, &rpci, NULL, &r->pool));
-	if (prc < 0)
-		return prc;
+	pthread_mutex_init(&r->recycle_lock, NULL);
+	pthread_cond_init(&r->recycle_cond, NULL);
+	int crc = close_record(rx, r);
+	if (crc < 0)
+		return crc;
+	if (pthread_create(&r->recycler, NULL, recycler_main, rx) != 0)
+		return -EAGAIN;
+	r->recycler_started = true;
 	unsigned n = rx->set.cfg.parallel;
 	if (n < 2)
 		return 0;
 	r->threads = calloc(n, sizeof *r->threads);
 	if (!r->threads)
 		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
-		VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		                                .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-		                                .queueFamilyIndex = rx->queue_family };
-		int rc = vk_check(rx, vkCreateCommandPool(rx->device, &pci, NULL, &r->threads[i].pool));
-		if (rc < 0)
-			return rc;
-	}
 	/* threads start only once every slot is set, so each finds its own */
 	pthread_mutex_lock(&r->lock);
 	r->n_threads = n;
@@ -315,6 +466,13 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	struct recorder *r = rx->recorder;
 	if (!r)
 		return;
+	if (r->recycler_started) {
+		pthread_mutex_lock(&r->recycle_lock);
+		r->recycler_stop = true;
+		pthread_cond_signal(&r->recycle_cond);
+		pthread_mutex_unlock(&r->recycle_lock);
+		pthread_join(r->recycler, NULL);
+	}
 	if (r->threads) {
 		pthread_mutex_lock(&r->lock);
 		r->stop = true;
@@ -323,11 +481,8 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		for (unsigned i = 0; i < r->n_threads; i++)
 			if (r->threads[i].started)
 				pthread_join(r->threads[i].thread, NULL);
-		for (unsigned i = 0; i < r->n_threads; i++) {
-			if (r->threads[i].pool && rx->device)
-				vkDestroyCommandPool(rx->device, r->threads[i].pool, NULL);
-			free(r->threads[i].cmds);
-		}
+		for (unsigned i = 0; i < r->n_threads; i++)
+			ring_free(rx, &r->threads[i].ring);
 		free(r->threads);
 		r->threads = NULL;
 	}
@@ -341,11 +496,13 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		free(j->blocks_undo);
 		free(j);
 	}
-	if (r->pool && rx->device)
-		vkDestroyCommandPool(rx->device, r->pool, NULL);
-	free(r->cmds);
+	ring_free(rx, &r->ring);
+	if (r->close_pool && rx->device)
+		vkDestroyCommandPool(rx->device, r->close_pool, NULL);
 	pthread_cond_destroy(&r->cond);
 	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->recycle_cond);
+	pthread_mutex_destroy(&r->recycle_lock);
 	free(r);
 	rx->recorder = NULL;
 }

@@ -498,9 +498,13 @@ static int wb_push(struct part *p, uint64_t addr, uint64_t size)
 static int part_end(struct rxvk *rx, struct recording *rec)
 {
 	struct part *p = &rec->part;
+	if (p->rendering && !p->n_wb) {
+		/* the closing command buffer's barrier follows (record.c) */
+		cl_end_rendering(CL(rec));
+		p->rendering = false;
+	}
 	end_rendering(rx, rec);
 	mirror_writeback(rx, rec);
-	cl_host_barrier(&p->job->cl);
 	struct part_job *job = p->job;
 	p->job = NULL;
 	return rxvk_recorder_put(rx, job);
