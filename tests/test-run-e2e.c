@@ -62,7 +62,7 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	char *log = test_read_text(out);
 	if (rc != 0)
 		fail_msg("rxdeck run exited %d:\n%s", rc, log);
-	assert_non_null(strstr(log, "| real fps"));          /* the table */
+	assert_non_null(strstr(log, "real fps"));            /* the terminal table */
 	assert_non_null(strstr(log, "early readback"));
 	free(log);
 

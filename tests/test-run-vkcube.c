@@ -101,7 +101,16 @@ static void test_run_vkcube__mangohud_two_arms_abba(void **state)
 	char *log = test_read_text(out);
 	if (rc != 0)
 		fail_msg("rxdeck run exited %d:\n%s", rc, log);
-	/* the table, with both arms, and no pad */
+	/* the terminal table ends the run; the Markdown report has both arms
+	 * and no pad */
+	assert_non_null(strstr(log, "real fps"));
+	free(log);
+	const char *report_args[] = { rxdeck, "report", "--format", "md", NULL };
+	how.out = tdir_file(&t, "report.out", out, sizeof out);
+	rc = test_proc_run(report_args, &how);
+	log = test_read_text(out);
+	if (rc != 0)
+		fail_msg("rxdeck report exited %d:\n%s", rc, log);
 	assert_non_null(strstr(log, "| real fps"));
 	assert_non_null(strstr(log, "A: one thread"));
 	assert_non_null(strstr(log, "B: two threads"));
