@@ -42,26 +42,11 @@ static char *report_text(struct db *db, int64_t id, enum report_format f)
 /* A done run of arm with a value for every metric of the registry. */
 static void add_run(struct trep *t, int arm, int round, const double *v)
 {
-	int pos = t->next_position++;
-	struct db_run plan = { .arm_id = t->arm[arm], .round = round, .position = pos };
-	assert_int_equal(db_run_plan(t->db, t->campaign, &plan, 1), 0);
-	struct db_run *runs;
-	size_t n;
-	assert_int_equal(db_run_list(t->db, t->campaign, &runs, &n), 0);
-	int64_t id = 0;
-	for (size_t i = 0; i < n; i++)
-		if (runs[i].position == pos)
-			id = runs[i].id;
-	free(runs);
-	int64_t start = TREP_CREATED_MS + (int64_t)pos * 150000;
-	assert_int_equal(db_run_mark_running(t->db, id, start, "/tmp/runs/x"), 0);
 	struct db_metric m[64];
 	size_t nm = 0;
 	for (size_t k = 0; stats_metrics[k].key; k++)
 		m[nm++] = (struct db_metric){ .name = stats_metrics[k].key, .value = v[k] };
-	struct db_run_results r = { .metrics = m, .n_metrics = nm, .status = DB_RUN_DONE,
-		                    .end_unix_ms = start + 125000, .exit_status = 0 };
-	assert_int_equal(db_run_store_results(t->db, id, &r), 0);
+	trep_run_store(t, arm, round, NULL, m, nm);
 }
 
 /* The arms' intent, metric by metric: B 20 % better than A in the

@@ -108,10 +108,10 @@ static inline void trep_open(struct trep *t, const char *name, int n_arms,
 	t->next_position = 1;
 }
 
-/* Adds a run of arm (index) in round, finished DONE (or VOID with reason),
- * with the metrics given as name/value pairs ending with NULL.  Returns
- * its id. */
-static inline int64_t trep_run(struct trep *t, int arm, int round, const char *void_reason, ...)
+/* Adds a run of arm (index) in round at the next position, finished DONE
+ * (or VOID with void_reason) with the n metrics m.  Returns its id. */
+static inline int64_t trep_run_store(struct trep *t, int arm, int round, const char *void_reason,
+                                     struct db_metric *m, size_t n_metrics)
 {
 	int pos = t->next_position++;
 	struct db_run plan = { .arm_id = t->arm[arm], .round = round, .position = pos };
@@ -126,6 +126,22 @@ static inline int64_t trep_run(struct trep *t, int arm, int round, const char *v
 	free(runs);
 	int64_t start = TREP_CREATED_MS + (int64_t)pos * 150000;
 	assert_int_equal(db_run_mark_running(t->db, id, start, "/tmp/runs/x"), 0);
+	struct db_run_results r = {
+		.metrics = m, .n_metrics = n_metrics,
+		.status = void_reason ? DB_RUN_VOID : DB_RUN_DONE,
+		.void_reason = void_reason,
+		.end_unix_ms = start + 125000,
+		.exit_status = 0,
+	};
+	assert_int_equal(db_run_store_results(t->db, id, &r), 0);
+	return id;
+}
+
+/* Adds a run of arm (index) in round, finished DONE (or VOID with reason),
+ * with the metrics given as name/value pairs ending with NULL.  Returns
+ * its id. */
+static inline int64_t trep_run(struct trep *t, int arm, int round, const char *void_reason, ...)
+{
 	struct db_metric m[32];
 	size_t nm = 0;
 	va_list ap;
@@ -136,15 +152,7 @@ static inline int64_t trep_run(struct trep *t, int arm, int round, const char *v
 		nm++;
 	}
 	va_end(ap);
-	struct db_run_results r = {
-		.metrics = m, .n_metrics = nm,
-		.status = void_reason ? DB_RUN_VOID : DB_RUN_DONE,
-		.void_reason = void_reason,
-		.end_unix_ms = start + 125000,
-		.exit_status = 0,
-	};
-	assert_int_equal(db_run_store_results(t->db, id, &r), 0);
-	return id;
+	return trep_run_store(t, arm, round, void_reason, m, nm);
 }
 
 /* Frames of a run at exactly fps real frames a second from t0 + 0 to
