@@ -66,36 +66,65 @@ static void test_deck_info__a_deck(void **state)
 	fake_cleanup(&f);
 }
 
+/* A skip (77 for the case) where the D-Bus doubles cannot run. */
+static void skip_without_buses(void)
+{
+	char why[256];
+	if (!test_bus_can_run(why, sizeof why))
+		skip();
+}
+
+/* One era's double on private buses over a fake LCD Deck; with helper,
+ * the priv-write double as Valve's helper (else none: no_buses()'s). */
+struct era_env {
+	struct fake f;
+	struct test_bus bus;
+};
+
+static void era_start(struct era_env *e, const char *era, const char *more, bool helper)
+{
+	fake_init(&e->f);
+	fake_deck(&e->f);
+	char extra[PATH_MAX * 2];
+	snprintf(extra, sizeof extra, "--era %s --root %s --card sys/class/drm/card2/device "
+	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4 %s", era, e->f.root, more);
+	if (helper) {
+		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh",
+		       1);
+		setenv("RXDECK_DECK_ROOT", e->f.root, 1);
+		char log[PATH_MAX + 32];
+		snprintf(log, sizeof log, "%s/priv-write.log", e->f.root);
+		setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
+	}
+	if (!test_bus_start(&e->bus, e->f.root, extra)) {
+		test_bus_stop(&e->bus);
+		fail_msg("the D-Bus doubles did not come up");
+	}
+}
+
+static void era_stop(struct era_env *e)
+{
+	test_bus_stop(&e->bus);
+	unsetenv("RXDECK_DECK_ROOT");
+	unsetenv("PRIV_WRITE_DOUBLE_LOG");
+	no_buses();
+	fake_cleanup(&e->f);
+}
+
 /* deck info's route lines with the era's double on private buses. */
 static const char *info_with(const char *era, char *out, size_t size)
 {
-	struct fake f;
-	fake_init(&f);
-	fake_deck(&f);
-	struct test_bus bus;
-	char extra[PATH_MAX * 2];
-	snprintf(extra, sizeof extra, "--era %s --root %s --card sys/class/drm/card2/device "
-	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4", era, f.root);
-	if (strcmp(era, "none") == 0) {
-		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
-		setenv("RXDECK_DECK_ROOT", f.root, 1);
-	}
-	if (!test_bus_start(&bus, f.root, extra)) {
-		test_bus_stop(&bus);
-		fail_msg("the D-Bus doubles did not come up");
-	}
+	struct era_env e;
+	era_start(&e, era, "", strcmp(era, "none") == 0);
 	char err[1024];
-	int rc = test_cmd_run(out, size, err, sizeof err, "deck", "info", "--root", f.root, NULL);
+	int rc = test_cmd_run(out, size, err, sizeof err, "deck", "info", "--root", e.f.root, NULL);
 	char json[16384];
 	int rcj = test_cmd_run(json, sizeof json, err, sizeof err, "deck", "info", "--json", "--root",
-	                       f.root, NULL);
-	test_bus_stop(&bus);
-	no_buses();
-	unsetenv("RXDECK_DECK_ROOT");
-	/* nothing written by asking */
-	assert_string_equal(fake_read(&f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
-	                    "15000000\n");
-	fake_cleanup(&f);
+	                       e.f.root, NULL);
+	bool kept = strcmp(fake_read(&e.f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
+	                   "15000000\n") == 0;
+	era_stop(&e);
+	assert_true(kept); /* nothing written by asking */
 	assert_int_equal(rc, RXDECK_EXIT_OK);
 	assert_int_equal(rcj, RXDECK_EXIT_OK);
 	json_error_t je;
@@ -111,9 +140,7 @@ static const char *info_with(const char *era, char *out, size_t size)
 
 static void test_deck_info__route_per_era(void **state)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why))
-		skip();
+	skip_without_buses();
 	char out[16384];
 	assert_string_equal(info_with("split", out, sizeof out), "split");
 	assert_non_null(strstr(out, "clock route    split: steamos-manager on the session bus\n"
@@ -308,40 +335,6 @@ static void test_deck_clock__without_a_route_names_every_route_tried(void **stat
 	fake_cleanup(&f);
 }
 
-/* One era's double on private buses (or, with era "none" and "unit-fails",
- * the priv-write double), over a fake LCD Deck. */
-struct era_env {
-	struct fake f;
-	struct test_bus bus;
-	char helper_log[PATH_MAX + 32];
-};
-
-static void era_start(struct era_env *e, const char *era, const char *more)
-{
-	fake_init(&e->f);
-	fake_deck(&e->f);
-	char extra[PATH_MAX * 2];
-	snprintf(extra, sizeof extra, "--era %s --root %s --card sys/class/drm/card2/device "
-	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4 %s", era, e->f.root, more);
-	setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
-	setenv("RXDECK_DECK_ROOT", e->f.root, 1);
-	snprintf(e->helper_log, sizeof e->helper_log, "%s/priv-write.log", e->f.root);
-	setenv("PRIV_WRITE_DOUBLE_LOG", e->helper_log, 1);
-	if (!test_bus_start(&e->bus, e->f.root, extra)) {
-		test_bus_stop(&e->bus);
-		fail_msg("the D-Bus doubles did not come up");
-	}
-}
-
-static void era_stop(struct era_env *e)
-{
-	test_bus_stop(&e->bus);
-	unsetenv("RXDECK_DECK_ROOT");
-	unsetenv("PRIV_WRITE_DOUBLE_LOG");
-	no_buses();
-	fake_cleanup(&e->f);
-}
-
 /* What each era's route is called and what its double logs for a fixed
  * clock of 800 MHz and for the level high ("" for the helper, whose own
  * log says it: "commit: VALUE -> PATH"). */
@@ -374,18 +367,15 @@ static const struct {
 	  "commit: auto -> /sys/class/drm/card2/device/power_dpm_force_performance_level" },
 };
 
+static bool via_helper(size_t i)
+{
+	return strncmp(clock_eras[i].route, "route          priv-write", 25) == 0;
+}
+
 /* The log the era's route writes to: the bus double's, else the helper's. */
 static const char *era_log(struct era_env *e, size_t i)
 {
-	if (clock_eras[i].route[15] != 'p')
-		return test_bus_log(&e->bus);
-	static char buf[8192];
-	FILE *f = fopen(e->helper_log, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-	return buf;
+	return via_helper(i) ? fake_read(&e->f, "priv-write.log") : test_bus_log(&e->bus);
 }
 
 /* Show, a fixed clock and a level, each through the era's route, proven by
@@ -393,12 +383,10 @@ static const char *era_log(struct era_env *e, size_t i)
  * (as steamos-manager and the helper write sysfs). */
 static void test_deck_clock__through_the_route_of_every_era(void **state)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why))
-		skip();
+	skip_without_buses();
 	for (size_t i = 0; i < sizeof clock_eras / sizeof clock_eras[0]; i++) {
 		struct era_env e;
-		era_start(&e, clock_eras[i].era, "");
+		era_start(&e, clock_eras[i].era, "", via_helper(i));
 		char out[8192], err[4096];
 		assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock",
 		                              "--root", e.f.root, NULL), RXDECK_EXIT_OK);
@@ -435,13 +423,11 @@ static void test_deck_clock__through_the_route_of_every_era(void **state)
  * back through the same route, and the command fails saying both. */
 static void test_deck_clock__a_refused_clock_is_put_back_through_the_route(void **state)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why))
-		skip();
+	skip_without_buses();
 	for (size_t i = 0; i < sizeof clock_eras / sizeof clock_eras[0]; i++) {
 		struct era_env e;
-		bool helper = clock_eras[i].route[15] == 'p';
-		era_start(&e, clock_eras[i].era, helper ? "" : "--fail-clock");
+		bool helper = via_helper(i);
+		era_start(&e, clock_eras[i].era, helper ? "" : "--fail-clock", helper);
 		if (helper) { /* the helper's route: the card takes no fixed clock */
 			char p[PATH_MAX];
 			snprintf(p, sizeof p, "%s/" OD_FILE, e.f.root);
@@ -483,11 +469,9 @@ static void on_term(int sig)
  * it before "s 1 MHZ") is delivered only once the clock is committed. */
 static void test_deck_clock__a_signal_waits_for_the_setting(void **state)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why))
-		skip();
+	skip_without_buses();
 	struct era_env e;
-	era_start(&e, "none", "");
+	era_start(&e, "none", "", true);
 	char wrapper[PATH_MAX];
 	snprintf(wrapper, sizeof wrapper, "%s/term-then-write.sh", e.f.root);
 	FILE *f = fopen(wrapper, "w");
@@ -518,11 +502,9 @@ static void test_deck_clock__a_signal_waits_for_the_setting(void **state)
  * nothing is changed. */
 static void test_deck_clock__a_level_the_era_cannot_code(void **state)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why))
-		skip();
+	skip_without_buses();
 	struct era_env e;
-	era_start(&e, "manager", "");
+	era_start(&e, "manager", "", false);
 	char out[8192], err[4096];
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
 	                              e.f.root, "profile_standard", NULL), RXDECK_EXIT_FAILURE);
