@@ -26,67 +26,23 @@
 #include "test-deck-bus-util.h"
 #include "test-deck-util.h"
 
-struct env {
-	struct tdir t;
-	struct fake f;
-	struct test_bus bus;
-	char data[PATH_MAX];
-	char *environ_[4];
-	char path_env[PATH_MAX + 8];
-	char mark_env[PATH_MAX + 16];
-	struct db *db;
-	FILE *progress;
-	char progress_path[PATH_MAX];
-};
-
-static char *saved_tmpdir;
 static bool priv_write_next, no_helper_next; /* for the next setup_with() */
 
 static int setup_with(void **state, const char *era)
 {
-	struct env *e = calloc(1, sizeof *e);
-	tdir_make(&e->t);
-	fake_init(&e->f);
-	fake_deck(&e->f);
+	struct test_night *e = calloc(1, sizeof *e);
+	unsetenv(DECK_PRIV_WRITE_ENV);
+	test_night_open(e, era, "route t\nduration 3s\nwindow 0.5s 3s\n0s press A 100ms\n"
+	                        "1s shot one\n2s shot two\n");
 	/* the clock the arms ask for is the one gpu_metrics reports */
 	fake_metrics(&e->f, "sys/class/drm/card2/device/gpu_metrics",
 	             &(struct fake_metrics){ .content = 2, .temp_gfx = 6100, .temp_soc = 5850,
 	                                     .activity = 9000, .socket_mw = 11000, .cpu_mw = 3000,
 	                                     .soc_mw = 2000, .gfx_mw = 5000, .gfxclk_mhz = 1100,
 	                                     .fclk_mhz = 800 });
-	char bus_extra[PATH_MAX * 2];
-	snprintf(bus_extra, sizeof bus_extra, "--era %s --root %s --card sys/class/drm/card2/device "
-	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4", era, e->f.root);
-	unsetenv(DECK_PRIV_WRITE_ENV);
-	if (strcmp(era, "none") == 0 && priv_write_next) {
-		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
-		setenv("RXDECK_DECK_ROOT", e->f.root, 1);
-		char log[PATH_MAX + 32];
-		snprintf(log, sizeof log, "%s/priv-write.log", e->f.root);
-		setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
-	}
-	if (strcmp(era, "none") == 0 && no_helper_next)
-		setenv(DECK_PRIV_WRITE_ENV, "/nonexistent/steamos-priv-write", 1);
+	if (strcmp(era, "none") == 0 && (priv_write_next || no_helper_next))
+		test_night_helper(e, priv_write_next);
 	priv_write_next = no_helper_next = false;
-	if (!test_bus_start(&e->bus, e->t.path, bus_extra)) {
-		test_bus_stop(&e->bus);
-		fail_msg("the D-Bus doubles did not come up");
-	}
-	saved_tmpdir = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-	setenv("TMPDIR", e->t.path, 1);
-	unsetenv("XDG_RUNTIME_DIR");
-	tdir_file(&e->t, "data", e->data, sizeof e->data);
-	snprintf(e->path_env, sizeof e->path_env, "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	snprintf(e->mark_env, sizeof e->mark_env, "TEST_RUN_DIR=%s", e->t.path);
-	e->environ_[0] = e->path_env;
-	e->environ_[1] = e->mark_env;
-	char p[PATH_MAX];
-	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
-	           "route t\nduration 3s\nwindow 0.5s 3s\n0s press A 100ms\n1s shot one\n2s shot two\n");
-	write_text(tdir_file(&e->t, "p.env", p, sizeof p), "RX_VK_LOG_READBACK_WAITS=1\n");
-	assert_int_equal(db_open(tdir_file(&e->t, "results.db", p, sizeof p), &e->db), 0);
-	tdir_file(&e->t, "progress.txt", e->progress_path, sizeof e->progress_path);
-	e->progress = fopen(e->progress_path, "w+");
 	*state = e;
 	return 0;
 }
@@ -135,72 +91,29 @@ static int setup_nothing(void **state)
 
 static int teardown(void **state)
 {
-	struct env *e = *state;
-	unsetenv(DECK_PRIV_WRITE_ENV);
-	unsetenv("RXDECK_DECK_ROOT");
-	unsetenv("PRIV_WRITE_DOUBLE_LOG");
-	db_close(e->db);
-	fclose(e->progress);
-	test_bus_stop(&e->bus);
-	if (saved_tmpdir)
-		setenv("TMPDIR", saved_tmpdir, 1);
-	else
-		unsetenv("TMPDIR");
-	free(saved_tmpdir);
-	saved_tmpdir = NULL;
-	int left = processes_mentioning(e->t.path);
-	fake_cleanup(&e->f);
-	tdir_remove(&e->t);
+	struct test_night *e = *state;
+	test_night_close(e);
 	free(e);
-	assert_int_equal(left, 0);
 	return 0;
 }
 
-static struct plan *make_plan(struct env *e, const char *campaign, const char *arms)
-{
-	char game[PATH_MAX], text[8192];
-	build_path("harness/run/game-double", game, sizeof game);
-	snprintf(text, sizeof text,
-	         "[campaign]\nname = night\nroute = t.route\nprofile = p.env\nrounds = 1\n"
-	         "warmup = no\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\npad = socket\n"
-	         "%s[build double]\nbinary = %s\npad_option = --pad\n%s",
-	         campaign, game, arms);
-	char name[PATH_MAX];
-	tdir_file(&e->t, "plan.ini", name, sizeof name);
-	struct plan *p;
-	struct util_diag pe;
-	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
-		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
-	return p;
-}
-
-static struct run_options options(struct env *e, volatile sig_atomic_t *stop)
+static struct run_options options(struct test_night *e, volatile sig_atomic_t *stop)
 {
 	return (struct run_options){ .data_dir = e->data, .environ = e->environ_,
 	                             .deck_root = e->f.root, .progress = e->progress,
 	                             .stop = stop, .ac_poll_s = 0.2 };
 }
 
-static struct run_campaign *create(struct env *e, struct plan *plan, struct run_options *o)
+static struct run_campaign *create(struct test_night *e, struct plan *plan, struct run_options *o)
 {
 	struct run_campaign *c = test_campaign_create(e->db, plan, o);
 	plan_free(plan);
 	return c;
 }
 
-static const char *progress(struct env *e)
-{
-	static char buf[16384];
-	fflush(e->progress);
-	FILE *f = fopen(e->progress_path, "r");
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* The index of line in the bus log at or after from, or -1. */
-static long log_after(struct env *e, const char *line, long from)
+static long log_after(struct test_night *e, const char *line, long from)
 {
 	const char *log = test_bus_log(&e->bus);
 	if (from < 0 || (size_t)from > strlen(log))
@@ -209,13 +122,13 @@ static long log_after(struct env *e, const char *line, long from)
 	return p ? p - log : -1;
 }
 
-static long log_at(struct env *e, const char *line)
+static long log_at(struct test_night *e, const char *line)
 {
 	return log_after(e, line, 0);
 }
 
 /* The last index of line in the bus log, or -1. */
-static long log_last(struct env *e, const char *line)
+static long log_last(struct test_night *e, const char *line)
 {
 	long at = -1, k;
 	while ((k = log_after(e, line, at + 1)) >= 0)
@@ -225,9 +138,9 @@ static long log_last(struct env *e, const char *line)
 
 static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\ngpu_clock = 1100\n",
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\ngpu_clock = 1100\n",
 	                                             "[arm A]\n[arm B]\ntdp_w = 12\n"), &o);
 	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.complete);
@@ -264,9 +177,9 @@ static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **st
 
 static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
 	test_campaign_play(c);
 	struct db_run *runs;
 	size_t n;
@@ -275,7 +188,7 @@ static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state
 	free(runs);
 	assert_string_equal(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
 	                    "15000000\n");
-	assert_non_null(strstr(progress(e), "GPU clock and TDP per arm through sysfs"));
+	assert_non_null(strstr(test_night_progress(e), "GPU clock and TDP per arm through sysfs"));
 	run_campaign_destroy(c);
 }
 
@@ -302,10 +215,10 @@ static struct run_outcome play_stopped_soon(struct run_campaign *c)
 
 static void test_device__put_back_after_a_stop_request(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 10\n",
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\ntdp_w = 10\n",
 	                                             "[arm A]\n[arm B]\n"), &o);
 	struct run_outcome out = play_stopped_soon(c);
 	assert_true(out.interrupted);
@@ -318,9 +231,9 @@ static void test_device__put_back_after_a_stop_request(void **state)
 
 static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\ntdp_w = 9\n",
 	                                             "[arm A]\n[arm B]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
@@ -358,7 +271,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 	test_campaign_play(r);
 	long back = log_after(e, "set TdpLimit 15\n", nine);
 	assert_true(back >= 0);
-	assert_non_null(strstr(progress(e), "put back the GPU level auto and the TDP a stopped "
+	assert_non_null(strstr(test_night_progress(e), "put back the GPU level auto and the TDP a stopped "
 	                                    "campaign had changed (split)"));
 	/* and it sets 9 W again for the runs it plays, then 15 W at the end */
 	const char *log = test_bus_log(&e->bus);
@@ -370,10 +283,10 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 
 static void test_device__host_facts_stored_at_start_and_changes_at_resume(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
 	struct run_outcome out = play_stopped_soon(c);
@@ -421,7 +334,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	assert_non_null(strstr(h[1].changes, " -> 1"));
 	assert_non_null(strstr(h[1].facts, "\"kernel\":\"6.5.0-valve24-1-neptune-65\""));
 	free(h);
-	assert_non_null(strstr(progress(e), "the host changed since the campaign last played "
+	assert_non_null(strstr(test_night_progress(e), "the host changed since the campaign last played "
 	                                    "(recorded):\nkernel: \"6.5.0-valve22-1-neptune-65\" -> "));
 	/* the report's header says so */
 	char *text = NULL;
@@ -450,7 +363,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 }
 
 struct flip {
-	struct env *e;
+	struct test_night *e;
 	double after_s;
 	const char *online;
 	double then_after_s;
@@ -473,9 +386,9 @@ static void *flip_ac(void *arg)
 
 static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	/* unplugged 1.5 s into A's run, plugged in again 4 s later */
 	struct flip f = { e, 1.5, "0\n", 4, "1\n" };
 	pthread_t th;
@@ -490,7 +403,7 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 	assert_string_equal(runs[0].void_reason, "on battery");
 	assert_int_equal(runs[1].status, DB_RUN_DONE);
 	free(runs);
-	const char *p = progress(e);
+	const char *p = test_night_progress(e);
 	const char *wait = strstr(p, "on battery: waiting for AC power before the next run");
 	assert_non_null(wait);
 	assert_null(strstr(wait + 1, "on battery: waiting")); /* said once */
@@ -500,15 +413,15 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 
 static void test_device__low_battery_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	fake_write(&e->f, "sys/class/power_supply/ACAD/online", "0\n");
 	fake_write(&e->f, "sys/class/power_supply/BAT1/capacity", "8\n");
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
 	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.interrupted);
 	assert_int_equal(out.runs_done, 0);
-	assert_non_null(strstr(progress(e), "on battery at 8 %, below min_battery_pct 10 %: "
+	assert_non_null(strstr(test_night_progress(e), "on battery at 8 %, below min_battery_pct 10 %: "
 	                                    "stopping; 'rxdeck resume' goes on"));
 	assert_true(log_at(e, "set TdpLimit 10\n") < 0); /* no run, nothing set */
 	assert_true(test_bus_logged(&e->bus, "released 1"));
@@ -518,10 +431,10 @@ static void test_device__low_battery_stops_cleanly(void **state)
 /* A short campaign with per-arm gpu_clock and tdp_w through the route of
  * the setup: both runs done, asked and observed recorded, the fake sysfs
  * back as it was at the end.  want: what the progress names. */
-static void campaign_through_route(struct env *e, const char *want)
+static void campaign_through_route(struct test_night *e, const char *want)
 {
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\n",
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\n",
 	                                             "[arm A]\ngpu_clock = 1100\n"
 	                                             "[arm B]\ngpu_clock = 1100\ntdp_w = 12\n"), &o);
 	struct run_outcome out = test_campaign_play(c);
@@ -546,15 +459,15 @@ static void campaign_through_route(struct env *e, const char *want)
 	const char *level = fake_read(&e->f, "sys/class/drm/card2/device/"
 	                                     "power_dpm_force_performance_level");
 	assert_int_equal(strncmp(level, "auto", 4), 0);
-	if (!strstr(progress(e), want))
-		fail_msg("no '%s' in:\n%s", want, progress(e));
-	assert_non_null(strstr(progress(e), "GPU level and TDP put back"));
+	if (!strstr(test_night_progress(e), want))
+		fail_msg("no '%s' in:\n%s", want, test_night_progress(e));
+	assert_non_null(strstr(test_night_progress(e), "GPU level and TDP put back"));
 	run_campaign_destroy(c);
 }
 
 static void test_device__per_arm_through_the_v24_manager_interface(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "GPU clock and TDP per arm through manager: steamos-manager "
 	                          "Version 8 on the system bus, com.steampowered.SteamOSManager1.Manager");
 	assert_true(log_at(e, "set GpuPerformanceLevel 3") >= 0);
@@ -563,7 +476,7 @@ static void test_device__per_arm_through_the_v24_manager_interface(void **state)
 
 static void test_device__per_arm_through_the_v24_4_spelling(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "through manager: steamos-manager Version 7 on the system bus");
 	assert_true(log_at(e, "set ManualGPUClock 1100") >= 0);
 	assert_true(log_last(e, "set TDPLimit 15") > log_at(e, "set TDPLimit 12"));
@@ -571,7 +484,7 @@ static void test_device__per_arm_through_the_v24_4_spelling(void **state)
 
 static void test_device__per_arm_through_the_2023_methods(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "through methods: steamos-manager Version 1 on the system bus");
 	assert_true(log_at(e, "call SetGpuClocks 1100") >= 0);
 	assert_true(log_last(e, "call SetTDPLimit 15") > log_at(e, "call SetTDPLimit 12"));
@@ -579,7 +492,7 @@ static void test_device__per_arm_through_the_2023_methods(void **state)
 
 static void test_device__per_arm_through_the_priv_write_helper(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "GPU clock and TDP per arm through priv-write (");
 	const char *log = fake_read(&e->f, "priv-write.log");
 	const char *set = strstr(log, "commit: 12000000 -> /sys/class/hwmon/hwmon4/power1_cap\n");
@@ -590,7 +503,7 @@ static void test_device__per_arm_through_the_priv_write_helper(void **state)
 
 static void test_device__no_route_refuses_before_the_first_run(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	/* sysfs read-only for the child that plays: a bind mount as root */
 	fflush(NULL);
 	pid_t pid = fork();
@@ -614,7 +527,7 @@ static void test_device__no_route_refuses_before_the_first_run(void **state)
 		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
 			_exit(2);
 		struct run_options o = options(e, NULL);
-		struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\ngpu_clock = 1100\n[arm B]\n");
+		struct plan *plan = test_night_plan(e, NULL, "order = AB\n", "[arm A]\ngpu_clock = 1100\n[arm B]\n");
 		struct run_campaign *c = NULL;
 		int rc = run_campaign_create(db, plan, &o, &c, msg, sizeof msg);
 		printf("rc %d: %s\n", rc, msg);
@@ -646,9 +559,9 @@ static void test_device__no_route_refuses_before_the_first_run(void **state)
 
 static void test_device__an_ask_outside_the_range_is_refused_before_the_first_run(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\n[arm B]\ntdp_w = 20\n");
+	struct plan *plan = test_night_plan(e, NULL, "order = AB\n", "[arm A]\n[arm B]\ntdp_w = 20\n");
 	struct run_campaign *c = NULL;
 	char msg[1024] = "";
 	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -ERANGE);
@@ -666,7 +579,7 @@ static void test_device__an_ask_outside_the_range_is_refused_before_the_first_ru
 	assert_true(log_at(e, "set ") < 0);
 }
 
-static int cap_w(struct env *e)
+static int cap_w(struct test_night *e)
 {
 	return atoi(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap")) / 1000000;
 }
@@ -674,11 +587,11 @@ static int cap_w(struct env *e)
 /* Through the route of the setup: a stop request mid-campaign puts the
  * device back; then a harness killed with SIGKILL leaves the state file
  * naming the route, and the next start puts it back through that route. */
-static void stops_through_route(struct env *e, const char *via)
+static void stops_through_route(struct test_night *e, const char *via)
 {
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
-	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
 	struct run_outcome out = play_stopped_soon(c);
@@ -727,7 +640,7 @@ static void stops_through_route(struct env *e, const char *via)
 	run_campaign_destroy(r);
 	char said[128];
 	snprintf(said, sizeof said, "the TDP a stopped campaign had changed (%s)", via);
-	assert_non_null(strstr(progress(e), said));
+	assert_non_null(strstr(test_night_progress(e), said));
 	assert_int_equal(cap_w(e), 15);
 	assert_int_equal(access(state_file, F_OK), -1);
 }
@@ -749,7 +662,7 @@ static void test_device__put_back_through_the_priv_write_helper(void **state)
 
 static void test_device__a_unit_that_fails_to_start_leaves_sysfs(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "GPU clock and TDP per arm through sysfs (");
 	stops_through_route(e, "sysfs");
 }
