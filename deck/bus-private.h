@@ -9,7 +9,8 @@
 #include <systemd/sd-bus.h>
 
 /* printf into errmsg; nothing when errmsg is NULL or size 0. */
-void deck_say(char *errmsg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void deck_say(char *errmsg, size_t size, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 
 /* The bus error's own words when it has them, else errno's for r. */
 const char *deck_bus_why(const sd_bus_error *e, int r);

@@ -101,12 +101,15 @@ int deck_inhibit(const char *why, struct deck_inhibitor **out, char *errmsg, siz
 	                       "sleep:idle", "rxdeck", why ? why : "benchmark campaign", "block");
 	int fd = -1;
 	if (r < 0) {
-		deck_say(errmsg, size, "logind refused the sleep inhibitor: %s", deck_bus_why(&e, r));
+		deck_say(errmsg, size, "logind refused the sleep inhibitor: %s",
+		         deck_bus_why(&e, r));
 	} else if ((r = sd_bus_message_read(reply, "h", &fd)) < 0) {
-		deck_say(errmsg, size, "logind's Inhibit answer has no file descriptor: %s", strerror(-r));
+		deck_say(errmsg, size, "logind's Inhibit answer has no file descriptor: %s",
+		         strerror(-r));
 	} else if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = -errno;
-		deck_say(errmsg, size, "cannot keep the inhibitor's file descriptor: %s", strerror(errno));
+		deck_say(errmsg, size, "cannot keep the inhibitor's file descriptor: %s",
+		         strerror(errno));
 	}
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
@@ -218,7 +221,7 @@ static int get_u(struct deck_sm *m, const char *iface, const char *name, unsigne
 	                                    'u', &v);
 	if (r < 0)
 		deck_say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's %s: %s", name,
-		    deck_bus_why(&e, r));
+		         deck_bus_why(&e, r));
 	else
 		*out = v;
 	sd_bus_error_free(&e);
@@ -231,8 +234,8 @@ static int set_u(struct deck_sm *m, const char *iface, const char *name, unsigne
 	int r = sd_bus_set_property(m->bus, MANAGER_NAME, MANAGER_PATH, iface, name, &e, "u",
 	                            (uint32_t)v);
 	if (r < 0)
-		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s = %u: %s", name, v,
-		    deck_bus_why(&e, r));
+		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s = %u: %s", name,
+		         v, deck_bus_why(&e, r));
 	sd_bus_error_free(&e);
 	return r < 0 ? r : 0;
 }
@@ -247,14 +250,16 @@ static int call_2023(struct deck_sm *m, const char *method, int32_t arg)
 	                           &reply, "i", arg);
 	if (r < 0)
 		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s(%d): %s", method,
-		    (int)arg, deck_bus_why(&e, r));
+		         (int)arg, deck_bus_why(&e, r));
 	else if ((r = sd_bus_message_read(reply, "b", &ok)) < 0)
-		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s answer is not a boolean: %s",
-		    method, strerror(-r));
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "steamos-manager's %s answer is not a boolean: %s", method, strerror(-r));
 	else if (!ok) {
 		r = -EIO;
-		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s(%d) answered false (it could "
-		    "not write the setting)", method, (int)arg);
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "steamos-manager's %s(%d) answered false (it could "
+		         "not write the setting)",
+		         method, (int)arg);
 	}
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
@@ -276,7 +281,7 @@ static int introspect(sd_bus *bus, char **xml, char *why, size_t size)
 			deck_say(why, size, "%s is not on it", MANAGER_NAME);
 		else
 			deck_say(why, size, "%s did not answer (%s: %s)", MANAGER_NAME,
-			    e.name ? e.name : "error", deck_bus_why(&e, r));
+			         e.name ? e.name : "error", deck_bus_why(&e, r));
 	} else if ((r = sd_bus_message_read(reply, "s", &text)) < 0) {
 		deck_say(why, size, "its introspection answer is not a string: %s", strerror(-r));
 	} else if (!(*xml = strdup(text))) {
@@ -362,11 +367,12 @@ static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, b
 			n_found += (size_t)snprintf(found + n_found, sizeof found - n_found, "%s%s",
 			                            n_found ? ", " : "", names[i]);
 	if (!n_found)
-		deck_say(why, size, "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the 2023 "
-		    "methods");
+		deck_say(why, size,
+		         "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the 2023 "
+		         "methods");
 	else
 		deck_say(why, size, "it serves %s, without the GPU level, clock and TDP %s", found,
-		    only ? "of that era" : "of any known era");
+		         only ? "of that era" : "of any known era");
 	return DECK_ROUTE_NONE;
 }
 
@@ -471,8 +477,9 @@ int deck_sm_tdp_range(struct deck_sm *m, unsigned *min_w, unsigned *max_w)
 int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 {
 	if (m->kind == DECK_ROUTE_METHODS) {
-		deck_say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
-		    "GPU level");
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "the 2023 steamos-manager cannot be asked for the "
+		         "GPU level");
 		return -EOPNOTSUPP;
 	}
 	char tmp[64];
@@ -482,8 +489,9 @@ int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 		if (r)
 			return r;
 		if (code >= sizeof level_codes / sizeof level_codes[0]) {
-			deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s is %u, not a known level",
-			    gpu_prop(m, "level"), code);
+			deck_say(m->errmsg, sizeof m->errmsg,
+			         "steamos-manager's %s is %u, not a known level",
+			         gpu_prop(m, "level"), code);
 			return -EINVAL;
 		}
 		snprintf(tmp, sizeof tmp, "%s", level_codes[code]);
@@ -493,8 +501,10 @@ int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 		int r = sd_bus_get_property_string(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
 		                                   "GpuPerformanceLevel", &e, &level);
 		if (r < 0)
-			deck_say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's "
-			    "GpuPerformanceLevel: %s", deck_bus_why(&e, r));
+			deck_say(m->errmsg, sizeof m->errmsg,
+			         "cannot read steamos-manager's "
+			         "GpuPerformanceLevel: %s",
+			         deck_bus_why(&e, r));
 		else
 			snprintf(tmp, sizeof tmp, "%s", level);
 		free(level);
@@ -515,8 +525,10 @@ int deck_sm_level_set(struct deck_sm *m, const char *level)
 	if (m->kind != DECK_ROUTE_SPLIT) {
 		int code = level_code(level);
 		if (code < 0) {
-			deck_say(m->errmsg, sizeof m->errmsg, "GPU level '%s' has no code in this "
-			    "steamos-manager (auto, low, high, manual, profile_peak)", level);
+			deck_say(m->errmsg, sizeof m->errmsg,
+			         "GPU level '%s' has no code in this "
+			         "steamos-manager (auto, low, high, manual, profile_peak)",
+			         level);
 			return -EINVAL;
 		}
 		if (m->kind == DECK_ROUTE_METHODS)
@@ -527,8 +539,10 @@ int deck_sm_level_set(struct deck_sm *m, const char *level)
 	int r = sd_bus_set_property(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
 	                            "GpuPerformanceLevel", &e, "s", level);
 	if (r < 0)
-		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager refused GpuPerformanceLevel = "
-		    "'%s': %s", level, deck_bus_why(&e, r));
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "steamos-manager refused GpuPerformanceLevel = "
+		         "'%s': %s",
+		         level, deck_bus_why(&e, r));
 	sd_bus_error_free(&e);
 	return r < 0 ? r : 0;
 }
@@ -536,8 +550,9 @@ int deck_sm_level_set(struct deck_sm *m, const char *level)
 int deck_sm_clock_get(struct deck_sm *m, unsigned *mhz)
 {
 	if (m->kind == DECK_ROUTE_METHODS) {
-		deck_say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
-		    "GPU clock");
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "the 2023 steamos-manager cannot be asked for the "
+		         "GPU clock");
 		return -EOPNOTSUPP;
 	}
 	return get_u(m, gpu_iface(m), gpu_prop(m, "clock"), mhz);
@@ -557,8 +572,9 @@ int deck_sm_clock_set(struct deck_sm *m, unsigned mhz)
 int deck_sm_tdp_get(struct deck_sm *m, unsigned *w)
 {
 	if (m->kind == DECK_ROUTE_METHODS) {
-		deck_say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
-		    "TDP");
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "the 2023 steamos-manager cannot be asked for the "
+		         "TDP");
 		return -EOPNOTSUPP;
 	}
 	return get_u(m, tdp_iface(m), gpu_prop(m, "tdp"), w);

@@ -123,7 +123,8 @@ int deck_systemd_version(char *buf, size_t size, int *major, char *errmsg, size_
 		digits++;
 	}
 	if (!digits) {
-		deck_say(errmsg, errmsg_size, "systemd's version '%s' does not start with a number", v);
+		deck_say(errmsg, errmsg_size, "systemd's version '%s' does not start with a number",
+		         v);
 		free(v);
 		return -EINVAL;
 	}

@@ -97,6 +97,16 @@ static int teardown(void **state)
 	return 0;
 }
 
+static struct plan *make_plan(struct test_night *e, const char *campaign, const char *arms)
+{
+	return test_night_plan(e, NULL, campaign, arms);
+}
+
+static const char *progress(struct test_night *e)
+{
+	return test_night_progress(e);
+}
+
 static struct run_options options(struct test_night *e, volatile sig_atomic_t *stop)
 {
 	return (struct run_options){ .data_dir = e->data, .environ = e->environ_,
@@ -140,7 +150,7 @@ static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **st
 {
 	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\ngpu_clock = 1100\n",
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ngpu_clock = 1100\n",
 	                                             "[arm A]\n[arm B]\ntdp_w = 12\n"), &o);
 	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.complete);
@@ -179,7 +189,7 @@ static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state
 {
 	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
 	test_campaign_play(c);
 	struct db_run *runs;
 	size_t n;
@@ -188,7 +198,7 @@ static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state
 	free(runs);
 	assert_string_equal(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
 	                    "15000000\n");
-	assert_non_null(strstr(test_night_progress(e), "GPU clock and TDP per arm through sysfs"));
+	assert_non_null(strstr(progress(e), "GPU clock and TDP per arm through sysfs"));
 	run_campaign_destroy(c);
 }
 
@@ -218,7 +228,7 @@ static void test_device__put_back_after_a_stop_request(void **state)
 	struct test_night *e = *state;
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\ntdp_w = 10\n",
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 10\n",
 	                                             "[arm A]\n[arm B]\n"), &o);
 	struct run_outcome out = play_stopped_soon(c);
 	assert_true(out.interrupted);
@@ -233,7 +243,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 {
 	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\ntdp_w = 9\n",
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
 	                                             "[arm A]\n[arm B]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
@@ -271,7 +281,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 	test_campaign_play(r);
 	long back = log_after(e, "set TdpLimit 15\n", nine);
 	assert_true(back >= 0);
-	assert_non_null(strstr(test_night_progress(e), "put back the GPU level auto and the TDP a stopped "
+	assert_non_null(strstr(progress(e), "put back the GPU level auto and the TDP a stopped "
 	                                    "campaign had changed (split)"));
 	/* and it sets 9 W again for the runs it plays, then 15 W at the end */
 	const char *log = test_bus_log(&e->bus);
@@ -286,7 +296,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	struct test_night *e = *state;
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
 	struct run_outcome out = play_stopped_soon(c);
@@ -334,7 +344,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	assert_non_null(strstr(h[1].changes, " -> 1"));
 	assert_non_null(strstr(h[1].facts, "\"kernel\":\"6.5.0-valve24-1-neptune-65\""));
 	free(h);
-	assert_non_null(strstr(test_night_progress(e), "the host changed since the campaign last played "
+	assert_non_null(strstr(progress(e), "the host changed since the campaign last played "
 	                                    "(recorded):\nkernel: \"6.5.0-valve22-1-neptune-65\" -> "));
 	/* the report's header says so */
 	char *text = NULL;
@@ -388,7 +398,7 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 {
 	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	/* unplugged 1.5 s into A's run, plugged in again 4 s later */
 	struct flip f = { e, 1.5, "0\n", 4, "1\n" };
 	pthread_t th;
@@ -403,7 +413,7 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 	assert_string_equal(runs[0].void_reason, "on battery");
 	assert_int_equal(runs[1].status, DB_RUN_DONE);
 	free(runs);
-	const char *p = test_night_progress(e);
+	const char *p = progress(e);
 	const char *wait = strstr(p, "on battery: waiting for AC power before the next run");
 	assert_non_null(wait);
 	assert_null(strstr(wait + 1, "on battery: waiting")); /* said once */
@@ -417,11 +427,11 @@ static void test_device__low_battery_stops_cleanly(void **state)
 	fake_write(&e->f, "sys/class/power_supply/ACAD/online", "0\n");
 	fake_write(&e->f, "sys/class/power_supply/BAT1/capacity", "8\n");
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
 	struct run_outcome out = test_campaign_play(c);
 	assert_true(out.interrupted);
 	assert_int_equal(out.runs_done, 0);
-	assert_non_null(strstr(test_night_progress(e), "on battery at 8 %, below min_battery_pct 10 %: "
+	assert_non_null(strstr(progress(e), "on battery at 8 %, below min_battery_pct 10 %: "
 	                                    "stopping; 'rxdeck resume' goes on"));
 	assert_true(log_at(e, "set TdpLimit 10\n") < 0); /* no run, nothing set */
 	assert_true(test_bus_logged(&e->bus, "released 1"));
@@ -434,7 +444,7 @@ static void test_device__low_battery_stops_cleanly(void **state)
 static void campaign_through_route(struct test_night *e, const char *want)
 {
 	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = AB\n",
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\n",
 	                                             "[arm A]\ngpu_clock = 1100\n"
 	                                             "[arm B]\ngpu_clock = 1100\ntdp_w = 12\n"), &o);
 	struct run_outcome out = test_campaign_play(c);
@@ -459,9 +469,9 @@ static void campaign_through_route(struct test_night *e, const char *want)
 	const char *level = fake_read(&e->f, "sys/class/drm/card2/device/"
 	                                     "power_dpm_force_performance_level");
 	assert_int_equal(strncmp(level, "auto", 4), 0);
-	if (!strstr(test_night_progress(e), want))
-		fail_msg("no '%s' in:\n%s", want, test_night_progress(e));
-	assert_non_null(strstr(test_night_progress(e), "GPU level and TDP put back"));
+	if (!strstr(progress(e), want))
+		fail_msg("no '%s' in:\n%s", want, progress(e));
+	assert_non_null(strstr(progress(e), "GPU level and TDP put back"));
 	run_campaign_destroy(c);
 }
 
@@ -527,7 +537,7 @@ static void test_device__no_route_refuses_before_the_first_run(void **state)
 		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
 			_exit(2);
 		struct run_options o = options(e, NULL);
-		struct plan *plan = test_night_plan(e, NULL, "order = AB\n", "[arm A]\ngpu_clock = 1100\n[arm B]\n");
+		struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\ngpu_clock = 1100\n[arm B]\n");
 		struct run_campaign *c = NULL;
 		int rc = run_campaign_create(db, plan, &o, &c, msg, sizeof msg);
 		printf("rc %d: %s\n", rc, msg);
@@ -561,7 +571,7 @@ static void test_device__an_ask_outside_the_range_is_refused_before_the_first_ru
 {
 	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
-	struct plan *plan = test_night_plan(e, NULL, "order = AB\n", "[arm A]\n[arm B]\ntdp_w = 20\n");
+	struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\n[arm B]\ntdp_w = 20\n");
 	struct run_campaign *c = NULL;
 	char msg[1024] = "";
 	assert_int_equal(run_campaign_create(e->db, plan, &o, &c, msg, sizeof msg), -ERANGE);
@@ -591,7 +601,7 @@ static void stops_through_route(struct test_night *e, const char *via)
 {
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
-	struct run_campaign *c = create(e, test_night_plan(e, NULL, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
+	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
 	struct run_outcome out = play_stopped_soon(c);
@@ -640,7 +650,7 @@ static void stops_through_route(struct test_night *e, const char *via)
 	run_campaign_destroy(r);
 	char said[128];
 	snprintf(said, sizeof said, "the TDP a stopped campaign had changed (%s)", via);
-	assert_non_null(strstr(test_night_progress(e), said));
+	assert_non_null(strstr(progress(e), said));
 	assert_int_equal(cap_w(e), 15);
 	assert_int_equal(access(state_file, F_OK), -1);
 }

@@ -86,7 +86,8 @@ static inline void test_night_open(struct test_night *n, const char *era, const 
 	fake_deck(&n->f);
 	char extra[PATH_MAX * 2];
 	if (era)
-		snprintf(extra, sizeof extra, "--era %s --root %s --card sys/class/drm/card2/device "
+		snprintf(extra, sizeof extra, "--era %s --root %s "
+		         "--card sys/class/drm/card2/device "
 		         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4", era, n->f.root);
 	if (!test_bus_start(&n->bus, n->t.path, era ? extra : NULL)) {
 		test_bus_stop(&n->bus);

@@ -374,8 +374,8 @@ static int parse_mhz(const char *s, unsigned *out)
 static void route_words(const struct deck_route *r, char *buf, size_t size)
 {
 	if (r->bus[0])
-		snprintf(buf, size, "%s: steamos-manager on the %s bus", deck_route_kind_name(r->kind),
-		         r->bus);
+		snprintf(buf, size, "%s: steamos-manager on the %s bus",
+		         deck_route_kind_name(r->kind), r->bus);
 	else
 		snprintf(buf, size, "%s (%s)", deck_route_kind_name(r->kind), r->interface);
 }
@@ -407,8 +407,8 @@ static int clock_show(struct deck *d)
 		route_words(r, words, sizeof words);
 		printf("route          %s\n", words);
 		if (r->clock_max_mhz)
-			printf("fixed range    %u to %u MHz, %s\n", r->clock_min_mhz, r->clock_max_mhz,
-			       r->clock_range_source);
+			printf("fixed range    %u to %u MHz, %s\n", r->clock_min_mhz,
+			       r->clock_max_mhz, r->clock_range_source);
 		else
 			printf("fixed range    not known\n");
 	}
@@ -451,7 +451,9 @@ static int clock_set(const char *command, struct deck *d, const char *level, uns
 	}
 	const struct deck_route *r = deck_control_route(c);
 	/* without a route this fails naming every route tried; the range is the route's */
-	int err = mhz ? deck_control_check(c, mhz, 0) : r->kind ? 0 : deck_control_level_set(c, level);
+	int err = mhz       ? deck_control_check(c, mhz, 0)
+	          : r->kind ? 0
+	                    : deck_control_level_set(c, level);
 	if (err) {
 		cli_error(command, "%s", deck_control_errmsg(c));
 		deck_control_destroy(c);
@@ -481,7 +483,8 @@ static int clock_set(const char *command, struct deck *d, const char *level, uns
 			cli_error(command, "%s; the GPU level '%s' is put back through %s", msg,
 			          saved.level, words);
 		else
-			cli_error(command, "%s; putting back the GPU level '%s' through %s failed too: %s",
+			cli_error(command,
+			          "%s; putting back the GPU level '%s' through %s failed too: %s",
 			          msg, saved.level, words, deck_control_errmsg(c));
 		deck_control_destroy(c);
 		return RXDECK_EXIT_FAILURE;
