@@ -239,15 +239,10 @@ static void test_device__put_back_after_a_stop_request(void **state)
 	run_campaign_destroy(c);
 }
 
-static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
+/* A harness in a child process resuming campaign id (its own database
+ * connection), to be killed by the test: its pid. */
+static pid_t resume_in_child(struct test_night *e, const char *id, const struct run_options *o)
 {
-	struct test_night *e = *state;
-	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
-	                                             "[arm A]\n[arm B]\n"), &o);
-	char id[32];
-	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
-	run_campaign_destroy(c);
 	fflush(NULL);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -257,7 +252,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
 			_exit(2);
 		struct run_campaign *cc;
-		if (run_campaign_open(db, id, &o, &cc, msg, sizeof msg) != 0) {
+		if (run_campaign_open(db, id, o, &cc, msg, sizeof msg) != 0) {
 			fprintf(stderr, "child: %s\n", msg);
 			_exit(3);
 		}
@@ -265,6 +260,19 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 		run_campaign_play(cc, &out, msg, sizeof msg);
 		_exit(0);
 	}
+	return pid;
+}
+
+static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
+{
+	struct test_night *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
+	                                             "[arm A]\n[arm B]\n"), &o);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
+	run_campaign_destroy(c);
+	pid_t pid = resume_in_child(e, id, &o);
 	assert_true(test_bus_logged(&e->bus, "set TdpLimit 9"));
 	long nine = log_at(e, "set TdpLimit 9");
 	kill(pid, SIGKILL);
@@ -609,22 +617,8 @@ static void stops_through_route(struct test_night *e, const char *via)
 	assert_int_equal(cap_w(e), 15);
 	run_campaign_destroy(c);
 
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct db *db;
-		char p[PATH_MAX], msg[1024];
-		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
-			_exit(2);
-		struct run_options oo = options(e, NULL);
-		struct run_campaign *cc;
-		if (run_campaign_open(db, id, &oo, &cc, msg, sizeof msg) != 0)
-			_exit(3);
-		struct run_outcome out2;
-		run_campaign_play(cc, &out2, msg, sizeof msg);
-		_exit(0);
-	}
+	struct run_options oo = options(e, NULL);
+	pid_t pid = resume_in_child(e, id, &oo);
 	for (int i = 0; i < 400 && cap_w(e) != 10; i++) {
 		struct timespec ts = { 0, 25 * 1000000 };
 		nanosleep(&ts, NULL);
