@@ -89,15 +89,15 @@ static inline void rxt_gate_watch_check_locked(struct rxt_gate_watch *w, int64_t
 		const char *expect =
 		    (at_wait >> g & 1)
 		        ? "a read was to decide to wait for the work behind it and open it as it began "
-		          "to wait, and no read waited (a read that should wait was released at once, "
-		          "or the read never came)"
+		          "to wait, and no read has waited since (a read that should wait was released "
+		          "at once, or the read never came)"
 		        : "only the test opens it, once it has checked the reads it holds back, and it "
 		          "never got there (a read waits for work behind this gate: it was not released "
 		          "where the test expects)";
 		len += (size_t)snprintf(w->failed + len, len < sizeof w->failed ? sizeof w->failed - len : 0,
-		                        "gate %d (%s) still closed %d s after it was armed, %u read(s) "
-		                        "waited since, timeline done at %llu: %s. ",
-		                        g, where, RXT_GATE_BOUND_S, waits - w->waits_at_arm[g],
+		                        "gate %d (%s) still closed %d s after it was armed, the timeline "
+		                        "done at %llu: %s. ",
+		                        g, where, RXT_GATE_BOUND_S,
 		                        (unsigned long long)rxvk_timeline_done(rx), expect);
 		if (len >= sizeof w->failed)
 			len = sizeof w->failed - 1;
