@@ -3,11 +3,18 @@
  * timeline order; then publishes what each wrote to the page tables.
  *
  * With RX_VK_PARALLEL=1 a part is recorded and submitted on the render
- * thread as soon as it ends.  With RX_VK_PARALLEL=N, N threads record parts
- * (each with its own command pool) while the render thread goes on
- * deciding the next ones; the render thread submits every part whose
- * recording is done, in order, and at the end of a submission waits for
- * the rest.  The lists are the same either way, so are the results. */
+ * thread as soon as it ends.  With RX_VK_PARALLEL=N (the default is 2), N
+ * threads record parts (each with its own command pools) while the render
+ * thread goes on deciding the next ones.  A part is submitted as soon as it
+ * and every part before it are recorded, by whichever thread is free: the
+ * recording thread that finished it, or the render thread when it hands
+ * over the next part; so a part that ends early for a read
+ * (RX_VK_READBACK_EARLY=1) reaches the GPU without waiting for the next one
+ * to end.  A part whose recording or submit failed is given up on the
+ * render thread (its undo touches the render thread's state).  At the end
+ * of a submission the render thread records, itself, any part no thread
+ * has taken yet rather than wait for one to wake.  The lists are the same
+ * either way, so are the results. */
 #include "private.h"
 #include "recorder.h"
 #include "replay.h"
@@ -64,8 +71,11 @@ struct recorder {
 	struct recorder_thread *threads;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct part_job *head, *tail;   /* submitted in this order */
-	struct part_job *todo;          /* next job no thread has taken */
+	struct part_job *head, *tail;   /* handed over, not yet given back, in this order */
+	struct part_job *todo;          /* next job no thread has taken (atomic loads outside the lock) */
+	struct part_job *to_submit;     /* next job to submit: every one before it is submitted */
+	bool submitting;                /* a thread is submitting to_submit */
+	unsigned sleeping;              /* recording threads asleep on cond */
 	struct part_job *free_jobs;
 	bool stop;
 	/* the recycler: chunks waiting for the timeline, oldest first */
@@ -306,6 +316,43 @@ static void job_release_locked(struct recorder *r, struct part_job *job)
 	r->free_jobs = job;
 }
 
+/* Submits, in timeline order, every recorded job from to_submit on, unless
+ * another thread is at it; stops at a job that failed (the render thread
+ * gives it up, drain()) or is not recorded yet.  Any thread, lock held
+ * (dropped around each vkQueueSubmit). */
+static void submit_ready_locked(struct rxvk *rx, struct recorder *r)
+{
+	bool any = false;
+	while (!r->submitting && r->to_submit && r->to_submit->state == JOB_RECORDED) {
+		struct part_job *job = r->to_submit;
+		r->submitting = true;
+		pthread_mutex_unlock(&r->lock);
+		int rc = submit_job(rx, job);
+		pthread_mutex_lock(&r->lock);
+		r->submitting = false;
+		any = true;
+		if (rc < 0) {
+			job->state = rc;
+			break;
+		}
+		job->state = JOB_SUBMITTED;
+		r->to_submit = job->next;
+	}
+	if (any)
+		pthread_cond_broadcast(&r->cond);
+}
+
+/* Takes the next job no thread has taken.  Lock held. */
+static struct part_job *take_locked(struct recorder *r)
+{
+	struct part_job *job = r->todo;
+	if (job)
+		__atomic_store_n(&r->todo, job->next, __ATOMIC_RELAXED);
+	return job;
+}
+
+#define RECORDER_SPIN_NS 20000ull /* a recording thread waits this long for work before sleeping */
+
 static void *recorder_main(void *arg)
 {
 	struct rxvk *rx = arg;
@@ -317,49 +364,81 @@ static void *recorder_main(void *arg)
 			self = i;
 	struct recorder_thread *t = &r->threads[self];
 	for (;;) {
-		while (!r->todo && !r->stop)
+		while (!r->todo && !r->stop) {
+			/* parts come in bursts: a short spin saves the render
+			 * thread waking this one for each of them */
+			pthread_mutex_unlock(&r->lock);
+			uint64_t t0 = rxvk_now_ns();
+			while (!__atomic_load_n(&r->todo, __ATOMIC_RELAXED) && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED) &&
+			       rxvk_now_ns() - t0 < RECORDER_SPIN_NS)
+				;
+			pthread_mutex_lock(&r->lock);
+			if (r->todo || r->stop)
+				break;
+			r->sleeping++;
 			pthread_cond_wait(&r->cond, &r->lock);
-		if (!r->todo)
+			r->sleeping--;
+		}
+		struct part_job *job = take_locked(r);
+		if (!job)
 			break;
-		struct part_job *job = r->todo;
-		r->todo = job->next;
 		pthread_mutex_unlock(&r->lock);
 		int rc = record_job(rx, &t->ring, job);
 		pthread_mutex_lock(&r->lock);
 		job->state = rc < 0 ? rc : JOB_RECORDED;
+		submit_ready_locked(rx, r);
 		pthread_cond_broadcast(&r->cond);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
 }
 
-/* Submits every recorded part at the head of the queue; with `all`, waits
- * for the rest.  Render thread only. */
+/* Submits what is ready, gives up failed jobs and gives back submitted
+ * ones; with `all`, until every job handed over is submitted or given up,
+ * recording itself the jobs no thread has taken.  Render thread only. */
 static int drain(struct rxvk *rx, bool all)
 {
 	struct recorder *r = rx->recorder;
 	int rc = 0;
 	pthread_mutex_lock(&r->lock);
-	while (r->head) {
+	for (;;) {
+		submit_ready_locked(rx, r);
+		while (r->head && r->head->state == JOB_SUBMITTED) {
+			struct part_job *job = r->head;
+			r->head = job->next;
+			if (!r->head)
+				r->tail = NULL;
+			job_release_locked(r, job);
+		}
 		struct part_job *job = r->head;
-		if (job->state == JOB_QUEUED) {
-			if (!all)
-				break;
-			pthread_cond_wait(&r->cond, &r->lock);
+		if (!job)
+			break;
+		if (job == r->to_submit && job->state < 0 && !r->submitting) {
+			/* its recording or its submit failed: every part before it
+			 * is submitted, none after it */
+			pthread_mutex_unlock(&r->lock);
+			give_up_job(rx, job);
+			pthread_mutex_lock(&r->lock);
+			if (rc == 0)
+				rc = job->state;
+			r->to_submit = job->next;
+			r->head = job->next;
+			if (!r->head)
+				r->tail = NULL;
+			job_release_locked(r, job);
 			continue;
 		}
-		pthread_mutex_unlock(&r->lock);
-		int jrc = job->state < 0 ? job->state : submit_job(rx, job);
-		if (jrc < 0) {
-			give_up_job(rx, job);
-			if (rc == 0)
-				rc = jrc;
+		if (!all)
+			break;
+		struct part_job *mine = take_locked(r);
+		if (mine) {
+			pthread_mutex_unlock(&r->lock);
+			int jrc = record_job(rx, &r->ring, mine);
+			pthread_mutex_lock(&r->lock);
+			mine->state = jrc < 0 ? jrc : JOB_RECORDED;
+			continue;
 		}
-		pthread_mutex_lock(&r->lock);
-		r->head = job->next;
-		if (!r->head)
-			r->tail = NULL;
-		job_release_locked(r, job);
+		pthread_cond_wait(&r->cond, &r->lock);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
@@ -385,9 +464,12 @@ int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 	else
 		r->head = job;
 	r->tail = job;
+	if (!r->to_submit)
+		r->to_submit = job;
 	if (!r->todo)
-		r->todo = job;
-	pthread_cond_broadcast(&r->cond);
+		__atomic_store_n(&r->todo, job, __ATOMIC_RELAXED);
+	if (r->sleeping)
+		pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	return drain(rx, false);
 }
@@ -475,7 +557,7 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	}
 	if (r->threads) {
 		pthread_mutex_lock(&r->lock);
-		r->stop = true;
+		__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&r->cond);
 		pthread_mutex_unlock(&r->lock);
 		for (unsigned i = 0; i < r->n_threads; i++)

@@ -33,7 +33,7 @@ static const struct setting table[] = {
 	{ "RX_VK_READBACK_LATE", K_LATE, OFF(readback_late), RXVK_LATE_OFF, 0, 0 },
 	{ "RX_VK_LOG_READBACK_WAITS", K_SWITCH, OFF(log_readback_waits), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_VK_LOG_RB_WRITERS", K_SWITCH, OFF(log_rb_writers), RXVK_SWITCH_OFF, 0, 0 },
-	{ "RX_VK_PARALLEL", K_UINT, OFF(parallel), 1, 1, 64 },
+	{ "RX_VK_PARALLEL", K_UINT, OFF(parallel), 2, 1, 64 },
 	{ "RX_VK_HOLD_SWITCHED", K_SWITCH, OFF(hold_switched), RXVK_SWITCH_ON, 0, 0 },
 	{ "RX_VK_FLASH", K_SWITCH, OFF(flash), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_VK_VALIDATION", K_SWITCH, OFF(validation), RXVK_SWITCH_OFF, 0, 0 },
