@@ -773,11 +773,19 @@ static int fresh_log(void **state)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* the validation layer's synchronization validation on every device
 	 * this test makes (rxt_create turns the layer on) */
 	setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT", 1);
+	/* --threads N: every renderer that names no RX_VK_PARALLEL records on
+	 * N threads (the suite runs the rules once inline, once on threads) */
+	if (argc == 3 && strcmp(argv[1], "--threads") == 0)
+		setenv("RX_VK_PARALLEL", argv[2], 1);
+	else if (argc != 1) {
+		fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
+		return 2;
+	}
 	rxt_require_vulkan();
 	int fd = mkstemp(log_path);
 	if (fd < 0)
