@@ -766,6 +766,60 @@ static void test_parallel__same_parts_as_serial_without_early(void **state)
 	(void)state;
 }
 
+/* With parts recorded on threads, a part ended after its writer is
+ * submitted by the thread that recorded it: the render thread is held
+ * right after handing it over (a test hook that, unlike the plain hold,
+ * submits nothing first; 30 s at most), and the part must be submitted and
+ * a read of the writer's bytes released at it while the render thread is
+ * still held.  A part left for the render thread to submit at its next
+ * hand-over would come only after the hold, and fail the 10 s bound. */
+static void test_threads__part_after_a_writer_submitted_while_the_render_thread_records(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_early = RXVK_EARLY_PART,
+	                                                   .readback_early_gap = 4,
+	                                                   .part_ops = 4096,
+	                                                   .parallel = 2,
+	                                                   .mirror = RXVK_SWITCH_OFF });
+	learn(rx, A, 8);
+	uint64_t parts0 = counter_parts(rx), value0 = timeline(rx);
+	size_t n = filler(ops, 2);
+	ops[n++] = rxt_spin(A, 10, 77);
+	n += filler(ops + n, 65); /* the part ends before op 4: writer, then the gap */
+	rx->test.hold_after_op = 8 + 1;
+	rx->test.hold_no_drain = true;
+	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
+	struct slow_sub sub = { rx, ops, n, -1 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, slow_sub_main, &sub), 0);
+	for (int k = 0; k < 10000 && counter_parts(rx) == parts0; k++)
+		usleep(1000);
+	bool held = __atomic_load_n(&rx->test.hold_recording, __ATOMIC_ACQUIRE);
+	uint64_t parts = counter_parts(rx);
+	struct rxvk_wait w = { 0 };
+	int rc = rxvk_invalidate(rx, A, 8, &w);
+	pthread_mutex_lock(&rx->lock);
+	uint64_t s = rx->sub_count;
+	bool recording = rx->subs[s % SUB_RING].id == s && rx->subs[s % SUB_RING].last_value == 0;
+	pthread_mutex_unlock(&rx->lock);
+	uint32_t seen = word(rx, A);
+	__atomic_store_n(&rx->test.hold_recording, false, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	rx->test.hold_after_op = 0;
+	rx->test.hold_no_drain = false;
+	if (parts == parts0)
+		fail_msg("the part after the writer was not submitted within 10 s while the render "
+		         "thread was held");
+	assert_true(held);
+	assert_int_equal(rc, 0);
+	assert_true(recording);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, value0 + 1);
+	assert_int_equal(seen, 77);
+	assert_int_equal(sub.rc, 0);
+	rxt_destroy_gated(rx);
+	(void)state;
+}
+
 static int fresh_log(void **state)
 {
 	(void)state;
@@ -780,9 +834,9 @@ int main(int argc, char **argv)
 	setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT", 1);
 	/* --threads N: every renderer that names no RX_VK_PARALLEL records on
 	 * N threads (the suite runs the rules once inline, once on threads) */
-	if (argc == 3 && strcmp(argv[1], "--threads") == 0)
+	if (argc == 3 && strcmp(argv[1], "--threads") == 0) {
 		setenv("RX_VK_PARALLEL", argv[2], 1);
-	else if (argc != 1) {
+	} else if (argc != 1) {
 		fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
 		return 2;
 	}
@@ -808,6 +862,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_log__readbacks_summary_every_3000_reads, fresh_log),
 		cmocka_unit_test_setup(test_parallel__same_bytes_writers_and_parts_as_serial_with_early, fresh_log),
 		cmocka_unit_test(test_parallel__same_parts_as_serial_without_early),
+		cmocka_unit_test(test_threads__part_after_a_writer_submitted_while_the_render_thread_records),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(log_path);
