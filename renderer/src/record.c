@@ -3,17 +3,17 @@
  * timeline order; then publishes what each wrote to the page tables.
  *
  * With RX_VK_PARALLEL=1 a part is recorded and submitted on the render
- * thread as soon as it ends.  With RX_VK_PARALLEL=N (the default is 2), N
- * threads record parts (each with its own command pools) while the render
- * thread goes on deciding the next ones.  A part is submitted as soon as it
- * and every part before it are recorded, by whichever thread is free: the
- * recording thread that finished it, or the render thread when it hands
- * over the next part; so a part that ends early for a read
- * (RX_VK_READBACK_EARLY=1) reaches the GPU without waiting for the next one
- * to end.  A part whose recording or submit failed is given up on the
- * render thread (its undo touches the render thread's state).  At the end
- * of a submission the render thread records, itself, any part no thread
- * has taken yet rather than wait for one to wake.  The lists are the same
+ * thread as soon as it ends.  With RX_VK_PARALLEL=N (by default a quarter of
+ * the CPUs, 1 to 4), N threads record parts (each with its own command
+ * pools) while the render thread goes on deciding the next ones.  A part is
+ * submitted as soon as it and every part before it are recorded, by the
+ * recording thread that finished the last of them: a part that ends early
+ * for a read (RX_VK_READBACK_EARLY=1) reaches the GPU without waiting for
+ * the next one to end, and the render thread pays no vkQueueSubmit for it.
+ * A part whose recording or submit failed is given up on the render thread
+ * (its undo touches the render thread's state).  At the end of a submission
+ * the render thread records and submits, itself, any part no thread has
+ * taken yet rather than wait for one to wake.  The lists are the same
  * either way, so are the results. */
 #include "private.h"
 #include "recorder.h"
@@ -393,16 +393,22 @@ static void *recorder_main(void *arg)
 	return NULL;
 }
 
-/* Submits what is ready, gives up failed jobs and gives back submitted
- * ones; with `all`, until every job handed over is submitted or given up,
- * recording itself the jobs no thread has taken.  Render thread only. */
+/* Gives back submitted jobs and gives up failed ones; with `all`, until
+ * every job handed over is submitted or given up, recording and submitting
+ * itself what no thread has taken.  Without `all` it submits nothing but
+ * what a failed job held up (the recording threads submit the rest), so
+ * handing over a part costs the render thread no vkQueueSubmit.  Render
+ * thread only. */
 static int drain(struct rxvk *rx, bool all)
 {
 	struct recorder *r = rx->recorder;
 	int rc = 0;
+	bool kick = false;
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		submit_ready_locked(rx, r);
+		if (all || kick)
+			submit_ready_locked(rx, r);
+		kick = false;
 		while (r->head && r->head->state == JOB_SUBMITTED) {
 			struct part_job *job = r->head;
 			r->head = job->next;
@@ -426,6 +432,7 @@ static int drain(struct rxvk *rx, bool all)
 			if (!r->head)
 				r->tail = NULL;
 			job_release_locked(r, job);
+			kick = true; /* the parts it held up */
 			continue;
 		}
 		if (!all)
