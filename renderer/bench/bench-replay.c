@@ -7,7 +7,8 @@
  * 1. replay CPU cost per op: rxvk_submit of 1500 ops in one part (µs an op);
  * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part
  *    of rxvk_submit's time), on the default path (RX_VK_PARALLEL from the
- *    environment, else 2: recorded on threads) and recorded on the render
+ *    environment, else its default: recorded on threads where there are
+ *    four CPUs or more) and recorded on the render
  *    thread (RX_VK_PARALLEL=1), and where a part's CPU goes: recording,
  *    vkQueueSubmit, publishing;
  * 3. wake-up: a read waiting on a writer; a poller thread spins on the
@@ -190,14 +191,18 @@ struct part_cost {
 	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing (any thread) */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
 	double part_inline_us;                 /* one more part, recorded on the render thread (RX_VK_PARALLEL=1) */
+	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
 	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
 };
 
 /* Median µs a part of 1500 one-op parts, and the per-step counters' means. */
-static double parts_run(struct rxvk_op *ops, size_t n, uint32_t parallel, double *rec, double *sub, double *pub,
-                        double *get, double *play)
+static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
+                        double *pub, double *get, double *play)
 {
-	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = parallel });
+	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
+	struct rxvk_config eff;
+	rxvk_config_get(rx, &eff);
+	*parallel = eff.parallel;
 	frame_ops(ops, rx);
 	struct rxvk_counters p0, p1;
 	double per_part[9];
@@ -233,12 +238,14 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	}
 	rxvk_destroy(rx);
 	pc->op_us = median(per_op, 9);
-	/* the default path (RX_VK_PARALLEL from the environment, else 2),
+	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
-	pc->part_us = parts_run(ops, n, 0, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us, &pc->play_us) -
+	pc->parallel = 0;
+	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us, &pc->play_us) -
 	              pc->op_us;
+	uint32_t one = 1;
 	pc->part_inline_us =
-		parts_run(ops, n, 1, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us, &pc->iplay_us) - pc->op_us;
+		parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us, &pc->iplay_us) - pc->op_us;
 	return n;
 }
 
@@ -468,7 +475,8 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	printf("\n| against vkprobe's floor (same call) | librxvk | ratio | target | |\n|---|---|---|---|---|\n");
 	over += ratio_line("one more part / bare part", pc->part_us, part_floor, 1.5);
 	/* not checked: the path RX_VK_PARALLEL=1 takes, for comparison */
-	ratio_line("not checked: one more part on the render thread (RX_VK_PARALLEL=1) / bare part", pc->part_inline_us, part_floor, 1.5);
+	ratio_line("not checked: one more part on the render thread (RX_VK_PARALLEL=1) / bare part",
+	           pc->part_inline_us, part_floor, 1.5);
 	over += ratio_line("early release (`1`), in place / wake-up", wake[0][1], wake_floor, 1.5);
 	over += ratio_line("early release (`1`), mirrored / wake-up", wake[1][1], wake_floor, 1.5);
 	over += ratio_line("marker release, in place / wake-up", wake[0][2], wake_floor, 1.0);
@@ -574,9 +582,8 @@ int main(int argc, char **argv)
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
-	const char *par = getenv("RX_VK_PARALLEL");
-	printf("| one more part (1500 parts against one), RX_VK_PARALLEL=%s | %.2f µs |\n", par ? par : "2 (default)",
-	       pc.part_us);
+	printf("| one more part (1500 parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parallel,
+	       getenv("RX_VK_PARALLEL") ? "" : " (its default here)", pc.part_us);
 	printf("| its CPU, on whichever thread: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
 	       pc.rec_us, pc.sub_us, pc.pub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",

@@ -70,12 +70,14 @@ struct recorder {
 	unsigned n_threads;
 	struct recorder_thread *threads;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t work;             /* recording threads wait here for a job */
+	pthread_cond_t done;             /* the render thread waits here in drain() */
 	struct part_job *head, *tail;   /* handed over, not yet given back, in this order */
-	struct part_job *todo;          /* next job no thread has taken (atomic loads outside the lock) */
+	struct part_job *todo;          /* next job no thread has taken */
 	struct part_job *to_submit;     /* next job to submit: every one before it is submitted */
 	bool submitting;                /* a thread is submitting to_submit */
-	unsigned sleeping;              /* recording threads asleep on cond */
+	unsigned sleeping;              /* recording threads waiting on `work` */
+	bool render_waits;              /* the render thread waits on `done` */
 	struct part_job *free_jobs;
 	bool stop;
 	/* the recycler: chunks waiting for the timeline, oldest first */
@@ -338,8 +340,8 @@ static void submit_ready_locked(struct rxvk *rx, struct recorder *r)
 		job->state = JOB_SUBMITTED;
 		r->to_submit = job->next;
 	}
-	if (any)
-		pthread_cond_broadcast(&r->cond);
+	if (any && r->render_waits)
+		pthread_cond_signal(&r->done);
 }
 
 /* Takes the next job no thread has taken.  Lock held. */
@@ -347,12 +349,14 @@ static struct part_job *take_locked(struct recorder *r)
 {
 	struct part_job *job = r->todo;
 	if (job)
-		__atomic_store_n(&r->todo, job->next, __ATOMIC_RELAXED);
+		r->todo = job->next;
 	return job;
 }
 
-#define RECORDER_SPIN_NS 20000ull /* a recording thread waits this long for work before sleeping */
-
+/* A recording thread: takes jobs in timeline order, records each and
+ * submits what is ready.  It sleeps only when no job is left (one is woken
+ * per job handed over while some sleep), so in a burst of parts handing one
+ * over costs the render thread no wake-up. */
 static void *recorder_main(void *arg)
 {
 	struct rxvk *rx = arg;
@@ -365,18 +369,8 @@ static void *recorder_main(void *arg)
 	struct recorder_thread *t = &r->threads[self];
 	for (;;) {
 		while (!r->todo && !r->stop) {
-			/* parts come in bursts: a short spin saves the render
-			 * thread waking this one for each of them */
-			pthread_mutex_unlock(&r->lock);
-			uint64_t t0 = rxvk_now_ns();
-			while (!__atomic_load_n(&r->todo, __ATOMIC_RELAXED) && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED) &&
-			       rxvk_now_ns() - t0 < RECORDER_SPIN_NS)
-				;
-			pthread_mutex_lock(&r->lock);
-			if (r->todo || r->stop)
-				break;
 			r->sleeping++;
-			pthread_cond_wait(&r->cond, &r->lock);
+			pthread_cond_wait(&r->work, &r->lock);
 			r->sleeping--;
 		}
 		struct part_job *job = take_locked(r);
@@ -387,7 +381,8 @@ static void *recorder_main(void *arg)
 		pthread_mutex_lock(&r->lock);
 		job->state = rc < 0 ? rc : JOB_RECORDED;
 		submit_ready_locked(rx, r);
-		pthread_cond_broadcast(&r->cond);
+		if (r->render_waits)
+			pthread_cond_signal(&r->done);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -445,7 +440,9 @@ static int drain(struct rxvk *rx, bool all)
 			mine->state = jrc < 0 ? jrc : JOB_RECORDED;
 			continue;
 		}
-		pthread_cond_wait(&r->cond, &r->lock);
+		r->render_waits = true;
+		pthread_cond_wait(&r->done, &r->lock);
+		r->render_waits = false;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
@@ -474,9 +471,9 @@ int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 	if (!r->to_submit)
 		r->to_submit = job;
 	if (!r->todo)
-		__atomic_store_n(&r->todo, job, __ATOMIC_RELAXED);
+		r->todo = job;
 	if (r->sleeping)
-		pthread_cond_broadcast(&r->cond);
+		pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->lock);
 	return drain(rx, false);
 }
@@ -522,7 +519,8 @@ int rxvk_recorder_init(struct rxvk *rx)
 		return -ENOMEM;
 	rx->recorder = r;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
+	pthread_cond_init(&r->work, NULL);
+	pthread_cond_init(&r->done, NULL);
 	pthread_mutex_init(&r->recycle_lock, NULL);
 	pthread_cond_init(&r->recycle_cond, NULL);
 	int crc = close_record(rx, r);
@@ -564,8 +562,8 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	}
 	if (r->threads) {
 		pthread_mutex_lock(&r->lock);
-		__atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
-		pthread_cond_broadcast(&r->cond);
+		r->stop = true;
+		pthread_cond_broadcast(&r->work);
 		pthread_mutex_unlock(&r->lock);
 		for (unsigned i = 0; i < r->n_threads; i++)
 			if (r->threads[i].started)
@@ -588,7 +586,8 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	ring_free(rx, &r->ring);
 	if (r->close_pool && rx->device)
 		vkDestroyCommandPool(rx->device, r->close_pool, NULL);
-	pthread_cond_destroy(&r->cond);
+	pthread_cond_destroy(&r->work);
+	pthread_cond_destroy(&r->done);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->recycle_cond);
 	pthread_mutex_destroy(&r->recycle_lock);
