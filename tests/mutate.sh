@@ -36,6 +36,9 @@ trap '[ -n "$restore" ] && cp "$restore" "${restore%.mutate-orig}" && rm -f "$re
 # mutant NAME FILE TEST TEXT REPLACEMENT   (\n and \t in TEXT and REPLACEMENT)
 mutant() {
 	local name=$1 file=$2 test=$3 text=$4 repl=$5
+	local args=()
+	# a *-threads test runs its rules with parts on two recording threads
+	[[ $test == *-threads ]] && args=(--threads 2)
 	if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $name "* ]]; then
 		return
 	fi
@@ -57,7 +60,7 @@ EOF
 	elif ! ninja -C "$build" "renderer/test-$test" >"$build/mutate-$name.build.log" 2>&1; then
 		echo "mutant $name: DOES NOT BUILD (see $build/mutate-$name.build.log)"
 		broken=$((broken + 1))
-	elif timeout 300 "$build/renderer/test-$test" >"$build/mutate-$name.log" 2>&1; then
+	elif timeout 300 "$build/renderer/test-$test" "${args[@]}" >"$build/mutate-$name.log" 2>&1; then
 		echo "mutant $name: MISSED by test-$test"
 		missed=$((missed + 1))
 	else
@@ -127,6 +130,16 @@ mutant chunk-reset-before-its-parts-ran $rc rxvk-reuse \
 	'VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);' 'VkResult res = VK_SUCCESS;\n\t\t(void)wi;'
 mutant chunk-taken-before-reset $rc rxvk-reuse \
 	'__ATOMIC_ACQUIRE) == CHUNK_READY) {' '__ATOMIC_ACQUIRE) != CHUNK_IN_USE) {'
+
+# parts recorded and submitted on threads (RX_VK_PARALLEL >= 2)
+mutant thread-part-left-for-next-handover $rc rxvk-readback \
+	'\t\tjob->state = rc < 0 ? rc : JOB_RECORDED;\n\t\tsubmit_ready_locked(rx, r);\n' \
+	'\t\tjob->state = rc < 0 ? rc : JOB_RECORDED;\n'
+mutant thread-submits-a-failed-part $rc rxvk-rollback-threads \
+	'r->to_submit->state == JOB_RECORDED) {' 'r->to_submit->state != JOB_QUEUED && r->to_submit->state != JOB_SUBMITTED) {'
+mutant early-left-off-on-threads $rb rxvk-readback \
+	'\tif (mode == RXVK_EARLY_PART || mode == RXVK_EARLY_MARKER) {' \
+	'\tif (mode == RXVK_EARLY_MARKER || (mode == RXVK_EARLY_PART && rx->set.cfg.parallel < 2)) {'
 
 echo "$caught caught, $missed missed, $broken did not apply or build"
 [ $missed -eq 0 ] && [ $broken -eq 0 ]

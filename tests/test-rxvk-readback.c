@@ -499,8 +499,11 @@ static void test_late__newest_read_at_once_even_with_writers_diagnostics(void **
 	assert_int_equal(w.what, RXVK_WAIT_LATE);
 	assert_false(w.waited);
 	assert_true(rxvk_timeline_done(rx) < last); /* nothing waited for it */
-	rxt_gate_open(rx);
-	/* an older submission's write is not late: it waits as usual */
+	/* an older submission's write is not late: it waits as usual (the
+	 * gate opens once that read waits, so the submission is provably
+	 * still pending however fast the device and however the next one is
+	 * recorded) */
+	rxt_gate_open_at_wait(rx, 0);
 	struct rxvk_op next = rxt_spin(SCRATCH + 2 * MB, 10, 1);
 	assert_int_equal(rxvk_submit(rx, &next, 1, NULL), 0);
 	assert_int_equal(rxvk_invalidate(rx, A, 8, &w), 0);
@@ -666,13 +669,17 @@ static void test_log__readbacks_summary_every_3000_reads(void **state)
 }
 
 /* One workload with every op kind, on `parallel` recording threads. */
-static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, uint64_t *finals)
+static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, uint64_t *finals, uint64_t *splits)
 {
 	struct rxvk *rx = rxt_create((struct rxvk_config){ .parallel = parallel,
 	                                                   .mirror = RXVK_SWITCH_OFF,
-	                                                   .part_ops = 5,
+	                                                   .part_ops = 6, /* the spin is inside a part */
 	                                                   .readback_early = RXVK_EARLY_PART,
+	                                                   .readback_early_gap = 2,
 	                                                   .log_path = log_path });
+	/* A's range is tracked before the first frame, whether or not a
+	 * frame's read finds its writer still running (a fast device) */
+	learn(rx, A, 8);
 	uint8_t *g = rxvk_guest(rx);
 	float *quads = (float *)(g + 3 * MB);
 	for (int i = 0; i < 64; i++) {
@@ -711,37 +718,35 @@ static void parallel_run(unsigned parallel, uint8_t *bytes, uint64_t *writers, u
 	pthread_mutex_unlock(&rx->lock);
 	struct rxvk_counters c;
 	rxvk_counters_get(rx, &c);
-	if (parallel > 1) {
-		assert_int_equal(c.reads_early, 0);
-		assert_int_equal(c.early_ranges, 0);
-		assert_int_equal(c.parts_split_early, 0);
-	} else {
-		assert_true(c.early_ranges > 0);
-	}
+	/* the early policy works on recording threads as on the render
+	 * thread: the range tracked, a part split after its writer (each
+	 * frame's read then waits for that part, if for anything) */
+	assert_true(c.early_ranges > 0);
+	assert_true(c.parts_split_early > 0);
+	*splits = c.parts_split_early;
 	rxt_destroy_gated(rx);
 }
 
-static void test_parallel__same_bytes_and_writers_as_serial_and_early_off(void **state)
+static void test_parallel__same_bytes_writers_and_parts_as_serial_with_early(void **state)
 {
 	static uint8_t bytes1[3 * MB], bytes3[3 * MB];
 	static uint64_t writers1[6 * MB / PAGE], writers3[6 * MB / PAGE];
 	static uint64_t finals1[6 * MB / PAGE], finals3[6 * MB / PAGE];
-	parallel_run(1, bytes1, writers1, finals1);
-	parallel_run(3, bytes3, writers3, finals3);
+	uint64_t splits1, splits3;
+	parallel_run(1, bytes1, writers1, finals1, &splits1);
+	parallel_run(3, bytes3, writers3, finals3, &splits3);
 	assert_memory_equal(bytes1, bytes3, sizeof bytes1);
 	assert_memory_equal(writers1, writers3, sizeof writers1);
-	/* the early policy split parts in the serial run only: compare the
-	 * writers' submissions, and the part values where no split happened */
+	/* the same parts: the same splits, every page's write in the same part */
+	assert_int_equal(splits1, splits3);
+	assert_memory_equal(finals1, finals3, sizeof finals1);
 	bool any = false;
 	for (size_t i = 0; i < sizeof bytes1; i++)
 		any |= bytes1[i] != 0;
 	assert_true(any);
 	const char *log = rxt_read_log(log_path);
-	if (!strstr(log, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=3"))
-		fail_msg("no line saying why early is off:\n%s", log);
+	assert_null(strstr(log, "left off"));
 	assert_non_null(strstr(log, "recording parts on 3 threads"));
-	(void)finals1;
-	(void)finals3;
 	(void)state;
 }
 
@@ -766,6 +771,60 @@ static void test_parallel__same_parts_as_serial_without_early(void **state)
 	(void)state;
 }
 
+/* With parts recorded on threads, a part ended after its writer is
+ * submitted by the thread that recorded it: the render thread is held
+ * right after handing it over (a test hook that, unlike the plain hold,
+ * submits nothing first; 30 s at most), and the part must be submitted and
+ * a read of the writer's bytes released at it while the render thread is
+ * still held.  A part left for the render thread to submit at its next
+ * hand-over would come only after the hold, and fail the 10 s bound. */
+static void test_threads__part_after_a_writer_submitted_while_the_render_thread_records(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .readback_early = RXVK_EARLY_PART,
+	                                                   .readback_early_gap = 4,
+	                                                   .part_ops = 4096,
+	                                                   .parallel = 2,
+	                                                   .mirror = RXVK_SWITCH_OFF });
+	learn(rx, A, 8);
+	uint64_t parts0 = counter_parts(rx), value0 = timeline(rx);
+	size_t n = filler(ops, 2);
+	ops[n++] = rxt_spin(A, 10, 77);
+	n += filler(ops + n, 65); /* the part ends before op 4: writer, then the gap */
+	rx->test.hold_after_op = 8 + 1;
+	rx->test.hold_no_drain = true;
+	__atomic_store_n(&rx->test.hold_recording, true, __ATOMIC_RELEASE);
+	struct slow_sub sub = { rx, ops, n, -1 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, slow_sub_main, &sub), 0);
+	for (int k = 0; k < 10000 && counter_parts(rx) == parts0; k++)
+		usleep(1000);
+	bool held = __atomic_load_n(&rx->test.hold_recording, __ATOMIC_ACQUIRE);
+	uint64_t parts = counter_parts(rx);
+	struct rxvk_wait w = { 0 };
+	int rc = rxvk_invalidate(rx, A, 8, &w);
+	pthread_mutex_lock(&rx->lock);
+	uint64_t s = rx->sub_count;
+	bool recording = rx->subs[s % SUB_RING].id == s && rx->subs[s % SUB_RING].last_value == 0;
+	pthread_mutex_unlock(&rx->lock);
+	uint32_t seen = word(rx, A);
+	__atomic_store_n(&rx->test.hold_recording, false, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	rx->test.hold_after_op = 0;
+	rx->test.hold_no_drain = false;
+	if (parts == parts0)
+		fail_msg("the part after the writer was not submitted within 10 s while the render "
+		         "thread was held");
+	assert_true(held);
+	assert_int_equal(rc, 0);
+	assert_true(recording);
+	assert_int_equal(w.what, RXVK_WAIT_PART);
+	assert_int_equal(w.value, value0 + 1);
+	assert_int_equal(seen, 77);
+	assert_int_equal(sub.rc, 0);
+	rxt_destroy_gated(rx);
+	(void)state;
+}
+
 static int fresh_log(void **state)
 {
 	(void)state;
@@ -773,11 +832,19 @@ static int fresh_log(void **state)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* the validation layer's synchronization validation on every device
 	 * this test makes (rxt_create turns the layer on) */
 	setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT", 1);
+	/* --threads N: every renderer that names no RX_VK_PARALLEL records on
+	 * N threads (the suite runs the rules once inline, once on threads) */
+	if (argc == 3 && strcmp(argv[1], "--threads") == 0) {
+		setenv("RX_VK_PARALLEL", argv[2], 1);
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
+		return 2;
+	}
 	rxt_require_vulkan();
 	int fd = mkstemp(log_path);
 	if (fd < 0)
@@ -798,8 +865,9 @@ int main(void)
 		cmocka_unit_test_setup(test_diag__span_closes_at_burst_end_with_last_part_and_total_work, fresh_log),
 		cmocka_unit_test(test_early__idle_with_only_mirrored_pages),
 		cmocka_unit_test_setup(test_log__readbacks_summary_every_3000_reads, fresh_log),
-		cmocka_unit_test_setup(test_parallel__same_bytes_and_writers_as_serial_and_early_off, fresh_log),
+		cmocka_unit_test_setup(test_parallel__same_bytes_writers_and_parts_as_serial_with_early, fresh_log),
 		cmocka_unit_test(test_parallel__same_parts_as_serial_without_early),
+		cmocka_unit_test(test_threads__part_after_a_writer_submitted_while_the_render_thread_records),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(log_path);

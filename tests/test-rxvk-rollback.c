@@ -162,8 +162,16 @@ static void test_rollback__unsignalled_value_fails_its_waits(void **state)
 	(void)state;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* --threads N: parts recorded and submitted on N threads, where a
+	 * failed part is still given up on the render thread */
+	if (argc == 3 && strcmp(argv[1], "--threads") == 0) {
+		setenv("RX_VK_PARALLEL", argv[2], 1);
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: %s [--threads N]\n", argv[0]);
+		return 2;
+	}
 	rxt_require_vulkan();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rollback__capture_undone_at_each_failure_point),

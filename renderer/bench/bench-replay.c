@@ -5,8 +5,12 @@
  *                                          (20000 suits lavapipe, 200000 a GPU)
  *
  * 1. replay CPU cost per op: rxvk_submit of 1500 ops in one part (µs an op);
- * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part),
- *    and where a part's CPU goes: recording, vkQueueSubmit, publishing;
+ * 2. one more part: the same 1500 ops in 1500 parts against one (µs a part
+ *    of rxvk_submit's time), on the default path (RX_VK_PARALLEL from the
+ *    environment, else its default: recorded on threads where there are
+ *    four CPUs or more) and recorded on the render
+ *    thread (RX_VK_PARALLEL=1), and where a part's CPU goes: recording,
+ *    vkQueueSubmit, publishing;
  * 3. wake-up: a read waiting on a writer; a poller thread spins on the
  *    written value; release time minus the time the value was seen (µs);
  * 4. the field shape: a writer at op 750 of 1500, a reader thread waiting
@@ -21,7 +25,7 @@
  * one after another): its bare part ("submit: N parts: X us CPU each") and
  * its timeline wake-up ("wakes Y us after (median)").  The program then
  * prints each figure as a ratio to the median of vkprobe's floors, against
- * its target: one more part <= 1.5x a bare part, an early release (`1`,
+ * its target: one more part (the default path) <= 1.5x a bare part, an early release (`1`,
  * after the writer's value is visible, either memory mode) <= 1.5x the
  * wake-up, a marker's release <= 1.0x the wake-up, the early switch idle
  * under 1 %.  With --check it exits 3 when one is over its target.  A
@@ -183,28 +187,25 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
 /* 1 and 2: CPU cost of replay, one part and one part per op; a part's
  * CPU split into recording, submitting and publishing */
 struct part_cost {
-	double op_us, part_us;                 /* per op in one part; one more part */
-	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing */
+	double op_us, part_us;                 /* per op in one part; one more part (the default path) */
+	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing (any thread) */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
-	double part_threaded_us;               /* one more part, recorded on a thread (RX_VK_PARALLEL=2) */
+	double part_inline_us;                 /* one more part, recorded on the render thread (RX_VK_PARALLEL=1) */
+	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
+	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
 };
 
-static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
+/* Median µs a part of 1500 one-op parts, and the per-step counters' means. */
+static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
+                        double *pub, double *get, double *play)
 {
-	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
-	rxvk_device_info_get(rx, info);
-	size_t n = frame_ops(ops, rx);
-	double per_op[9], per_part[9];
-	for (int k = 0; k < 9; k++) {
-		double t0 = now_us();
-		rxvk_submit(rx, ops, n, NULL);
-		per_op[k] = (now_us() - t0) / (double)n;
-		rxvk_finish(rx);
-	}
-	rxvk_destroy(rx);
-	rx = make((struct rxvk_config){ .part_ops = 1 });
+	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
+	struct rxvk_config eff;
+	rxvk_config_get(rx, &eff);
+	*parallel = eff.parallel;
 	frame_ops(ops, rx);
 	struct rxvk_counters p0, p1;
+	double per_part[9];
 	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
@@ -215,24 +216,36 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
 	double parts_n = (double)(p1.parts - p0.parts);
-	pc->rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
-	pc->sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
-	pc->pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
-	pc->get_us = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
-	pc->play_us = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
-	pc->op_us = median(per_op, 9);
-	pc->part_us = median(per_part, 9) - pc->op_us;
-	/* the same with the recording on a thread: what the render thread pays */
-	rx = make((struct rxvk_config){ .part_ops = 1, .parallel = 2 });
-	frame_ops(ops, rx);
+	*rec = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
+	*sub = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
+	*pub = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
+	*get = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
+	*play = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
+	return median(per_part, 9);
+}
+
+static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
+{
+	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
+	rxvk_device_info_get(rx, info);
+	size_t n = frame_ops(ops, rx);
+	double per_op[9];
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
 		rxvk_submit(rx, ops, n, NULL);
-		per_part[k] = (now_us() - t0) / (double)n;
+		per_op[k] = (now_us() - t0) / (double)n;
 		rxvk_finish(rx);
 	}
 	rxvk_destroy(rx);
-	pc->part_threaded_us = median(per_part, 9) - pc->op_us;
+	pc->op_us = median(per_op, 9);
+	/* the default path (RX_VK_PARALLEL from the environment, else its default),
+	 * then every part recorded on the render thread */
+	pc->parallel = 0;
+	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us, &pc->play_us) -
+	              pc->op_us;
+	uint32_t one = 1;
+	pc->part_inline_us =
+		parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us, &pc->iplay_us) - pc->op_us;
 	return n;
 }
 
@@ -461,6 +474,9 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	int over = 0;
 	printf("\n| against vkprobe's floor (same call) | librxvk | ratio | target | |\n|---|---|---|---|---|\n");
 	over += ratio_line("one more part / bare part", pc->part_us, part_floor, 1.5);
+	/* not checked: the path RX_VK_PARALLEL=1 takes, for comparison */
+	ratio_line("not checked: one more part on the render thread (RX_VK_PARALLEL=1) / bare part",
+	           pc->part_inline_us, part_floor, 1.5);
 	over += ratio_line("early release (`1`), in place / wake-up", wake[0][1], wake_floor, 1.5);
 	over += ratio_line("early release (`1`), mirrored / wake-up", wake[1][1], wake_floor, 1.5);
 	over += ratio_line("marker release, in place / wake-up", wake[0][2], wake_floor, 1.0);
@@ -566,13 +582,17 @@ int main(int argc, char **argv)
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
-	printf("| one more part (1500 parts against one) | %.2f µs |\n", pc.part_us);
-	printf("| a part's CPU (1500 parts): recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
+	printf("| one more part (1500 parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parallel,
+	       getenv("RX_VK_PARALLEL") ? "" : " (its default here)", pc.part_us);
+	printf("| its CPU, on whichever thread: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
 	       pc.rec_us, pc.sub_us, pc.pub_us);
-	printf("| one more part, recorded on a thread (RX_VK_PARALLEL=2): the render thread's CPU | %.2f µs |\n",
-	       pc.part_threaded_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
 	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
+	printf("| one more part, recorded on the render thread (RX_VK_PARALLEL=1) | %.2f µs |\n", pc.part_inline_us);
+	printf("| its CPU: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", pc.irec_us,
+	       pc.isub_us, pc.ipub_us);
+	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
+	       pc.iget_us, pc.iplay_us, pc.irec_us - pc.iget_us - pc.iplay_us);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "

@@ -69,7 +69,8 @@ struct rxvk_config {
 	enum rxvk_late readback_late;    /* RX_VK_READBACK_LATE, off */
 	enum rxvk_switch log_readback_waits; /* RX_VK_LOG_READBACK_WAITS, off */
 	enum rxvk_switch log_rb_writers;     /* RX_VK_LOG_RB_WRITERS, off */
-	uint32_t parallel;          /* recording threads; RX_VK_PARALLEL, 1 */
+	uint32_t parallel;          /* recording threads, 1: the render thread records;
+	                             * RX_VK_PARALLEL, default a quarter of the CPUs, 1-4 */
 	enum rxvk_switch hold_switched; /* RX_VK_HOLD_SWITCHED, on */
 	enum rxvk_switch flash;     /* RX_VK_FLASH, off */
 	enum rxvk_switch validation; /* RX_VK_VALIDATION: Khronos layer, messages counted */

@@ -166,6 +166,9 @@ struct rxvk {
 		 * at most, so a test knows the recording is still going on */
 		uint32_t hold_after_op;
 		bool hold_recording;
+		/* the pause leaves the parts handed over to the recording threads
+		 * (no drain first): they are submitted as those threads get to them */
+		bool hold_no_drain;
 	} test;
 	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */

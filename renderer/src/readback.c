@@ -27,7 +27,7 @@ struct early_range {
 };
 
 struct early {
-	bool on;               /* the switch is on and not left off (parallel) */
+	bool on;               /* the switch is on (1 or marker) */
 	bool marks;            /* RX_VK_READBACK_EARLY=marker: released by markers, no part ends */
 	int active;            /* a read of pages written in place has waited */
 	struct early_range ranges[EARLY_RANGES];
@@ -710,12 +710,7 @@ int rxvk_readback_init(struct rxvk *rx)
 		             "(vkCmdSetEvent2); reads wait for their writer's part as with 1");
 		mode = RXVK_EARLY_PART;
 	}
-	if (mode == RXVK_EARLY_PART && rx->set.cfg.parallel >= 2) {
-		rxvk_log(rx, "RX_VK_READBACK_EARLY left off: RX_VK_PARALLEL=%u records parts on "
-		             "several threads, and a read could wait for a part whose writes were "
-		             "noted out of order (RX_VK_READBACK_EARLY=marker works with it)",
-		         rx->set.cfg.parallel);
-	} else if (mode == RXVK_EARLY_PART || mode == RXVK_EARLY_MARKER) {
+	if (mode == RXVK_EARLY_PART || mode == RXVK_EARLY_MARKER) {
 		e->on = true;
 		e->marks = mode == RXVK_EARLY_MARKER;
 		e->sub = calloc(rx->n_pages, sizeof(uint64_t));

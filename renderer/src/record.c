@@ -3,11 +3,18 @@
  * timeline order; then publishes what each wrote to the page tables.
  *
  * With RX_VK_PARALLEL=1 a part is recorded and submitted on the render
- * thread as soon as it ends.  With RX_VK_PARALLEL=N, N threads record parts
- * (each with its own command pool) while the render thread goes on
- * deciding the next ones; the render thread submits every part whose
- * recording is done, in order, and at the end of a submission waits for
- * the rest.  The lists are the same either way, so are the results. */
+ * thread as soon as it ends.  With RX_VK_PARALLEL=N (by default a quarter of
+ * the CPUs, 1 to 4), N threads record parts (each with its own command
+ * pools) while the render thread goes on deciding the next ones.  A part is
+ * submitted as soon as it and every part before it are recorded, by the
+ * recording thread that finished the last of them: a part that ends early
+ * for a read (RX_VK_READBACK_EARLY=1) reaches the GPU without waiting for
+ * the next one to end, and the render thread pays no vkQueueSubmit for it.
+ * A part whose recording or submit failed is given up on the render thread
+ * (its undo touches the render thread's state).  At the end of a submission
+ * the render thread records and submits, itself, any part no thread has
+ * taken yet rather than wait for one to wake.  The lists are the same
+ * either way, so are the results. */
 #include "private.h"
 #include "recorder.h"
 #include "replay.h"
@@ -63,9 +70,14 @@ struct recorder {
 	unsigned n_threads;
 	struct recorder_thread *threads;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct part_job *head, *tail;   /* submitted in this order */
+	pthread_cond_t work;             /* recording threads wait here for a job */
+	pthread_cond_t done;             /* the render thread waits here in drain() */
+	struct part_job *head, *tail;   /* handed over, not yet given back, in this order */
 	struct part_job *todo;          /* next job no thread has taken */
+	struct part_job *to_submit;     /* next job to submit: every one before it is submitted */
+	bool submitting;                /* a thread is submitting to_submit */
+	unsigned sleeping;              /* recording threads waiting on `work` */
+	bool render_waits;              /* the render thread waits on `done` */
 	struct part_job *free_jobs;
 	bool stop;
 	/* the recycler: chunks waiting for the timeline, oldest first */
@@ -306,6 +318,45 @@ static void job_release_locked(struct recorder *r, struct part_job *job)
 	r->free_jobs = job;
 }
 
+/* Submits, in timeline order, every recorded job from to_submit on, unless
+ * another thread is at it; stops at a job that failed (the render thread
+ * gives it up, drain()) or is not recorded yet.  Any thread, lock held
+ * (dropped around each vkQueueSubmit). */
+static void submit_ready_locked(struct rxvk *rx, struct recorder *r)
+{
+	bool any = false;
+	while (!r->submitting && r->to_submit && r->to_submit->state == JOB_RECORDED) {
+		struct part_job *job = r->to_submit;
+		r->submitting = true;
+		pthread_mutex_unlock(&r->lock);
+		int rc = submit_job(rx, job);
+		pthread_mutex_lock(&r->lock);
+		r->submitting = false;
+		any = true;
+		if (rc < 0) {
+			job->state = rc;
+			break;
+		}
+		job->state = JOB_SUBMITTED;
+		r->to_submit = job->next;
+	}
+	if (any && r->render_waits)
+		pthread_cond_signal(&r->done);
+}
+
+/* Takes the next job no thread has taken.  Lock held. */
+static struct part_job *take_locked(struct recorder *r)
+{
+	struct part_job *job = r->todo;
+	if (job)
+		r->todo = job->next;
+	return job;
+}
+
+/* A recording thread: takes jobs in timeline order, records each and
+ * submits what is ready.  It sleeps only when no job is left (one is woken
+ * per job handed over while some sleep), so in a burst of parts handing one
+ * over costs the render thread no wake-up. */
 static void *recorder_main(void *arg)
 {
 	struct rxvk *rx = arg;
@@ -317,49 +368,81 @@ static void *recorder_main(void *arg)
 			self = i;
 	struct recorder_thread *t = &r->threads[self];
 	for (;;) {
-		while (!r->todo && !r->stop)
-			pthread_cond_wait(&r->cond, &r->lock);
-		if (!r->todo)
+		while (!r->todo && !r->stop) {
+			r->sleeping++;
+			pthread_cond_wait(&r->work, &r->lock);
+			r->sleeping--;
+		}
+		struct part_job *job = take_locked(r);
+		if (!job)
 			break;
-		struct part_job *job = r->todo;
-		r->todo = job->next;
 		pthread_mutex_unlock(&r->lock);
 		int rc = record_job(rx, &t->ring, job);
 		pthread_mutex_lock(&r->lock);
 		job->state = rc < 0 ? rc : JOB_RECORDED;
-		pthread_cond_broadcast(&r->cond);
+		submit_ready_locked(rx, r);
+		if (r->render_waits)
+			pthread_cond_signal(&r->done);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
 }
 
-/* Submits every recorded part at the head of the queue; with `all`, waits
- * for the rest.  Render thread only. */
+/* Gives back submitted jobs and gives up failed ones; with `all`, until
+ * every job handed over is submitted or given up, recording and submitting
+ * itself what no thread has taken.  Without `all` it submits nothing but
+ * what a failed job held up (the recording threads submit the rest), so
+ * handing over a part costs the render thread no vkQueueSubmit.  Render
+ * thread only. */
 static int drain(struct rxvk *rx, bool all)
 {
 	struct recorder *r = rx->recorder;
 	int rc = 0;
+	bool kick = false;
 	pthread_mutex_lock(&r->lock);
-	while (r->head) {
+	for (;;) {
+		if (all || kick)
+			submit_ready_locked(rx, r);
+		kick = false;
+		while (r->head && r->head->state == JOB_SUBMITTED) {
+			struct part_job *job = r->head;
+			r->head = job->next;
+			if (!r->head)
+				r->tail = NULL;
+			job_release_locked(r, job);
+		}
 		struct part_job *job = r->head;
-		if (job->state == JOB_QUEUED) {
-			if (!all)
-				break;
-			pthread_cond_wait(&r->cond, &r->lock);
+		if (!job)
+			break;
+		if (job == r->to_submit && job->state < 0 && !r->submitting) {
+			/* its recording or its submit failed: every part before it
+			 * is submitted, none after it */
+			pthread_mutex_unlock(&r->lock);
+			give_up_job(rx, job);
+			pthread_mutex_lock(&r->lock);
+			if (rc == 0)
+				rc = job->state;
+			r->to_submit = job->next;
+			r->head = job->next;
+			if (!r->head)
+				r->tail = NULL;
+			job_release_locked(r, job);
+			kick = true; /* the parts it held up */
 			continue;
 		}
-		pthread_mutex_unlock(&r->lock);
-		int jrc = job->state < 0 ? job->state : submit_job(rx, job);
-		if (jrc < 0) {
-			give_up_job(rx, job);
-			if (rc == 0)
-				rc = jrc;
+		if (!all)
+			break;
+		struct part_job *mine = take_locked(r);
+		if (mine) {
+			pthread_mutex_unlock(&r->lock);
+			int jrc = record_job(rx, &r->ring, mine);
+			pthread_mutex_lock(&r->lock);
+			mine->state = jrc < 0 ? jrc : JOB_RECORDED;
+			continue;
 		}
-		pthread_mutex_lock(&r->lock);
-		r->head = job->next;
-		if (!r->head)
-			r->tail = NULL;
-		job_release_locked(r, job);
+		r->render_waits = true;
+		pthread_cond_wait(&r->done, &r->lock);
+		r->render_waits = false;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
@@ -385,9 +468,12 @@ int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 	else
 		r->head = job;
 	r->tail = job;
+	if (!r->to_submit)
+		r->to_submit = job;
 	if (!r->todo)
 		r->todo = job;
-	pthread_cond_broadcast(&r->cond);
+	if (r->sleeping)
+		pthread_cond_signal(&r->work);
 	pthread_mutex_unlock(&r->lock);
 	return drain(rx, false);
 }
@@ -433,7 +519,8 @@ int rxvk_recorder_init(struct rxvk *rx)
 		return -ENOMEM;
 	rx->recorder = r;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
+	pthread_cond_init(&r->work, NULL);
+	pthread_cond_init(&r->done, NULL);
 	pthread_mutex_init(&r->recycle_lock, NULL);
 	pthread_cond_init(&r->recycle_cond, NULL);
 	int crc = close_record(rx, r);
@@ -476,7 +563,7 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	if (r->threads) {
 		pthread_mutex_lock(&r->lock);
 		r->stop = true;
-		pthread_cond_broadcast(&r->cond);
+		pthread_cond_broadcast(&r->work);
 		pthread_mutex_unlock(&r->lock);
 		for (unsigned i = 0; i < r->n_threads; i++)
 			if (r->threads[i].started)
@@ -499,7 +586,8 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	ring_free(rx, &r->ring);
 	if (r->close_pool && rx->device)
 		vkDestroyCommandPool(rx->device, r->close_pool, NULL);
-	pthread_cond_destroy(&r->cond);
+	pthread_cond_destroy(&r->work);
+	pthread_cond_destroy(&r->done);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->recycle_cond);
 	pthread_mutex_destroy(&r->recycle_lock);

@@ -40,7 +40,7 @@ struct part_job {
 	uint64_t sub;
 	uint64_t value;        /* timeline value it signals */
 	VkCommandBuffer cmd;
-	int state;             /* JOB_QUEUED, JOB_RECORDED, or a negative errno */
+	int state;             /* JOB_QUEUED, JOB_RECORDED, JOB_SUBMITTED, or a negative errno */
 	struct part_job *next;
 	/* what its capture changed, undone if its commands never run */
 	bool captured;         /* it holds its submission's capture */
@@ -49,7 +49,7 @@ struct part_job {
 	size_t undo_words, undo_blocks;
 };
 
-enum { JOB_QUEUED = 0, JOB_RECORDED = 1 };
+enum { JOB_QUEUED = 0, JOB_RECORDED = 1, JOB_SUBMITTED = 2 };
 
 /* cmdlist.c */
 void cl_barrier(struct cmdlist *cl);

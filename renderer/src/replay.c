@@ -1313,7 +1313,7 @@ static int record_op(struct rxvk *rx, struct recording *rec, const struct rxvk_o
 		rec->split_pending = true;
 	if (rx->test.hold_after_op == i + 1) {
 		/* paused: the parts already recorded are submitted first */
-		if ((rc = rxvk_recorder_drain(rx)) < 0)
+		if (!rx->test.hold_no_drain && (rc = rxvk_recorder_drain(rx)) < 0)
 			return rc;
 		struct timespec ms = { 0, 1000000 };
 		for (int k = 0; k < 30000 && __atomic_load_n(&rx->test.hold_recording, __ATOMIC_ACQUIRE); k++)

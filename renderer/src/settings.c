@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum kind { K_UINT, K_SWITCH, K_EARLY, K_LATE, K_STRING, K_DEVICE };
 
@@ -33,7 +34,7 @@ static const struct setting table[] = {
 	{ "RX_VK_READBACK_LATE", K_LATE, OFF(readback_late), RXVK_LATE_OFF, 0, 0 },
 	{ "RX_VK_LOG_READBACK_WAITS", K_SWITCH, OFF(log_readback_waits), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_VK_LOG_RB_WRITERS", K_SWITCH, OFF(log_rb_writers), RXVK_SWITCH_OFF, 0, 0 },
-	{ "RX_VK_PARALLEL", K_UINT, OFF(parallel), 1, 1, 64 },
+	{ "RX_VK_PARALLEL", K_UINT, OFF(parallel), 0, 1, 64 }, /* 0: parallel_default() */
 	{ "RX_VK_HOLD_SWITCHED", K_SWITCH, OFF(hold_switched), RXVK_SWITCH_ON, 0, 0 },
 	{ "RX_VK_FLASH", K_SWITCH, OFF(flash), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_VK_VALIDATION", K_SWITCH, OFF(validation), RXVK_SWITCH_OFF, 0, 0 },
@@ -43,6 +44,17 @@ static const struct setting table[] = {
 };
 
 #define N_SETTINGS (sizeof table / sizeof table[0])
+
+/* RX_VK_PARALLEL's default: a quarter of the online CPUs, 1 to 4.  On two
+ * cores recording threads cost a part more than recording it on the render
+ * thread; on many they take a part's recording off it (docs/performance.md,
+ * "The part split on recording threads"). */
+static uint32_t parallel_default(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = cpus / 4;
+	return n < 1 ? 1 : n > 4 ? 4 : (uint32_t)n;
+}
 
 /* KEY=VALUE pairs of rx_env.txt */
 struct file_env {
@@ -247,7 +259,7 @@ int rxvk_settings_resolve(struct settings *set, const struct rxvk_config *config
 			set->src[i] = SRC_FILE;
 		} else {
 			if (s->kind != K_STRING && s->kind != K_DEVICE)
-				*(uint32_t *)field = s->def;
+				*(uint32_t *)field = s->offset == OFF(parallel) ? parallel_default() : s->def;
 			set->src[i] = SRC_DEFAULT;
 		}
 	}
