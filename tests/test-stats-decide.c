@@ -206,7 +206,8 @@ static void test_decide__orthogonal_time_terms_dropped(void **state)
 	size_t g[8];
 	struct stats_design d = { .v = v, .group = g, .t = t, .n = 8, .n_groups = 2 };
 	struct stats_decision r;
-	/* ABBA BAAB: linear and quadratic both orthogonal: the arm model, df 6 */
+	/* ABBA BAAB: the linear term is orthogonal (the quadratic needs 5
+	 * residual df after it, 8 runs leave 4): the arm model, df 6 */
 	const char *o1 = "ABBABAAB";
 	for (int i = 0; i < 8; i++) {
 		v[i] = 60.0 + noise[i] + (o1[i] == 'B' ? 2.0 : 0);
@@ -215,19 +216,37 @@ static void test_decide__orthogonal_time_terms_dropped(void **state)
 	}
 	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
 	assert_int_equal(r.time_terms, 0);
-	assert_int_equal(r.time_terms_dropped, 2);
+	assert_int_equal(r.time_terms_dropped, 1);
+	assert_int_equal(r.time_mask_allowed, STATS_TIME_LINEAR);
 	assert_int_equal(r.df, 6);
 	char m[80];
 	stats_decision_method_text(&r, m, sizeof m);
 	assert_string_equal(m, "arm only (orthogonal time terms dropped), df 6");
 	assert_string_equal(stats_method_name(r.method), "arm_time");
-	/* ABBA ABBA: the quadratic is not orthogonal (A sits at the ends) */
-	const char *o2 = "ABBAABBA";
-	for (int i = 0; i < 8; i++)
-		g[i] = (size_t)(o2[i] - 'A');
-	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
-	assert_int_equal(r.time_terms, 2);
-	assert_int_equal(r.df, 4);
+	/* ABBA ABBA ABBA: the linear term is orthogonal, the quadratic is not
+	 * (A sits at the ends): linear dropped, quadratic kept, df 9 */
+	const double noise12[] = { 0.3, -0.2, 0.1, -0.4, 0.2, 0.0, -0.1, 0.25, 0.15, -0.3, 0.05, -0.05 };
+	double v12[12], t12[12];
+	size_t g12[12];
+	const char *o2 = "ABBAABBAABBA";
+	for (int i = 0; i < 12; i++) {
+		v12[i] = 60.0 + noise12[i] + (o2[i] == 'B' ? 2.0 : 0);
+		t12[i] = i + 1;
+		g12[i] = (size_t)(o2[i] - 'A');
+	}
+	struct stats_design d12 = { .v = v12, .group = g12, .t = t12, .n = 12, .n_groups = 2 };
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d12, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.time_mask_allowed, STATS_TIME_LINEAR | STATS_TIME_QUADRATIC);
+	assert_int_equal(r.time_mask, STATS_TIME_QUADRATIC);
+	assert_int_equal(r.df, 9);
+	stats_decision_method_text(&r, m, sizeof m);
+	assert_string_equal(m, "arm + quadratic time (orthogonal time terms dropped), df 9");
+	/* a drift the orthogonal linear term takes out is worth its df: kept */
+	for (int i = 0; i < 12; i++)
+		v12[i] += -0.5 * i;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d12, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.time_mask, STATS_TIME_LINEAR | STATS_TIME_QUADRATIC);
+	assert_int_equal(r.df, 8);
 }
 
 /* Arms in blocks (all A then all B, as imports often are): the time term
