@@ -240,7 +240,7 @@ static void test_decide__orthogonal_time_terms_dropped(void **state)
 	assert_int_equal(r.time_mask, STATS_TIME_QUADRATIC);
 	assert_int_equal(r.df, 9);
 	stats_decision_method_text(&r, m, sizeof m);
-	assert_string_equal(m, "arm + quadratic time (orthogonal time terms dropped), df 9");
+	assert_string_equal(m, "arm + quadratic time without the linear term (orthogonal), df 9");
 	/* a drift the orthogonal linear term takes out is worth its df: kept */
 	for (int i = 0; i < 12; i++)
 		v12[i] += -0.5 * i;

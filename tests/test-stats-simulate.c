@@ -413,23 +413,21 @@ static void test_simulate__decision_rates(void **state)
 				         sizes[s], 100 * rate, 100 * tol_null);
 			if (x->same != 0)
 				fail_msg("%s, %d runs: \"same\" at 2.5 minimum effects", model_names[m], sizes[s]);
-			/* power: from 6 runs an arm no lower than the two-sample
-			 * t's where the t holds its level; at 4, where an exact
-			 * test of the labels can spend only 2/70, no lower than
-			 * that test alone (the permutation test of the stored
-			 * values: only arms that separate completely) and the t
-			 * read at 2/70, the lower of the two; at 2 and 3 nothing
-			 * can be called */
+			/* power: no lower than the lower of the two-sample t read
+			 * at the level an exact test of the labels can spend (2/70
+			 * at 4 runs an arm, 46/924 at 6, 5 % at 10; at 2 and 3
+			 * none: nothing can be called, nothing is asserted) and
+			 * the exact permutation test alone, where the t holds its
+			 * level.  The decision needs both its model and that test,
+			 * so it cannot find more than the test alone: where runs
+			 * tie (vsync levels, counts) the exact test is conservative
+			 * and that is the bound (docs/metrics.md 6.6). */
 			bool t_valid = (double)x->t_calls / n_null <= 0.05 + tol_null;
 			if (!(exact_level(sizes[s]) > 0) || !t_valid)
 				continue;
 			int ours[2] = { x->found2, x->found5 };
-			int theirs[2] = { x->t_found2, x->t_found5 };
-			if (sizes[s] < 6)
-				for (int e = 0; e < 2; e++) {
-					int xp = e ? x->p_found5 : x->p_found2, xt = e ? x->x_found5 : x->x_found2;
-					theirs[e] = xp < xt ? xp : xt;
-				}
+			int theirs[2] = { x->x_found2 < x->p_found2 ? x->x_found2 : x->p_found2,
+				          x->x_found5 < x->p_found5 ? x->x_found5 : x->p_found5 };
 			for (int e = 0; e < 2; e++) {
 				double p = (double)theirs[e] / n_alt;
 				double tol = 3.0 * sqrt(2.0 * fmax(p * (1 - p), 0.01 * 0.99) / n_alt);

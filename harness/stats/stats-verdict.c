@@ -761,11 +761,15 @@ void stats_decision_method_text(const struct stats_decision *d, char *buf, size_
 {
 	switch (d->method) {
 	case STATS_METHOD_ARM_TIME: {
-		static const char *const terms[] = { "arm only", "arm + linear time",
-			                             "arm + quadratic time",
-			                             "arm + linear and quadratic time" };
+		/* "quadratic time" is the linear and the quadratic term; the
+		 * quadratic alone only when the linear one was orthogonal */
+		static const char *const terms[] = {
+			"arm only", "arm + linear time",
+			"arm + quadratic time without the linear term", "arm + quadratic time",
+		};
 		snprintf(buf, size, "%s%s, df %d", terms[d->time_mask & 3u],
-		         d->time_terms_dropped ? " (orthogonal time terms dropped)" : "", d->df);
+		         d->time_mask == STATS_TIME_QUADRATIC ? " (orthogonal)"
+		         : d->time_terms_dropped ? " (orthogonal time terms dropped)" : "", d->df);
 		break;
 	}
 	case STATS_METHOD_TWO_SAMPLE:
