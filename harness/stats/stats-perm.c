@@ -169,6 +169,7 @@ struct perm {
 	double tol;        /* statistics within tol are equal */
 	int sides;
 	size_t hits, total;
+	size_t ties;       /* of the hits, as extreme as the observed within tol */
 };
 
 /* The statistic of a relabelling: the sum s of the detrended values over
@@ -182,13 +183,28 @@ static double statistic(const struct perm *p, double s, const double *u)
 	return q > 1e-9 * (double)p->k ? s / sqrt(q) : 0;
 }
 
-static bool as_extreme(const struct perm *p, double s)
+/* Counts a relabelling's statistic s: a hit when it is as extreme as the
+ * observed one, a tie when within tol of it. */
+static void count(struct perm *p, double s)
 {
+	bool hit, tie;
 	switch (p->sides) {
-	case 1: return s >= p->obs - p->tol;
-	case -1: return s <= p->obs + p->tol;
-	default: return fabs(s) >= fabs(p->obs) - p->tol;
+	case 1:
+		hit = s >= p->obs - p->tol;
+		tie = fabs(s - p->obs) <= p->tol;
+		break;
+	case -1:
+		hit = s <= p->obs + p->tol;
+		tie = fabs(s - p->obs) <= p->tol;
+		break;
+	default:
+		hit = fabs(s) >= fabs(p->obs) - p->tol;
+		tie = fabs(fabs(s) - fabs(p->obs)) <= p->tol;
+		break;
 	}
+	p->total++;
+	p->hits += hit;
+	p->ties += hit && tie;
 }
 
 /* Every k-subset of r[from..n): sum of the chosen so far is s, their
@@ -196,8 +212,7 @@ static bool as_extreme(const struct perm *p, double s)
 static void enumerate(struct perm *p, size_t from, size_t left, double s, const double *u)
 {
 	if (left == 0) {
-		p->total++;
-		p->hits += as_extreme(p, statistic(p, s, u));
+		count(p, statistic(p, s, u));
 		return;
 	}
 	for (size_t i = from; i + left <= p->n; i++) {
@@ -233,8 +248,7 @@ static void draw(struct perm *p, size_t *idx)
 			for (int c = 0; c < 3; c++)
 				u[c] += p->tr->x[3 * idx[i] + c];
 		}
-		p->total++;
-		p->hits += as_extreme(p, statistic(p, s, u));
+		count(p, statistic(p, s, u));
 	}
 }
 
@@ -294,16 +308,22 @@ int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, u
 		enumerate(&p, 0, k, 0, zero);
 	else
 		draw(&p, idx);
-	/* Monte Carlo: the observed labelling counts among the draws */
-	double pv = exact ? (double)p.hits / (double)p.total
-	                  : (double)(p.hits + 1) / (double)(p.total + 1);
+	/* the observed labelling, and for equal arms two-sided its mirror
+	 * (the same statistic by symmetry), count half: the mid-p of
+	 * distinct values.  Other relabellings that tie with it (tied
+	 * values: levels, counts) count whole.  Monte Carlo: the observed
+	 * labelling counts among the draws, half. */
+	double own = sides == 2 && 2 * k == n ? 2.0 : 1.0;
+	double pv = exact ? ((double)p.hits - fmin(own, (double)p.ties) / 2) / (double)p.total
+	                  : ((double)p.hits + 0.5) / (double)(p.total + 1);
 	*out_p = pv > 1 ? 1 : pv;
 	if (out_p_min) {
-		/* distinct values: one relabelling is the most extreme one way,
-		 * and for equal arms its mirror is as extreme the other way */
-		double m = (sides == 2 && 2 * k == n ? 2.0 : 1.0) / combos;
+		/* distinct values: one relabelling is the most extreme one way
+		 * (it counts half), and for equal arms its mirror ties with it
+		 * the other way */
+		double m = (sides == 2 && 2 * k == n ? 1.0 : 0.5) / combos;
 		if (!exact)
-			m = fmax(m, 1.0 / (STATS_PERM_DRAWS + 1.0));
+			m = fmax(m, 0.5 / (STATS_PERM_DRAWS + 1.0));
 		*out_p_min = m;
 	}
 	if (out_exact)
