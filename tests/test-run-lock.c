@@ -1,13 +1,16 @@
 /* test-run-lock: a campaign folder's lock (run-lock.c): a second taker is
  * refused with the holder's pid, a holder killed with SIGKILL lets it go, a
  * program the holder starts never keeps it, a released lock is taken again,
- * and the record's liveness is decided by pid and boot id. */
+ * a harness killed while a child it forked still has the lock (between
+ * fork and exec) is waited for and then named as ended, and the record's
+ * liveness is decided by pid and boot id. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -110,6 +113,98 @@ static void test_lock__started_program_does_not_keep_it(void **state)
 	run_lock_release(l);
 }
 
+/* A harness that took the lock and forked a child that never execs (it
+ * ends when *go is closed), then died by SIGKILL: its pid, the child still
+ * holding the flock. */
+static pid_t harness_dead_child_holding(const char *dir, int go[2])
+{
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct run_lock *l;
+		char m[256];
+		char ok = run_lock_take(dir, "night", &l, m, sizeof m) == 0 ? 'y' : 'n';
+		pid_t child = fork();
+		if (child == 0) {
+			/* the shared descriptor, as between fork and exec */
+			close(go[1]);
+			char c;
+			while (read(go[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		if (child < 0)
+			ok = 'n';
+		if (write(ready[1], &ok, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	char ok = 0;
+	assert_int_equal(read(ready[0], &ok, 1), 1);
+	close(ready[0]);
+	assert_int_equal(ok, 'y');
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+static void test_lock__dead_harness_child_still_holding_is_named_after_the_wait(void **state)
+{
+	struct tdir *t = *state;
+	int go[2];
+	pid_t pid = harness_dead_child_holding(t->path, go);
+	struct run_lock *l = NULL;
+	char msg[1024] = "";
+	assert_int_equal(run_lock_take_within(t->path, "night", 0, &l, msg, sizeof msg), -EBUSY);
+	assert_null(l);
+	char want[160];
+	snprintf(want, sizeof want, "campaign 'night' is held by a process left by the harness with "
+	         "pid %d, since ", (int)pid);
+	if (!strstr(msg, want) || !strstr(msg, "which has ended"))
+		fail_msg("'%s' does not say '%s... which has ended'", msg, want);
+	close(go[1]);   /* the child ends (it is init's now): the lock is free once it has */
+	if (run_lock_take_within(t->path, "night", RUN_LOCK_ORPHAN_WAIT_MS, &l, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	run_lock_release(l);
+}
+
+struct taker {
+	const char *dir;
+	int rc;
+	char msg[1024];
+};
+
+static void *take_waiting(void *arg)
+{
+	struct taker *tk = arg;
+	struct run_lock *l = NULL;
+	tk->rc = run_lock_take(tk->dir, "night", &l, tk->msg, sizeof tk->msg);
+	run_lock_release(l);
+	return NULL;
+}
+
+static void test_lock__dead_harness_child_is_waited_for(void **state)
+{
+	struct tdir *t = *state;
+	int go[2];
+	harness_dead_child_holding(t->path, go);
+	/* the default take waits for the child (RUN_LOCK_ORPHAN_WAIT_MS), which
+	 * ends once its pipe closes: the take gets the lock, with no refusal */
+	struct taker tk = { .dir = t->path };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, take_waiting, &tk), 0);
+	close(go[1]);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	if (tk.rc != 0)
+		fail_msg("refused instead of waiting for the dead harness's child: %s", tk.msg);
+}
+
 static void test_lock__holder_alive_by_pid_and_boot(void **state)
 {
 	(void)state;
@@ -150,6 +245,10 @@ int main(void)
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock__holder_killed_lets_it_go, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock__started_program_does_not_keep_it, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(
+			test_lock__dead_harness_child_still_holding_is_named_after_the_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock__dead_harness_child_is_waited_for, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_lock__holder_alive_by_pid_and_boot, setup, teardown),
 	};

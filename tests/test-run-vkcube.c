@@ -4,7 +4,10 @@
  * (LP_NUM_THREADS=1 against 2) in the order ABBA.  Every run must be done
  * with MangoHud's frames stored frame by frame and a window shot of vkcube
  * with a non-zero luma; the table, the run file and the frame-time
- * distribution plot must show both arms.  Skips (77), saying why, without
+ * distribution plot must show both arms.  A busy machine can starve vkcube
+ * at its start until MangoHud's log covers too little of the window: such
+ * a run is void (`rxdeck run` exits 3) and is accepted, printed with its
+ * reason, as long as each arm keeps a done run that shows all of the above.  Skips (77), saying why, without
  * Xvfb, vkcube, MangoHud's layer or a working lavapipe. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,10 +100,12 @@ static void test_run_vkcube__mangohud_two_arms_abba(void **state)
 	write_text(tdir_file(&t, "cube.ini", plan, sizeof plan), text);
 	const char *run_args[] = { rxdeck, "run", plan, NULL };
 	struct test_proc how = { .out = tdir_file(&t, "run.out", out, sizeof out), .env = env_add };
-	int rc = test_proc_run(run_args, &how);
+	int rc = test_proc_run(run_args, &how), run_rc = rc;
 	char *log = test_read_text(out);
-	if (rc != 0)
-		fail_msg("rxdeck run exited %d:\n%s", rc, log);
+	if (rc != 0 && rc != 3) {
+		print_message("%s\n", log);   /* whole: fail_msg's message is cut */
+		fail_msg("rxdeck run exited %d (its output above)", rc);
+	}
 	/* the terminal table ends the run; the Markdown report has both arms
 	 * and no pad */
 	assert_non_null(strstr(log, "real fps"));
@@ -131,11 +136,19 @@ static void test_run_vkcube__mangohud_two_arms_abba(void **state)
 	size_t n;
 	assert_int_equal(db_run_list(db, cid, &runs, &n), 0);
 	assert_int_equal(n, 4);
+	size_t done_a = 0, done_b = 0, n_void = 0;
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(runs[i].arm_letter, "ABBA"[i]);
+		if (runs[i].status == DB_RUN_VOID && runs[i].void_reason &&
+		    strncmp(runs[i].void_reason, "log covers ", 11) == 0) {
+			print_message("run %zu void (a busy machine): %s\n", i + 1, runs[i].void_reason);
+			n_void++;
+			continue;
+		}
 		if (runs[i].status != DB_RUN_DONE)
 			fail_msg("run %zu: %s %s", i + 1, db_run_status_name(runs[i].status),
 			         runs[i].void_reason ? runs[i].void_reason : "");
+		*(runs[i].arm_letter == 'A' ? &done_a : &done_b) += 1;
 		/* MangoHud's frames, one row a frame */
 		struct db_frame *f;
 		size_t nf;
@@ -164,6 +177,10 @@ static void test_run_vkcube__mangohud_two_arms_abba(void **state)
 	}
 	free(runs);
 	db_close(db);
+	/* exit 3 exactly when a run is void; each arm keeps a done run */
+	assert_int_equal(run_rc == 3, n_void > 0);
+	if (!done_a || !done_b)
+		fail_msg("%zu done runs of A, %zu of B: an arm has none to show", done_a, done_b);
 
 	/* the run file and the distribution (percentile) plot, both arms */
 	char docs[PATH_MAX], plots[PATH_MAX];

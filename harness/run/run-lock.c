@@ -6,7 +6,14 @@
  * file (pid, boot id, host, start time) so a second harness can say who
  * holds the campaign.  The kernel drops a flock when its holder dies, on
  * every exit path (SIGKILL included), and the descriptor is close-on-exec,
- * so a game the harness started never keeps it.  Where the folder's file
+ * so a game the harness started never keeps it.  Between fork and exec a
+ * child shares it, though (a game or helper being started, the pad's
+ * player before it closes what it does not need): a harness killed then
+ * leaves the flock with that child for as long as it takes to exec or
+ * exit, which on a busy machine is long enough for a resume to find it.
+ * So a take that finds the flock held and the recorded holder dead waits
+ * for it, up to RUN_LOCK_ORPHAN_WAIT_MS, before it refuses, naming the
+ * dead harness.  Where the folder's file
  * system has no flock (ENOLCK, some network mounts) the record is the
  * lease: held while its pid lives on the same boot (the boot id tells a
  * reboot, when pids start again), stale otherwise.  It does not own what
@@ -125,8 +132,30 @@ void run_lock_describe(const struct run_lock_holder *h, char *buf, size_t size)
 	snprintf(buf, size, "the harness with pid %d%s, since %s", h->pid, where, when);
 }
 
+/* Tries the flock every 20 ms for up to wait_ms: 0 once taken, else
+ * flock's last -errno. */
+static int flock_within(int fd, int wait_ms)
+{
+	int64_t end = util_now_ns() + (int64_t)wait_ms * 1000000;
+	for (;;) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		int rc = -errno;
+		if ((rc != -EWOULDBLOCK && rc != -EINTR) || util_now_ns() >= end)
+			return rc;
+		struct timespec ts = { 0, 20 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 int run_lock_take(const char *dir, const char *campaign, struct run_lock **out, char *errmsg,
                   size_t size)
+{
+	return run_lock_take_within(dir, campaign, RUN_LOCK_ORPHAN_WAIT_MS, out, errmsg, size);
+}
+
+int run_lock_take_within(const char *dir, const char *campaign, int orphan_wait_ms,
+                         struct run_lock **out, char *errmsg, size_t size)
 {
 	struct run_lock *l = calloc(1, sizeof *l);
 	if (!l || !(l->path = util_path_join(dir, "lock"))) {
@@ -144,21 +173,38 @@ int run_lock_take(const char *dir, const char *campaign, struct run_lock **out, 
 	struct run_lock_holder h;
 	if (flock(l->fd, LOCK_EX | LOCK_NB) < 0) {
 		rc = -errno;
+		bool orphan = false;
+		if (rc == -EWOULDBLOCK || rc == -EINTR) {
+			/* the holder on record is dead: the flock is with a child it
+			 * forked, until that child execs or exits */
+			orphan = read_holder(l->fd, &h) == 0 && h.pid != (int)getpid() &&
+			         !run_lock_holder_alive(&h);
+			if (orphan)
+				rc = flock_within(l->fd, orphan_wait_ms);
+		}
 		if (rc == -EWOULDBLOCK || rc == -EINTR) {
 			char who[256] = "another harness";
 			if (read_holder(l->fd, &h) == 0)
 				run_lock_describe(&h, who, sizeof who);
-			rc = run_errf(errmsg, size, -EBUSY, "campaign '%s' is held by %s (lock '%s'); "
-			              "one harness plays a campaign at a time", campaign, who, l->path);
+			if (orphan && read_holder(l->fd, &h) == 0 && !run_lock_holder_alive(&h))
+				rc = run_errf(errmsg, size, -EBUSY, "campaign '%s' is held by a process "
+				              "left by %s, which has ended (lock '%s', still held after "
+				              "%.1f s); stop what it started, or wait for it to end",
+				              campaign, who, l->path, orphan_wait_ms / 1000.0);
+			else
+				rc = run_errf(errmsg, size, -EBUSY, "campaign '%s' is held by %s (lock '%s'); "
+				              "one harness plays a campaign at a time", campaign, who, l->path);
 			goto fail;
 		}
-		if (rc != -ENOLCK && rc != -EINVAL && rc != -EOPNOTSUPP) {
+		/* rc 0: taken once the dead harness's child let it go */
+		if (rc != 0 && rc != -ENOLCK && rc != -EINVAL && rc != -EOPNOTSUPP) {
 			run_errf(errmsg, size, rc, "cannot lock '%s' of campaign '%s': %s", l->path, campaign,
 			         strerror(-rc));
 			goto fail;
 		}
 		/* no flock here: the record is the lease */
-		if (read_holder(l->fd, &h) == 0 && h.pid != (int)getpid() && run_lock_holder_alive(&h)) {
+		if (rc != 0 && read_holder(l->fd, &h) == 0 && h.pid != (int)getpid() &&
+		    run_lock_holder_alive(&h)) {
 			char who[256];
 			run_lock_describe(&h, who, sizeof who);
 			rc = run_errf(errmsg, size, -EBUSY, "campaign '%s' is held by %s (lock '%s'); "

@@ -115,6 +115,13 @@ struct run_lock_holder {
  */
 int run_lock_take(const char *dir, const char *campaign, struct run_lock **out, char *errmsg,
                   size_t size);
+/* How long a take waits for a flock whose recorded holder is dead (a child
+ * of that harness between fork and exec still has it), in ms. */
+#define RUN_LOCK_ORPHAN_WAIT_MS 10000
+/* run_lock_take() with that wait given: -EBUSY naming the dead harness
+ * when the flock is still held after orphan_wait_ms. */
+int run_lock_take_within(const char *dir, const char *campaign, int orphan_wait_ms,
+                         struct run_lock **out, char *errmsg, size_t size);
 /* Clears the holder's record and lets the lock go.  NULL: nothing. */
 void run_lock_release(struct run_lock *l);
 /* A lock file's record ("pid N", "boot ID", "host NAME", "since UNIX_MS"
