@@ -3,8 +3,9 @@
  * runs in the order they were run, and the levels runs cluster in.  It owns
  * the relabelling (exact enumeration of every relabelling that keeps the
  * arms' sizes, or a fixed-seed Monte Carlo draw of them), the statistic
- * (difference of the arms' means after the time terms are taken out) and
- * the clustering rule.  The model itself is stats-verdict.c's. */
+ * (difference of the arms' means, or the standardised sum of the arm's
+ * residuals after time terms are taken out), the mid-p of the observed
+ * labelling and the clustering rule.  The model itself is stats-verdict.c's. */
 #include "stats.h"
 
 #include <errno.h>

@@ -469,14 +469,18 @@ double stats_family_alpha(double alpha, size_t n_comparisons);
  * runs keep their places, their labels are reassigned in every way that
  * keeps the arms' sizes (exact when there are at most STATS_PERM_EXACT_MAX
  * relabellings, else STATS_PERM_DRAWS drawn with a fixed seed), the
- * statistic is the difference of the arms' means of the values after the
- * time terms (time_terms, a mask of STATS_TIME_LINEAR and
- * STATS_TIME_QUADRATIC, fitted over the two arms without arm terms) are
- * taken out, and shift is subtracted from the arm's values first (0 for the
- * test of no difference).  *p: two-sided (sides 2), or one-sided upper
- * (sides 1: P(stat >= observed)) or lower (sides -1).  *p_min: the smallest
- * p the relabellings can give.  Returns 0; -ENODATA when an arm has no
- * usable run; -EINVAL; -ENOMEM.
+ * statistic is the difference of the arms' means of the values (time_terms
+ * 0: as stored), or, with time_terms a mask of STATS_TIME_LINEAR and
+ * STATS_TIME_QUADRATIC, the sum of the arm's residuals of those terms
+ * (fitted over the two arms without arm terms) over its own standard
+ * deviation under no difference; shift is subtracted from the arm's values
+ * first (0 for the test of no difference).  *p: two-sided (sides 2), or
+ * one-sided upper (sides 1: stat >= observed) or lower (sides -1), the
+ * share of relabellings at least as extreme with the observed labelling
+ * (and for equal arms two-sided its mirror) counted half, other ties
+ * whole.  *p_min: the smallest p the relabellings can give (1/C(n, k) two-
+ * sided for equal arms, 0.5/C(n, k) otherwise).  Returns 0; -ENODATA when
+ * an arm has no usable run; -EINVAL; -ENOMEM.
  */
 #define STATS_PERM_EXACT_MAX 20000
 #define STATS_PERM_DRAWS 10000
