@@ -2,7 +2,8 @@
  * sd-bus: logind's sleep/idle inhibitor, held for a whole campaign, and
  * steamos-manager's GPU level, clock and TDP in each of its eras.
  *
- * It owns the bus calls and their error messages.  The inhibitor is
+ * It owns the bus calls, opening a connection (also sleep.c's,
+ * bus-private.h) and their error messages.  The inhibitor is
  * logind's Inhibit("sleep:idle", "rxdeck", why, "block") on the system
  * bus: the reply is a file descriptor, and the inhibitor lasts as long as
  * it is open — closing it (or the process dying) releases it.
@@ -25,6 +26,7 @@
  * Which route is used, in which order, and restoring are control.c's.
  */
 #include "deck-internal.h"
+#include "bus-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,9 +56,7 @@ struct deck_sm {
 	char errmsg[512];
 };
 
-static void say(char *errmsg, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *errmsg, size_t size, const char *fmt, ...)
+void deck_say(char *errmsg, size_t size, const char *fmt, ...)
 {
 	if (!errmsg || !size)
 		return;
@@ -66,10 +66,26 @@ static void say(char *errmsg, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The bus error's own words when it has them, else errno's. */
-static const char *bus_why(const sd_bus_error *e, int r)
+const char *deck_bus_why(const sd_bus_error *e, int r)
 {
 	return e && e->message ? e->message : strerror(-r);
+}
+
+int deck_bus_open(bool system, const char *purpose, sd_bus **out, char *errmsg, size_t size)
+{
+	sd_bus *bus = NULL;
+	int r = system ? sd_bus_open_system(&bus) : sd_bus_open_user(&bus);
+	if (r < 0) {
+		const char *which = system ? "system" : "session";
+		if (purpose)
+			deck_say(errmsg, size, "cannot reach the %s bus %s: %s", which, purpose,
+			         strerror(-r));
+		else
+			deck_say(errmsg, size, "no %s bus: %s", which, strerror(-r));
+		return -ENOENT;
+	}
+	*out = bus;
+	return 0;
 }
 
 int deck_inhibit(const char *why, struct deck_inhibitor **out, char *errmsg, size_t size)
@@ -77,23 +93,23 @@ int deck_inhibit(const char *why, struct deck_inhibitor **out, char *errmsg, siz
 	sd_bus *bus = NULL;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
-	int r = sd_bus_open_system(&bus);
-	if (r < 0) {
-		say(errmsg, size, "cannot reach the system bus for logind's sleep inhibitor: %s",
-		    strerror(-r));
+	int r = deck_bus_open(true, "for logind's sleep inhibitor", &bus, errmsg, size);
+	if (r < 0)
 		return r;
-	}
 	r = sd_bus_call_method(bus, "org.freedesktop.login1", "/org/freedesktop/login1",
 	                       "org.freedesktop.login1.Manager", "Inhibit", &e, &reply, "ssss",
 	                       "sleep:idle", "rxdeck", why ? why : "benchmark campaign", "block");
 	int fd = -1;
 	if (r < 0) {
-		say(errmsg, size, "logind refused the sleep inhibitor: %s", bus_why(&e, r));
+		deck_say(errmsg, size, "logind refused the sleep inhibitor: %s",
+		         deck_bus_why(&e, r));
 	} else if ((r = sd_bus_message_read(reply, "h", &fd)) < 0) {
-		say(errmsg, size, "logind's Inhibit answer has no file descriptor: %s", strerror(-r));
+		deck_say(errmsg, size, "logind's Inhibit answer has no file descriptor: %s",
+		         strerror(-r));
 	} else if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
 		r = -errno;
-		say(errmsg, size, "cannot keep the inhibitor's file descriptor: %s", strerror(errno));
+		deck_say(errmsg, size, "cannot keep the inhibitor's file descriptor: %s",
+		         strerror(errno));
 	}
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
@@ -204,8 +220,8 @@ static int get_u(struct deck_sm *m, const char *iface, const char *name, unsigne
 	int r = sd_bus_get_property_trivial(m->bus, MANAGER_NAME, MANAGER_PATH, iface, name, &e,
 	                                    'u', &v);
 	if (r < 0)
-		say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's %s: %s", name,
-		    bus_why(&e, r));
+		deck_say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's %s: %s", name,
+		         deck_bus_why(&e, r));
 	else
 		*out = v;
 	sd_bus_error_free(&e);
@@ -218,8 +234,8 @@ static int set_u(struct deck_sm *m, const char *iface, const char *name, unsigne
 	int r = sd_bus_set_property(m->bus, MANAGER_NAME, MANAGER_PATH, iface, name, &e, "u",
 	                            (uint32_t)v);
 	if (r < 0)
-		say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s = %u: %s", name, v,
-		    bus_why(&e, r));
+		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s = %u: %s", name,
+		         v, deck_bus_why(&e, r));
 	sd_bus_error_free(&e);
 	return r < 0 ? r : 0;
 }
@@ -233,15 +249,17 @@ static int call_2023(struct deck_sm *m, const char *method, int32_t arg)
 	int r = sd_bus_call_method(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_2023, method, &e,
 	                           &reply, "i", arg);
 	if (r < 0)
-		say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s(%d): %s", method,
-		    (int)arg, bus_why(&e, r));
+		deck_say(m->errmsg, sizeof m->errmsg, "steamos-manager refused %s(%d): %s", method,
+		         (int)arg, deck_bus_why(&e, r));
 	else if ((r = sd_bus_message_read(reply, "b", &ok)) < 0)
-		say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s answer is not a boolean: %s",
-		    method, strerror(-r));
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "steamos-manager's %s answer is not a boolean: %s", method, strerror(-r));
 	else if (!ok) {
 		r = -EIO;
-		say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s(%d) answered false (it could "
-		    "not write the setting)", method, (int)arg);
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "steamos-manager's %s(%d) answered false (it could "
+		         "not write the setting)",
+		         method, (int)arg);
 	}
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
@@ -260,12 +278,12 @@ static int introspect(sd_bus *bus, char **xml, char *why, size_t size)
 	if (r < 0) {
 		if (sd_bus_error_has_name(&e, "org.freedesktop.DBus.Error.ServiceUnknown") ||
 		    sd_bus_error_has_name(&e, "org.freedesktop.DBus.Error.NameHasNoOwner"))
-			say(why, size, "%s is not on it", MANAGER_NAME);
+			deck_say(why, size, "%s is not on it", MANAGER_NAME);
 		else
-			say(why, size, "%s did not answer (%s: %s)", MANAGER_NAME,
-			    e.name ? e.name : "error", bus_why(&e, r));
+			deck_say(why, size, "%s did not answer (%s: %s)", MANAGER_NAME,
+			         e.name ? e.name : "error", deck_bus_why(&e, r));
 	} else if ((r = sd_bus_message_read(reply, "s", &text)) < 0) {
-		say(why, size, "its introspection answer is not a string: %s", strerror(-r));
+		deck_say(why, size, "its introspection answer is not a string: %s", strerror(-r));
 	} else if (!(*xml = strdup(text))) {
 		r = -ENOMEM;
 	}
@@ -349,11 +367,12 @@ static enum deck_route_kind era_of(const char *xml, enum deck_route_kind only, b
 			n_found += (size_t)snprintf(found + n_found, sizeof found - n_found, "%s%s",
 			                            n_found ? ", " : "", names[i]);
 	if (!n_found)
-		say(why, size, "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the 2023 "
-		    "methods");
+		deck_say(why, size,
+		         "it serves none of GpuPerformanceLevel1/TdpLimit1, Manager or the 2023 "
+		         "methods");
 	else
-		say(why, size, "it serves %s, without the GPU level, clock and TDP %s", found,
-		    only ? "of that era" : "of any known era");
+		deck_say(why, size, "it serves %s, without the GPU level, clock and TDP %s", found,
+		         only ? "of that era" : "of any known era");
 	return DECK_ROUTE_NONE;
 }
 
@@ -363,11 +382,10 @@ int deck_sm_open(bool system, enum deck_route_kind only, struct deck_route *rout
 	struct deck_sm *m = calloc(1, sizeof *m);
 	if (!m)
 		return -ENOMEM;
-	int r = system ? sd_bus_open_system(&m->bus) : sd_bus_open_user(&m->bus);
+	int r = deck_bus_open(system, NULL, &m->bus, why, size);
 	if (r < 0) {
-		say(why, size, "no %s bus: %s", system ? "system" : "session", strerror(-r));
 		free(m);
-		return -ENOENT;
+		return r;
 	}
 	char *xml = NULL;
 	r = introspect(m->bus, &xml, why, size);
@@ -459,8 +477,9 @@ int deck_sm_tdp_range(struct deck_sm *m, unsigned *min_w, unsigned *max_w)
 int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 {
 	if (m->kind == DECK_ROUTE_METHODS) {
-		say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
-		    "GPU level");
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "the 2023 steamos-manager cannot be asked for the "
+		         "GPU level");
 		return -EOPNOTSUPP;
 	}
 	char tmp[64];
@@ -470,8 +489,9 @@ int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 		if (r)
 			return r;
 		if (code >= sizeof level_codes / sizeof level_codes[0]) {
-			say(m->errmsg, sizeof m->errmsg, "steamos-manager's %s is %u, not a known level",
-			    gpu_prop(m, "level"), code);
+			deck_say(m->errmsg, sizeof m->errmsg,
+			         "steamos-manager's %s is %u, not a known level",
+			         gpu_prop(m, "level"), code);
 			return -EINVAL;
 		}
 		snprintf(tmp, sizeof tmp, "%s", level_codes[code]);
@@ -481,8 +501,10 @@ int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 		int r = sd_bus_get_property_string(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
 		                                   "GpuPerformanceLevel", &e, &level);
 		if (r < 0)
-			say(m->errmsg, sizeof m->errmsg, "cannot read steamos-manager's "
-			    "GpuPerformanceLevel: %s", bus_why(&e, r));
+			deck_say(m->errmsg, sizeof m->errmsg,
+			         "cannot read steamos-manager's "
+			         "GpuPerformanceLevel: %s",
+			         deck_bus_why(&e, r));
 		else
 			snprintf(tmp, sizeof tmp, "%s", level);
 		free(level);
@@ -491,7 +513,7 @@ int deck_sm_level_get(struct deck_sm *m, char *buf, size_t size)
 			return r;
 	}
 	if (strlen(tmp) + 1 > size) {
-		say(m->errmsg, sizeof m->errmsg, "GPU level '%s' does not fit", tmp);
+		deck_say(m->errmsg, sizeof m->errmsg, "GPU level '%s' does not fit", tmp);
 		return -ERANGE;
 	}
 	memcpy(buf, tmp, strlen(tmp) + 1);
@@ -503,8 +525,10 @@ int deck_sm_level_set(struct deck_sm *m, const char *level)
 	if (m->kind != DECK_ROUTE_SPLIT) {
 		int code = level_code(level);
 		if (code < 0) {
-			say(m->errmsg, sizeof m->errmsg, "GPU level '%s' has no code in this "
-			    "steamos-manager (auto, low, high, manual, profile_peak)", level);
+			deck_say(m->errmsg, sizeof m->errmsg,
+			         "GPU level '%s' has no code in this "
+			         "steamos-manager (auto, low, high, manual, profile_peak)",
+			         level);
 			return -EINVAL;
 		}
 		if (m->kind == DECK_ROUTE_METHODS)
@@ -515,8 +539,10 @@ int deck_sm_level_set(struct deck_sm *m, const char *level)
 	int r = sd_bus_set_property(m->bus, MANAGER_NAME, MANAGER_PATH, MANAGER_GPU,
 	                            "GpuPerformanceLevel", &e, "s", level);
 	if (r < 0)
-		say(m->errmsg, sizeof m->errmsg, "steamos-manager refused GpuPerformanceLevel = "
-		    "'%s': %s", level, bus_why(&e, r));
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "steamos-manager refused GpuPerformanceLevel = "
+		         "'%s': %s",
+		         level, deck_bus_why(&e, r));
 	sd_bus_error_free(&e);
 	return r < 0 ? r : 0;
 }
@@ -524,8 +550,9 @@ int deck_sm_level_set(struct deck_sm *m, const char *level)
 int deck_sm_clock_get(struct deck_sm *m, unsigned *mhz)
 {
 	if (m->kind == DECK_ROUTE_METHODS) {
-		say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
-		    "GPU clock");
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "the 2023 steamos-manager cannot be asked for the "
+		         "GPU clock");
 		return -EOPNOTSUPP;
 	}
 	return get_u(m, gpu_iface(m), gpu_prop(m, "clock"), mhz);
@@ -545,8 +572,9 @@ int deck_sm_clock_set(struct deck_sm *m, unsigned mhz)
 int deck_sm_tdp_get(struct deck_sm *m, unsigned *w)
 {
 	if (m->kind == DECK_ROUTE_METHODS) {
-		say(m->errmsg, sizeof m->errmsg, "the 2023 steamos-manager cannot be asked for the "
-		    "TDP");
+		deck_say(m->errmsg, sizeof m->errmsg,
+		         "the 2023 steamos-manager cannot be asked for the "
+		         "TDP");
 		return -EOPNOTSUPP;
 	}
 	return get_u(m, tdp_iface(m), gpu_prop(m, "tdp"), w);

@@ -217,7 +217,7 @@ int deck_perf_level_get(struct deck *d, char *buf, size_t size)
 	return err;
 }
 
-int deck_perf_level_set(struct deck *d, const char *level)
+int deck_perf_level_check(struct deck *d, const char *level)
 {
 	bool known = false;
 	for (size_t i = 0; level && i < sizeof levels / sizeof levels[0]; i++)
@@ -226,6 +226,13 @@ int deck_perf_level_set(struct deck *d, const char *level)
 		return deck_fail(d, -EINVAL, "unknown performance level '%s' (auto, low, high, "
 		                 "manual, profile_standard, profile_min_sclk, profile_min_mclk, "
 		                 "profile_peak)", level ? level : "");
+	return 0;
+}
+
+int deck_perf_level_set(struct deck *d, const char *level)
+{
+	if (deck_perf_level_check(d, level))
+		return -EINVAL;
 	char *path;
 	int err = card_file(d, "power_dpm_force_performance_level", &path);
 	if (err)

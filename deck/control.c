@@ -489,6 +489,31 @@ static int tdp_set(struct deck_control *c, double w)
 	return err ? fail(c, err, "%s", deck_errmsg(c->deck)) : 0;
 }
 
+int deck_control_level_get(struct deck_control *c, char *buf, size_t size)
+{
+	char tmp[64];
+	int err = level_get(c, tmp, sizeof tmp);
+	if (err)
+		return err;
+	if (strlen(tmp) + 1 > size)
+		return fail(c, -ERANGE, "GPU level '%s' does not fit", tmp);
+	memcpy(buf, tmp, strlen(tmp) + 1);
+	c->errmsg[0] = '\0';
+	return 0;
+}
+
+int deck_control_level_set(struct deck_control *c, const char *level)
+{
+	if (deck_perf_level_check(c->deck, level))
+		return fail(c, -EINVAL, "%s", deck_errmsg(c->deck));
+	if (!c->route.kind)
+		return no_route(c);
+	if (!c->route.can_clock)
+		return fail(c, -EOPNOTSUPP, "the %s route cannot set the GPU level",
+		            deck_route_kind_name(c->route.kind));
+	return level_set(c, level);
+}
+
 static const char *route_words(const struct deck_control *c, char *buf, size_t size)
 {
 	const struct deck_route *r = &c->route;

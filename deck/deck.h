@@ -132,6 +132,9 @@ int deck_sample(struct deck *d, struct deck_sample *out);
  */
 int deck_perf_level_get(struct deck *d, char *buf, size_t size);
 int deck_perf_level_set(struct deck *d, const char *level);
+/* 0 when level is one of those names, else -EINVAL with the names in
+ * deck_errmsg(); writes nothing. */
+int deck_perf_level_check(struct deck *d, const char *level);
 
 /* The shader clock range the card accepts for a fixed clock, from
  * pp_od_clk_voltage's OD_RANGE "SCLK:" line.  -ENOENT without it. */
@@ -308,6 +311,20 @@ int deck_control_check(struct deck_control *c, unsigned gpu_clock_mhz, double td
  * Fails with the route's refusal, or -ENODEV without a route.
  */
 int deck_control_noop_write(struct deck_control *c, char *what, size_t size);
+
+/*
+ * The GPU performance level through the route: steamos-manager's property
+ * where its era can be read, else the card's sysfs file (the 2023 era, the
+ * helper, sysfs, and no route at all: reading needs no permission).
+ */
+int deck_control_level_get(struct deck_control *c, char *buf, size_t size);
+/*
+ * Sets the performance level through the route.  The v24.x and 2023 eras
+ * code auto, low, high, manual and profile_peak only (-EINVAL, naming
+ * them, for another); -ENODEV without a route (the message names every
+ * route tried).
+ */
+int deck_control_level_set(struct deck_control *c, const char *level);
 
 int deck_control_save(struct deck_control *c, struct deck_control_state *out);
 /* Sets what is asked: gpu_clock_mhz 0 and tdp_w 0 leave that alone. */

@@ -1,18 +1,19 @@
 /* deck sleep: the suspend clock, logind's PrepareForSleep watched on the
  * system bus, and the running systemd's version (sleep.h says why).
  *
- * It owns its own system-bus connection, apart from bus.c's inhibitor
- * (which keeps only the inhibitor's descriptor): a signal logind sends
- * while a run plays waits in that connection's socket until
- * deck_sleep_watch_poll() reads it.  Names followed: systemd's
+ * The watch keeps a system-bus connection of its own, opened by bus.c's
+ * deck_bus_open() (bus-private.h) like the inhibitor's (which keeps only
+ * the inhibitor's descriptor): a signal logind sends while a run plays
+ * waits in that connection's socket until deck_sleep_watch_poll() reads
+ * it.  Names followed: systemd's
  * org.freedesktop.login1(5) (Manager's PrepareForSleep(b start)) and
  * org.freedesktop.systemd1(5) (Manager's Version property).
  */
 #include "sleep.h"
+#include "bus-private.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +25,6 @@ struct deck_sleep_watch {
 	sd_bus_slot *slot;
 	unsigned signals;
 };
-
-static void say(char *errmsg, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *errmsg, size_t size, const char *fmt, ...)
-{
-	if (!errmsg || !size)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(errmsg, size, fmt, ap);
-	va_end(ap);
-}
 
 static int64_t ns_of(clockid_t id)
 {
@@ -67,18 +56,16 @@ int deck_sleep_watch_open(struct deck_sleep_watch **out, char *errmsg, size_t si
 	struct deck_sleep_watch *w = calloc(1, sizeof *w);
 	if (!w)
 		return -ENOMEM;
-	int r = sd_bus_open_system(&w->bus);
+	int r = deck_bus_open(true, "to watch logind's PrepareForSleep", &w->bus, errmsg, size);
 	if (r < 0) {
-		say(errmsg, size, "cannot reach the system bus to watch logind's PrepareForSleep: %s",
-		    strerror(-r));
 		free(w);
-		return -ENOENT;
+		return r;
 	}
 	r = sd_bus_match_signal(w->bus, &w->slot, "org.freedesktop.login1",
 	                        "/org/freedesktop/login1", "org.freedesktop.login1.Manager",
 	                        "PrepareForSleep", on_prepare, w);
 	if (r < 0) {
-		say(errmsg, size, "cannot watch logind's PrepareForSleep: %s", strerror(-r));
+		deck_say(errmsg, size, "cannot watch logind's PrepareForSleep: %s", strerror(-r));
 		sd_bus_flush_close_unref(w->bus);
 		free(w);
 		return r;
@@ -111,19 +98,16 @@ int deck_sleep_watch_poll(struct deck_sleep_watch *w, unsigned *signals)
 int deck_systemd_version(char *buf, size_t size, int *major, char *errmsg, size_t errmsg_size)
 {
 	sd_bus *bus = NULL;
-	int r = sd_bus_open_system(&bus);
-	if (r < 0) {
-		say(errmsg, errmsg_size, "cannot reach the system bus to ask systemd's version: %s",
-		    strerror(-r));
-		return -ENOENT;
-	}
+	int r = deck_bus_open(true, "to ask systemd's version", &bus, errmsg, errmsg_size);
+	if (r < 0)
+		return r;
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	char *v = NULL;
 	r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
 	                               "org.freedesktop.systemd1.Manager", "Version", &e, &v);
 	if (r < 0) {
-		say(errmsg, errmsg_size, "systemd did not say its version: %s",
-		    e.message ? e.message : strerror(-r));
+		deck_say(errmsg, errmsg_size, "systemd did not say its version: %s",
+		         deck_bus_why(&e, r));
 		sd_bus_error_free(&e);
 		sd_bus_flush_close_unref(bus);
 		return -ENOENT;
@@ -139,7 +123,8 @@ int deck_systemd_version(char *buf, size_t size, int *major, char *errmsg, size_
 		digits++;
 	}
 	if (!digits) {
-		say(errmsg, errmsg_size, "systemd's version '%s' does not start with a number", v);
+		deck_say(errmsg, errmsg_size, "systemd's version '%s' does not start with a number",
+		         v);
 		free(v);
 		return -EINVAL;
 	}

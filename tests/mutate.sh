@@ -84,6 +84,11 @@ mutant marker-first-not-newest $rb rxvk-marker \
 mutant late-rule-after-diagnostics $rb rxvk-readback \
 	'\tif (rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {' \
 	'\tif (!rx->rb->diag.on && rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {'
+mutant early-read-waits-for-whole $rb rxvk-readback \
+	'\t\tif (known && part) {' '\t\tif (0 && known && part) {'
+mutant pending-read-released-at-once $rb rxvk-readback \
+	'\tif (rx->set.cfg.readback_late == RXVK_LATE_NEWEST && d->newest == rx->sub_count) {' \
+	'\tif (d->newest == rx->sub_count) {'
 mutant large-write-not-noted $rb rxvk-readback \
 	'\t\tif (early && (w->in_place || rx->rb->early.marks))' \
 	'\t\tif (early && (w->in_place || rx->rb->early.marks) && w->size_B <= MIRROR_BLOCK_B)'

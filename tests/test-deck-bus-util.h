@@ -208,16 +208,23 @@ static inline bool test_bus_logged(const struct test_bus *b, const char *line)
 	return false;
 }
 
-/* The log's text (static buffer). */
-static inline const char *test_bus_log(const struct test_bus *b)
+/* The first size - 1 bytes of the file at path in buf ("" when it cannot
+ * be read); buf. */
+static inline const char *test_file_text(const char *path, char *buf, size_t size)
 {
-	static char buf[8192];
-	FILE *f = fopen(b->log, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
 	buf[n] = '\0';
 	if (f)
 		fclose(f);
 	return buf;
+}
+
+/* The log's text (static buffer). */
+static inline const char *test_bus_log(const struct test_bus *b)
+{
+	static char buf[8192];
+	return test_file_text(b->log, buf, sizeof buf);
 }
 
 #endif

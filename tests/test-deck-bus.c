@@ -19,9 +19,12 @@
 #include "test-deck-bus-util.h"
 #include "test-deck-util.h"
 
+struct route_era;
+
 struct ctx {
 	struct fake f;
 	struct test_bus bus;
+	const struct route_era *era; /* the route_eras[] case, or NULL */
 };
 
 static int setup(void **state, const char *era)
@@ -58,19 +61,9 @@ static int setup_refusing(void **state)
 	return setup(state, "split --refuse-inhibit");
 }
 
-static int setup_manager(void **state)
+static int setup_unit_fails(void **state)
 {
-	return setup(state, "manager");
-}
-
-static int setup_manager_gpu(void **state)
-{
-	return setup(state, "manager-GPU");
-}
-
-static int setup_methods(void **state)
-{
-	return setup(state, "methods");
+	return setup(state, "unit-fails");
 }
 
 static int setup_split_bare(void **state)
@@ -78,24 +71,24 @@ static int setup_split_bare(void **state)
 	return setup(state, "split-bare");
 }
 
-static int setup_unit_fails(void **state)
+/* rxdeck's helper is the priv-write double, writing into the fake tree
+ * and logging there. */
+static void use_priv_write_double(struct ctx *c)
 {
-	return setup(state, "unit-fails");
-}
-
-/* No steamos-manager; rxdeck's helper is the priv-write double writing
- * into the fake tree and logging there. */
-static int setup_priv_write(void **state)
-{
-	int r = setup(state, "none");
-	if (r)
-		return r;
-	struct ctx *c = *state;
 	setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
 	setenv("RXDECK_DECK_ROOT", c->f.root, 1);
 	char log[PATH_MAX + 32];
 	snprintf(log, sizeof log, "%s/priv-write.log", c->f.root);
 	setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
+}
+
+/* No steamos-manager; the priv-write double. */
+static int setup_priv_write(void **state)
+{
+	int r = setup(state, "none");
+	if (r)
+		return r;
+	use_priv_write_double(*state);
 	return 0;
 }
 
@@ -207,97 +200,137 @@ static void apply_and_restore(struct ctx *c, struct deck_control *ctl, const cha
 	assert_non_null(strstr(deck_control_errmsg(ctl), "not available now"));
 }
 
-static void test_route__split_interfaces_on_the_session_bus(void **state)
+/* One route that sets: what it is found as, and what its double logs.
+ * Every era is tested for the same things: the route's kind, bus,
+ * interface, spelling, Version, ranges and their source, the routes asked
+ * before it and why they were passed over, the no-op write (made when
+ * verified, and again), and apply_and_restore(). */
+struct route_era {
+	const char *name;       /* the cmocka case */
+	const char *era;        /* the double's --era; "none" with the priv-write double */
+	bool helper;            /* the route is the priv-write double's */
+	enum deck_route_kind kind;
+	const char *bus, *interface, *spelling, *version;
+	const char *tdp_source, *clock_source;
+	const char *passed_over[2]; /* the whys of the routes asked before, in order */
+	const char *noop;       /* deck_control_noop_write()'s words */
+	const char *logged[8];  /* lines the route's log holds afterwards */
+	const char *never;      /* a word its log never holds, or NULL */
+};
+
+#define NOT_ON_IT "com.steampowered.SteamOSManager1 is not on it"
+#define TABLE_JUPITER "steamos-manager's device table for Jupiter (the kernel allows 0 to 29 W)"
+
+static const struct route_era route_eras[] = {
+	{ "test_route__split_interfaces_on_the_session_bus", "split", false, DECK_ROUTE_SPLIT,
+	  "session", "com.steampowered.SteamOSManager1.GpuPerformanceLevel1 and "
+	             "com.steampowered.SteamOSManager1.TdpLimit1", "", "9",
+	  "steamos-manager's TdpLimitMin/Max", "steamos-manager's ManualGpuClockMin/Max",
+	  { NULL }, "TDP 15 W, GPU level 'auto' written back through steamos-manager on the "
+	            "session bus",
+	  /* the no-op write wrote what it read, then the arm's settings */
+	  { "set TdpLimit 15", "set GpuPerformanceLevel auto", "set GpuPerformanceLevel manual",
+	    "set ManualGpuClock 1100", "set TdpLimit 12" }, NULL },
+	{ "test_route__manager_interface_on_the_system_bus", "manager", false, DECK_ROUTE_MANAGER,
+	  "system", "com.steampowered.SteamOSManager1.Manager", "Gpu", "8",
+	  "steamos-manager's TdpLimitMin/Max", "steamos-manager's ManualGpuClockMin/Max",
+	  /* the session bus was asked first, and said why it was passed over */
+	  { NOT_ON_IT }, "TDP 15 W, GPU level 'auto' written back through steamos-manager on the "
+	                 "system bus",
+	  /* u-coded: 3 manual, 0 auto */
+	  { "set GpuPerformanceLevel 3", "set ManualGpuClock 1100", "set TdpLimit 12",
+	    "set GpuPerformanceLevel 0" }, NULL },
+	{ "test_route__manager_interface_in_the_earliest_spelling", "manager-GPU", false,
+	  DECK_ROUTE_MANAGER, "system", "com.steampowered.SteamOSManager1.Manager", "GPU", "7",
+	  "steamos-manager's TDPLimitMin/Max", "steamos-manager's ManualGPUClockMin/Max",
+	  { NOT_ON_IT }, "TDP 15 W, GPU level 'auto' written back through steamos-manager on the "
+	                 "system bus",
+	  { "set GPUPerformanceLevel 3", "set ManualGPUClock 1100", "set TDPLimit 12",
+	    "set TDPLimit 15" }, NULL },
+	{ "test_route__methods_of_2023", "methods", false, DECK_ROUTE_METHODS, "system",
+	  "com.steampowered.SteamOSManager1 (SetGpuPerformanceLevel, SetGpuClocks, SetTDPLimit)",
+	  "", "1", "the 2023 steamos-manager's SetTDPLimit limit",
+	  "the 2023 steamos-manager's SetGpuClocks limit",
+	  { NOT_ON_IT }, "TDP 15 W, GPU level 'auto' written back through steamos-manager on the "
+	                 "system bus",
+	  { "call SetGpuPerformanceLevel 3", "call SetGpuClocks 1100", "call SetTDPLimit 12",
+	    "call SetTDPLimit 15", "call SetGpuPerformanceLevel 0" }, NULL },
+	{ "test_route__priv_write_helper", "none", true, DECK_ROUTE_PRIV_WRITE, "",
+	  "priv-write-double.sh PATH VALUE", "", "", TABLE_JUPITER,
+	  "steamos-manager's device table for Jupiter",
+	  { NOT_ON_IT, NOT_ON_IT }, "TDP 15 W, GPU level 'auto' written back through "
+	                            "steamos-priv-write",
+	  /* the hwmon class path, never the card's device path */
+	  { "commit: 12000000 -> /sys/class/hwmon/hwmon4/power1_cap\n",
+	    "commit: 12000000 -> /sys/class/hwmon/hwmon4/power2_cap\n",
+	    "commit: manual -> /sys/class/drm/card2/device/power_dpm_force_performance_level\n",
+	    "commit: s 0 1100 -> /sys/class/drm/card2/device/pp_od_clk_voltage\n",
+	    "commit: c -> /sys/class/drm/card2/device/pp_od_clk_voltage\n",
+	    "commit: 15000000 -> /sys/class/hwmon/hwmon4/power1_cap\n" }, "decline" },
+};
+
+/* Each route_eras[] case's double: the era's, with the priv-write double
+ * writing into the fake tree and logging there when the route is its. */
+static int setup_era(void **state)
+{
+	const struct route_era *e = *state;
+	struct ctx *c;
+	if (setup(state, e->era))
+		return -1;
+	c = *state;
+	c->era = e;
+	if (e->helper)
+		use_priv_write_double(c);
+	return 0;
+}
+
+static void test_route__of_an_era(void **state)
 {
 	struct ctx *c = *state;
+	const struct route_era *e = c->era;
 	struct deck *d = fake_open(&c->f);
 	struct deck_control *ctl = open_verified(d);
 	const struct deck_route *r = deck_control_route(ctl);
-	assert_int_equal(r->kind, DECK_ROUTE_SPLIT);
-	assert_string_equal(deck_control_via(ctl), "split");
-	assert_string_equal(r->bus, "session");
-	assert_string_equal(r->interface, "com.steampowered.SteamOSManager1.GpuPerformanceLevel1 and "
-	                                  "com.steampowered.SteamOSManager1.TdpLimit1");
-	assert_string_equal(r->version, "9");
+	assert_int_equal(r->kind, e->kind);
+	assert_string_equal(deck_control_via(ctl), deck_route_kind_name(e->kind));
+	assert_string_equal(r->bus, e->bus);
+	if (e->helper)
+		assert_non_null(strstr(r->interface, e->interface));
+	else
+		assert_string_equal(r->interface, e->interface);
+	assert_string_equal(r->spelling, e->spelling);
+	assert_string_equal(r->version, e->version);
 	assert_true(r->tdp_min_w == 3 && r->tdp_max_w == 15);
 	assert_true(r->clock_min_mhz == 200 && r->clock_max_mhz == 1600);
-	assert_string_equal(r->tdp_range_source, "steamos-manager's TdpLimitMin/Max");
-	assert_string_equal(r->clock_range_source, "steamos-manager's ManualGpuClockMin/Max");
-	/* the no-op write wrote what it read */
-	assert_true(test_bus_logged(&c->bus, "set TdpLimit 15"));
-	assert_true(test_bus_logged(&c->bus, "set GpuPerformanceLevel auto"));
+	assert_string_equal(r->tdp_range_source, e->tdp_source);
+	assert_string_equal(r->clock_range_source, e->clock_source);
+	size_t before = 0;
+	while (before < 2 && e->passed_over[before])
+		before++;
+	assert_int_equal(r->n_tries, before + 1);
+	if (before)
+		assert_string_equal(r->tries[0].route, "session bus steamos-manager");
+	for (size_t i = 0; i < before; i++)
+		assert_string_equal(r->tries[i].why, e->passed_over[i]);
+	/* the route taken, named as found, with no why */
+	char taken[sizeof r->tries[0].route];
+	if (e->helper)
+		snprintf(taken, sizeof taken, "pkexec steamos-priv-write");
+	else
+		snprintf(taken, sizeof taken, "%s bus %.170s", e->bus, e->interface);
+	assert_string_equal(r->tries[before].route, taken);
+	assert_string_equal(r->tries[before].why, "");
 	char what[256];
 	assert_int_equal(deck_control_noop_write(ctl, what, sizeof what), 0);
-	assert_string_equal(what, "TDP 15 W, GPU level 'auto' written back through steamos-manager "
-	                          "on the session bus");
-	apply_and_restore(c, ctl, "steamos-manager's TdpLimitMin/Max");
-	assert_true(test_bus_logged(&c->bus, "set GpuPerformanceLevel manual"));
-	assert_true(test_bus_logged(&c->bus, "set ManualGpuClock 1100"));
-	assert_true(test_bus_logged(&c->bus, "set TdpLimit 12"));
-	deck_control_destroy(ctl);
-	deck_destroy(d);
-}
-
-static void test_route__manager_interface_on_the_system_bus(void **state)
-{
-	struct ctx *c = *state;
-	struct deck *d = fake_open(&c->f);
-	struct deck_control *ctl = open_verified(d);
-	const struct deck_route *r = deck_control_route(ctl);
-	assert_int_equal(r->kind, DECK_ROUTE_MANAGER);
-	assert_string_equal(r->bus, "system");
-	assert_string_equal(r->interface, "com.steampowered.SteamOSManager1.Manager");
-	assert_string_equal(r->spelling, "Gpu");
-	assert_string_equal(r->version, "8");
-	/* the session bus was asked first, and said why it was passed over */
-	assert_string_equal(r->tries[0].route, "session bus steamos-manager");
-	assert_string_equal(r->tries[0].why, "com.steampowered.SteamOSManager1 is not on it");
-	apply_and_restore(c, ctl, "steamos-manager's TdpLimitMin/Max");
-	/* u-coded: 3 manual, 0 auto */
-	assert_true(test_bus_logged(&c->bus, "set GpuPerformanceLevel 3"));
-	assert_true(test_bus_logged(&c->bus, "set ManualGpuClock 1100"));
-	assert_true(test_bus_logged(&c->bus, "set TdpLimit 12"));
-	assert_true(test_bus_logged(&c->bus, "set GpuPerformanceLevel 0"));
-	deck_control_destroy(ctl);
-	deck_destroy(d);
-}
-
-static void test_route__manager_interface_in_the_earliest_spelling(void **state)
-{
-	struct ctx *c = *state;
-	struct deck *d = fake_open(&c->f);
-	struct deck_control *ctl = open_verified(d);
-	const struct deck_route *r = deck_control_route(ctl);
-	assert_int_equal(r->kind, DECK_ROUTE_MANAGER);
-	assert_string_equal(r->bus, "system");
-	assert_string_equal(r->spelling, "GPU");
-	assert_string_equal(r->version, "7");
-	assert_string_equal(r->tdp_range_source, "steamos-manager's TDPLimitMin/Max");
-	apply_and_restore(c, ctl, "steamos-manager's TDPLimitMin/Max");
-	assert_true(test_bus_logged(&c->bus, "set GPUPerformanceLevel 3"));
-	assert_true(test_bus_logged(&c->bus, "set ManualGPUClock 1100"));
-	assert_true(test_bus_logged(&c->bus, "set TDPLimit 12"));
-	assert_true(test_bus_logged(&c->bus, "set TDPLimit 15"));
-	deck_control_destroy(ctl);
-	deck_destroy(d);
-}
-
-static void test_route__methods_of_2023(void **state)
-{
-	struct ctx *c = *state;
-	struct deck *d = fake_open(&c->f);
-	struct deck_control *ctl = open_verified(d);
-	const struct deck_route *r = deck_control_route(ctl);
-	assert_int_equal(r->kind, DECK_ROUTE_METHODS);
-	assert_string_equal(r->bus, "system");
-	assert_string_equal(r->version, "1");
-	assert_string_equal(r->tdp_range_source, "the 2023 steamos-manager's SetTDPLimit limit");
-	apply_and_restore(c, ctl, "the 2023 steamos-manager's SetTDPLimit limit");
-	assert_true(test_bus_logged(&c->bus, "call SetGpuPerformanceLevel 3"));
-	assert_true(test_bus_logged(&c->bus, "call SetGpuClocks 1100"));
-	assert_true(test_bus_logged(&c->bus, "call SetTDPLimit 12"));
-	assert_true(test_bus_logged(&c->bus, "call SetTDPLimit 15"));
-	assert_true(test_bus_logged(&c->bus, "call SetGpuPerformanceLevel 0"));
+	assert_string_equal(what, e->noop);
+	apply_and_restore(c, ctl, e->tdp_source);
+	const char *helper_log = e->helper ? fake_read(&c->f, "priv-write.log") : NULL;
+	for (size_t i = 0; i < sizeof e->logged / sizeof e->logged[0] && e->logged[i]; i++)
+		if (e->helper ? !strstr(helper_log, e->logged[i]) : !test_bus_logged(&c->bus,
+		                                                                      e->logged[i]))
+			fail_msg("%s: not logged: '%s'", e->era, e->logged[i]);
+	if (e->never)
+		assert_null(strstr(e->helper ? helper_log : test_bus_log(&c->bus), e->never));
 	deck_control_destroy(ctl);
 	deck_destroy(d);
 }
@@ -329,39 +362,6 @@ static void test_route__a_v25_without_the_gpu_interfaces_is_passed_over(void **s
 	                                     "of any known era");
 	assert_int_not_equal(r->kind, DECK_ROUTE_SPLIT);
 	assert_int_not_equal(r->kind, DECK_ROUTE_MANAGER);
-	deck_control_destroy(ctl);
-	deck_destroy(d);
-}
-
-static void test_route__priv_write_helper(void **state)
-{
-	struct ctx *c = *state;
-	struct deck *d = fake_open(&c->f);
-	struct deck_control *ctl = open_verified(d);
-	const struct deck_route *r = deck_control_route(ctl);
-	assert_int_equal(r->kind, DECK_ROUTE_PRIV_WRITE);
-	assert_string_equal(r->bus, "");
-	assert_string_equal(r->version, "");
-	assert_non_null(strstr(r->interface, "priv-write-double.sh PATH VALUE"));
-	assert_string_equal(r->tdp_range_source,
-	                    "steamos-manager's device table for Jupiter (the kernel allows 0 to 29 W)");
-	assert_string_equal(r->tries[0].why, "com.steampowered.SteamOSManager1 is not on it");
-	assert_string_equal(r->tries[1].why, "com.steampowered.SteamOSManager1 is not on it");
-	apply_and_restore(c, ctl, "steamos-manager's device table for Jupiter (the kernel allows 0 "
-	                          "to 29 W)");
-	char log[PATH_MAX + 32];
-	snprintf(log, sizeof log, "%s/priv-write.log", c->f.root);
-	const char *text = fake_read(&c->f, "priv-write.log");
-	(void)log;
-	/* the hwmon class path, never the card's device path */
-	assert_non_null(strstr(text, "commit: 12000000 -> /sys/class/hwmon/hwmon4/power1_cap\n"));
-	assert_non_null(strstr(text, "commit: 12000000 -> /sys/class/hwmon/hwmon4/power2_cap\n"));
-	assert_non_null(strstr(text, "commit: manual -> /sys/class/drm/card2/device/"
-	                             "power_dpm_force_performance_level\n"));
-	assert_non_null(strstr(text, "commit: s 0 1100 -> /sys/class/drm/card2/device/pp_od_clk_voltage\n"));
-	assert_non_null(strstr(text, "commit: c -> /sys/class/drm/card2/device/pp_od_clk_voltage\n"));
-	assert_non_null(strstr(text, "commit: 15000000 -> /sys/class/hwmon/hwmon4/power1_cap\n"));
-	assert_null(strstr(text, "decline"));
 	deck_control_destroy(ctl);
 	deck_destroy(d);
 }
@@ -539,6 +539,10 @@ static void test_control__state_file_round_trip_and_errors(void **state)
 	assert_string_equal(r.via, "split");
 }
 
+/* A route_eras[] case: one body, the era's double set up around it. */
+#define ERA_CASE(i) \
+	{ route_eras[i].name, test_route__of_an_era, setup_era, teardown, (void *)&route_eras[i] }
+
 int main(void)
 {
 	test_bus_skip_unless_it_can_run();
@@ -547,19 +551,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inhibit__released_when_the_holder_is_killed,
 		                                setup_full, teardown),
 		cmocka_unit_test_setup_teardown(test_inhibit__refusal_says_so, setup_refusing, teardown),
-		cmocka_unit_test_setup_teardown(test_route__split_interfaces_on_the_session_bus,
-		                                setup_full, teardown),
-		cmocka_unit_test_setup_teardown(test_route__manager_interface_on_the_system_bus,
-		                                setup_manager, teardown),
-		cmocka_unit_test_setup_teardown(test_route__manager_interface_in_the_earliest_spelling,
-		                                setup_manager_gpu, teardown),
-		cmocka_unit_test_setup_teardown(test_route__methods_of_2023, setup_methods, teardown),
+		ERA_CASE(0),
+		ERA_CASE(1),
+		ERA_CASE(2),
+		ERA_CASE(3),
 		cmocka_unit_test_setup_teardown(test_route__a_unit_that_fails_to_start_is_passed_over,
 		                                setup_unit_fails, teardown),
 		cmocka_unit_test_setup_teardown(test_route__a_v25_without_the_gpu_interfaces_is_passed_over,
 		                                setup_split_bare, teardown),
-		cmocka_unit_test_setup_teardown(test_route__priv_write_helper, setup_priv_write,
-		                                teardown),
+		ERA_CASE(4),
 		cmocka_unit_test_setup_teardown(test_route__priv_write_refusal_is_named,
 		                                setup_priv_write, teardown),
 		cmocka_unit_test_setup_teardown(test_route__none_names_every_route, setup_no_manager,
@@ -570,5 +570,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_control__state_file_round_trip_and_errors,
 		                                setup_full, teardown),
 	};
+	_Static_assert(sizeof route_eras / sizeof route_eras[0] == 5, "every era has its case");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

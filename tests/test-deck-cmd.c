@@ -1,6 +1,8 @@
 /* rxdeck deck info|clock on fake hosts: what is printed, what is written,
- * and exit codes; deck info's clock route against each steamos-manager
- * era's double, the priv-write double and no bus. */
+ * and exit codes; deck info's clock route, and deck clock's showing and
+ * setting through it, against each steamos-manager era's double
+ * (tests/doubles/deck-bus-double.py), the priv-write double
+ * (tests/doubles/priv-write-double.sh) and no bus. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <jansson.h>
 
 #include "cmd/cmd.h"
@@ -63,36 +66,65 @@ static void test_deck_info__a_deck(void **state)
 	fake_cleanup(&f);
 }
 
+/* A skip (77 for the case) where the D-Bus doubles cannot run. */
+static void skip_without_buses(void)
+{
+	char why[256];
+	if (!test_bus_can_run(why, sizeof why))
+		skip();
+}
+
+/* One era's double on private buses over a fake LCD Deck; with helper,
+ * the priv-write double as Valve's helper (else none: no_buses()'s). */
+struct era_env {
+	struct fake f;
+	struct test_bus bus;
+};
+
+static void era_start(struct era_env *e, const char *era, const char *more, bool helper)
+{
+	fake_init(&e->f);
+	fake_deck(&e->f);
+	char extra[PATH_MAX * 2];
+	snprintf(extra, sizeof extra, "--era %s --root %s --card sys/class/drm/card2/device "
+	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4 %s", era, e->f.root, more);
+	if (helper) {
+		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh",
+		       1);
+		setenv("RXDECK_DECK_ROOT", e->f.root, 1);
+		char log[PATH_MAX + 32];
+		snprintf(log, sizeof log, "%s/priv-write.log", e->f.root);
+		setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
+	}
+	if (!test_bus_start(&e->bus, e->f.root, extra)) {
+		test_bus_stop(&e->bus);
+		fail_msg("the D-Bus doubles did not come up");
+	}
+}
+
+static void era_stop(struct era_env *e)
+{
+	test_bus_stop(&e->bus);
+	unsetenv("RXDECK_DECK_ROOT");
+	unsetenv("PRIV_WRITE_DOUBLE_LOG");
+	no_buses();
+	fake_cleanup(&e->f);
+}
+
 /* deck info's route lines with the era's double on private buses. */
 static const char *info_with(const char *era, char *out, size_t size)
 {
-	struct fake f;
-	fake_init(&f);
-	fake_deck(&f);
-	struct test_bus bus;
-	char extra[PATH_MAX * 2];
-	snprintf(extra, sizeof extra, "--era %s --root %s --card sys/class/drm/card2/device "
-	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4", era, f.root);
-	if (strcmp(era, "none") == 0) {
-		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
-		setenv("RXDECK_DECK_ROOT", f.root, 1);
-	}
-	if (!test_bus_start(&bus, f.root, extra)) {
-		test_bus_stop(&bus);
-		fail_msg("the D-Bus doubles did not come up");
-	}
+	struct era_env e;
+	era_start(&e, era, "", strcmp(era, "none") == 0);
 	char err[1024];
-	int rc = test_cmd_run(out, size, err, sizeof err, "deck", "info", "--root", f.root, NULL);
+	int rc = test_cmd_run(out, size, err, sizeof err, "deck", "info", "--root", e.f.root, NULL);
 	char json[16384];
 	int rcj = test_cmd_run(json, sizeof json, err, sizeof err, "deck", "info", "--json", "--root",
-	                       f.root, NULL);
-	test_bus_stop(&bus);
-	no_buses();
-	unsetenv("RXDECK_DECK_ROOT");
-	/* nothing written by asking */
-	assert_string_equal(fake_read(&f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
-	                    "15000000\n");
-	fake_cleanup(&f);
+	                       e.f.root, NULL);
+	bool kept = strcmp(fake_read(&e.f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap"),
+	                   "15000000\n") == 0;
+	era_stop(&e);
+	assert_true(kept); /* nothing written by asking */
 	assert_int_equal(rc, RXDECK_EXIT_OK);
 	assert_int_equal(rcj, RXDECK_EXIT_OK);
 	json_error_t je;
@@ -108,9 +140,7 @@ static const char *info_with(const char *era, char *out, size_t size)
 
 static void test_deck_info__route_per_era(void **state)
 {
-	char why[256];
-	if (!test_bus_can_run(why, sizeof why))
-		skip();
+	skip_without_buses();
 	char out[16384];
 	assert_string_equal(info_with("split", out, sizeof out), "split");
 	assert_non_null(strstr(out, "clock route    split: steamos-manager on the session bus\n"
@@ -218,15 +248,19 @@ static void test_deck_info__json_has_facts_and_readings(void **state)
 	fake_cleanup(&f);
 }
 
+#define LEVEL_FILE "sys/class/drm/card2/device/power_dpm_force_performance_level"
+#define OD_FILE "sys/class/drm/card2/device/pp_od_clk_voltage"
+
 static void test_deck_clock__manual_from_a_card_without_od_range_restores(void **state)
 {
 	struct fake f;
 	fake_init(&f);
 	fake_galileo(&f); /* no pp_od_clk_voltage at all */
-	char out[4096], err[1024];
+	char out[4096], err[2048];
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     "manual", "1000", NULL), RXDECK_EXIT_FAILURE);
 	assert_non_null(strstr(err, "pp_od_clk_voltage"));
+	assert_non_null(strstr(err, "; the GPU level 'auto' is put back through sysfs ("));
 	assert_string_equal(fake_read(&f, "sys/class/drm/card0/device/power_dpm_force_performance_level"),
 	                    "auto\n");
 	fake_cleanup(&f);
@@ -237,36 +271,248 @@ static void test_deck_clock__show_set_and_refuse(void **state)
 	struct fake f;
 	fake_init(&f);
 	fake_deck(&f);
-	char out[4096], err[1024];
+	char out[4096], err[2048];
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     NULL), RXDECK_EXIT_OK);
-	assert_string_equal(out, "level          auto\nshader clock   1600 MHz\n"
-	                         "fixed range    200 to 1600 MHz\n");
+	/* as root here, sysfs is writable: the route, with the device table's range */
+	assert_non_null(strstr(out, "level          auto\nshader clock   1600 MHz\n"
+	                            "route          sysfs ("));
+	assert_non_null(strstr(out, "fixed range    200 to 1600 MHz, steamos-manager's device table "
+	                            "for Jupiter\n"));
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     "manual", "800", NULL), RXDECK_EXIT_OK);
-	assert_string_equal(out, "shader clock fixed at 800 MHz (level manual)\n");
-	assert_string_equal(fake_read(&f, "sys/class/drm/card2/device/power_dpm_force_performance_level"),
-	                    "manual\n");
+	assert_non_null(strstr(out, "shader clock fixed at 800 MHz (level manual), through sysfs ("));
+	assert_string_equal(fake_read(&f, LEVEL_FILE), "manual\n");
+	assert_non_null(strstr(fake_read(&f, OD_FILE), "s 1 800\nc\n"));
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     "high", NULL), RXDECK_EXIT_OK);
-	assert_string_equal(fake_read(&f, "sys/class/drm/card2/device/power_dpm_force_performance_level"),
-	                    "high\n");
+	assert_string_equal(fake_read(&f, LEVEL_FILE), "high\n");
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     "manual", NULL), RXDECK_EXIT_USAGE);
 	assert_non_null(strstr(err, "'manual' needs a clock in MHz"));
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     "manual", "fast", NULL), RXDECK_EXIT_USAGE);
+	/* the route's range, refused before anything is written */
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
-	                     "manual", "5000", NULL), RXDECK_EXIT_FAILURE);
-	assert_non_null(strstr(err, "5000 MHz is outside the card's range, 200 to 1600 MHz"));
+	                     "manual", "1700", NULL), RXDECK_EXIT_FAILURE);
+	assert_non_null(strstr(err, "gpu_clock 1700 MHz is outside 200 to 1600 MHz, steamos-manager's "
+	                            "device table for Jupiter"));
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", f.root,
 	                     "turbo", NULL), RXDECK_EXIT_FAILURE);
 	assert_non_null(strstr(err, "unknown performance level 'turbo'"));
-	assert_string_equal(fake_read(&f, "sys/class/drm/card2/device/power_dpm_force_performance_level"),
-	                    "high\n");
+	assert_string_equal(fake_read(&f, LEVEL_FILE), "high\n");
 	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "nap", NULL),
 	                 RXDECK_EXIT_USAGE);
 	fake_cleanup(&f);
+}
+
+/* No route at all (no bus, no helper, no card): setting fails naming
+ * every route tried; showing still reads what it can. */
+static void test_deck_clock__without_a_route_names_every_route_tried(void **state)
+{
+	struct fake f;
+	fake_init(&f);
+	fake_write(&f, "proc/loadavg", "0.10 0.20 0.30 1/2 3\n");
+	char out[4096], err[4096];
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
+	                              f.root, "high", NULL), RXDECK_EXIT_FAILURE);
+	static const char *const tried[] = {
+		"no route to the GPU clock and TDP: session bus steamos-manager: no session bus: ",
+		"; system bus steamos-manager: no system bus: ",
+		"; pkexec steamos-priv-write: this host has no amdgpu card",
+		"; sysfs: this host has no amdgpu card",
+	};
+	for (size_t i = 0; i < sizeof tried / sizeof tried[0]; i++)
+		if (!strstr(err, tried[i]))
+			fail_msg("no '%s' in: %s", tried[i], err);
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
+	                              f.root, "manual", "800", NULL), RXDECK_EXIT_FAILURE);
+	assert_non_null(strstr(err, tried[0]));
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
+	                              f.root, NULL), RXDECK_EXIT_OK);
+	assert_non_null(strstr(out, "shader clock   absent\nroute          none: session bus "
+	                            "steamos-manager: no session bus: "));
+	fake_cleanup(&f);
+}
+
+/* What each era's route is called and what its double logs for a fixed
+ * clock of 800 MHz and for the level high ("" for the helper, whose own
+ * log says it: "commit: VALUE -> PATH"). */
+static const struct {
+	const char *era, *route, *range, *manual, *clock, *high, *put_back;
+} clock_eras[] = {
+	{ "split", "route          split: steamos-manager on the session bus\n",
+	  "steamos-manager's ManualGpuClockMin/Max", "set GpuPerformanceLevel manual",
+	  "set ManualGpuClock 800", "set GpuPerformanceLevel high", "set GpuPerformanceLevel auto" },
+	{ "manager", "route          manager: steamos-manager on the system bus\n",
+	  "steamos-manager's ManualGpuClockMin/Max", "set GpuPerformanceLevel 3",
+	  "set ManualGpuClock 800", "set GpuPerformanceLevel 2", "set GpuPerformanceLevel 0" },
+	{ "manager-GPU", "route          manager: steamos-manager on the system bus\n",
+	  "steamos-manager's ManualGPUClockMin/Max", "set GPUPerformanceLevel 3",
+	  "set ManualGPUClock 800", "set GPUPerformanceLevel 2", "set GPUPerformanceLevel 0" },
+	{ "methods", "route          methods: steamos-manager on the system bus\n",
+	  "the 2023 steamos-manager's SetGpuClocks limit", "call SetGpuPerformanceLevel 3",
+	  "call SetGpuClocks 800", "call SetGpuPerformanceLevel 2",
+	  "call SetGpuPerformanceLevel 0" },
+	{ "none", "route          priv-write (", "steamos-manager's device table for Jupiter",
+	  "commit: manual -> /sys/class/drm/card2/device/power_dpm_force_performance_level",
+	  "commit: s 1 800 -> /sys/class/drm/card2/device/pp_od_clk_voltage",
+	  "commit: high -> /sys/class/drm/card2/device/power_dpm_force_performance_level",
+	  "commit: auto -> /sys/class/drm/card2/device/power_dpm_force_performance_level" },
+	/* the session unit that fails to start: the helper next */
+	{ "unit-fails", "route          priv-write (", "steamos-manager's device table for Jupiter",
+	  "commit: manual -> /sys/class/drm/card2/device/power_dpm_force_performance_level",
+	  "commit: s 1 800 -> /sys/class/drm/card2/device/pp_od_clk_voltage",
+	  "commit: high -> /sys/class/drm/card2/device/power_dpm_force_performance_level",
+	  "commit: auto -> /sys/class/drm/card2/device/power_dpm_force_performance_level" },
+};
+
+static bool via_helper(size_t i)
+{
+	return strncmp(clock_eras[i].route, "route          priv-write", 25) == 0;
+}
+
+/* The log the era's route writes to: the bus double's, else the helper's. */
+static const char *era_log(struct era_env *e, size_t i)
+{
+	return via_helper(i) ? fake_read(&e->f, "priv-write.log") : test_bus_log(&e->bus);
+}
+
+/* Show, a fixed clock and a level, each through the era's route, proven by
+ * its no-op write first, with the fake card's files written by the double
+ * (as steamos-manager and the helper write sysfs). */
+static void test_deck_clock__through_the_route_of_every_era(void **state)
+{
+	skip_without_buses();
+	for (size_t i = 0; i < sizeof clock_eras / sizeof clock_eras[0]; i++) {
+		struct era_env e;
+		era_start(&e, clock_eras[i].era, "", via_helper(i));
+		char out[8192], err[4096];
+		assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock",
+		                              "--root", e.f.root, NULL), RXDECK_EXIT_OK);
+		if (!strstr(out, clock_eras[i].route) || !strstr(out, clock_eras[i].range) ||
+		    !strstr(out, "level          auto\n"))
+			fail_msg("%s: %s", clock_eras[i].era, out);
+		assert_string_equal(fake_read(&e.f, LEVEL_FILE), "auto\n"); /* showing writes nothing */
+
+		int rc = test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
+		                      e.f.root, "manual", "800", NULL);
+		if (rc != RXDECK_EXIT_OK)
+			fail_msg("%s: manual 800: exit %d: %s", clock_eras[i].era, rc, err);
+		assert_non_null(strstr(out, "shader clock fixed at 800 MHz (level manual), through "));
+		const char *log = era_log(&e, i);
+		const char *m = strstr(log, clock_eras[i].manual);
+		if (!m || !strstr(m, clock_eras[i].clock))
+			fail_msg("%s: no '%s' then '%s' in:\n%s", clock_eras[i].era, clock_eras[i].manual,
+			         clock_eras[i].clock, log);
+		assert_int_equal(strncmp(fake_read(&e.f, LEVEL_FILE), "manual", 6), 0);
+		assert_non_null(strstr(fake_read(&e.f, OD_FILE), "s 1 800\n"));
+
+		rc = test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", e.f.root,
+		                  "high", NULL);
+		if (rc != RXDECK_EXIT_OK)
+			fail_msg("%s: high: exit %d: %s", clock_eras[i].era, rc, err);
+		assert_non_null(strstr(out, "level high, through "));
+		assert_non_null(strstr(era_log(&e, i), clock_eras[i].high));
+		assert_int_equal(strncmp(fake_read(&e.f, LEVEL_FILE), "high", 4), 0);
+		era_stop(&e);
+	}
+}
+
+/* The fixed clock refused after the level went to manual: the level is put
+ * back through the same route, and the command fails saying both. */
+static void test_deck_clock__a_refused_clock_is_put_back_through_the_route(void **state)
+{
+	skip_without_buses();
+	for (size_t i = 0; i < sizeof clock_eras / sizeof clock_eras[0]; i++) {
+		struct era_env e;
+		bool helper = via_helper(i);
+		era_start(&e, clock_eras[i].era, helper ? "" : "--fail-clock", helper);
+		if (helper) { /* the helper's route: the card takes no fixed clock */
+			char p[PATH_MAX];
+			snprintf(p, sizeof p, "%s/" OD_FILE, e.f.root);
+			assert_int_equal(unlink(p), 0);
+		}
+		char out[8192], err[4096];
+		int rc = test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
+		                      e.f.root, "manual", "800", NULL);
+		if (rc != RXDECK_EXIT_FAILURE || !strstr(err, "; the GPU level 'auto' is put back "
+		                                              "through "))
+			fail_msg("%s: exit %d: %s", clock_eras[i].era, rc, err);
+		const char *log = era_log(&e, i);
+		const char *m = strstr(log, clock_eras[i].manual);
+		if (!m || !strstr(m, clock_eras[i].put_back))
+			fail_msg("%s: no '%s' after '%s' in:\n%s", clock_eras[i].era,
+			         clock_eras[i].put_back, clock_eras[i].manual, log);
+		assert_int_equal(strncmp(fake_read(&e.f, LEVEL_FILE), "auto", 4), 0);
+		era_stop(&e);
+	}
+}
+
+/* What the fake card's fixed-clock file held when SIGTERM was delivered. */
+static char term_od_path[PATH_MAX];
+static char term_od[4096];
+static volatile sig_atomic_t term_seen;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	int fd = open(term_od_path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, term_od, sizeof term_od - 1) : 0;
+	term_od[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	term_seen = 1;
+}
+
+/* SIGTERM sent in the middle of a fixed clock (by a helper wrapped to send
+ * it before "s 1 MHZ") is delivered only once the clock is committed. */
+static void test_deck_clock__a_signal_waits_for_the_setting(void **state)
+{
+	skip_without_buses();
+	struct era_env e;
+	era_start(&e, "none", "", true);
+	char wrapper[PATH_MAX];
+	snprintf(wrapper, sizeof wrapper, "%s/term-then-write.sh", e.f.root);
+	FILE *f = fopen(wrapper, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ncase \"$2\" in \"s 1 \"*) kill -TERM $PPID;; esac\n"
+	           "exec %s/tests/doubles/priv-write-double.sh \"$@\"\n", RXDECK_SOURCE_ROOT);
+	fclose(f);
+	assert_int_equal(chmod(wrapper, 0755), 0);
+	setenv(DECK_PRIV_WRITE_ENV, wrapper, 1);
+	snprintf(term_od_path, sizeof term_od_path, "%s/" OD_FILE, e.f.root);
+	term_seen = 0;
+	struct sigaction sa = { .sa_handler = on_term }, old;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGTERM, &sa, &old), 0);
+	char out[8192], err[4096];
+	int rc = test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root", e.f.root,
+	                      "manual", "800", NULL);
+	sigaction(SIGTERM, &old, NULL);
+	if (rc != RXDECK_EXIT_OK)
+		fail_msg("exit %d: %s", rc, err);
+	assert_true(term_seen);
+	if (!strstr(term_od, "s 1 800\nc\n"))
+		fail_msg("SIGTERM came before the clock was committed:\n%s", term_od);
+	era_stop(&e);
+}
+
+/* v24.x codes five levels: profile_standard is refused by the route and
+ * nothing is changed. */
+static void test_deck_clock__a_level_the_era_cannot_code(void **state)
+{
+	skip_without_buses();
+	struct era_env e;
+	era_start(&e, "manager", "", false);
+	char out[8192], err[4096];
+	assert_int_equal(test_cmd_run(out, sizeof out, err, sizeof err, "deck", "clock", "--root",
+	                              e.f.root, "profile_standard", NULL), RXDECK_EXIT_FAILURE);
+	assert_non_null(strstr(err, "GPU level 'profile_standard' has no code in this "
+	                            "steamos-manager (auto, low, high, manual, profile_peak)"));
+	assert_int_equal(strncmp(fake_read(&e.f, LEVEL_FILE), "auto", 4), 0);
+	assert_null(strstr(test_bus_log(&e.bus), "set GpuPerformanceLevel 3"));
+	era_stop(&e);
 }
 
 int main(void)
@@ -279,6 +525,11 @@ int main(void)
 		cmocka_unit_test(test_deck_info__json_has_facts_and_readings),
 		cmocka_unit_test(test_deck_clock__manual_from_a_card_without_od_range_restores),
 		cmocka_unit_test(test_deck_clock__show_set_and_refuse),
+		cmocka_unit_test(test_deck_clock__without_a_route_names_every_route_tried),
+		cmocka_unit_test(test_deck_clock__through_the_route_of_every_era),
+		cmocka_unit_test(test_deck_clock__a_refused_clock_is_put_back_through_the_route),
+		cmocka_unit_test(test_deck_clock__a_level_the_era_cannot_code),
+		cmocka_unit_test(test_deck_clock__a_signal_waits_for_the_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

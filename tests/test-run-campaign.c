@@ -94,13 +94,7 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	         "pad_option = --pad\n"
 	         "%s",
 	         campaign, game, arms);
-	char name[PATH_MAX];
-	tdir_file(&e->t, "plan.ini", name, sizeof name);
-	struct plan *p;
-	struct util_diag pe;
-	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
-		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
-	return p;
+	return test_plan_parse(&e->t, text);
 }
 
 /* The options the campaigns here run with: quiet, into e's data folder,

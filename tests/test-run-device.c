@@ -26,67 +26,23 @@
 #include "test-deck-bus-util.h"
 #include "test-deck-util.h"
 
-struct env {
-	struct tdir t;
-	struct fake f;
-	struct test_bus bus;
-	char data[PATH_MAX];
-	char *environ_[4];
-	char path_env[PATH_MAX + 8];
-	char mark_env[PATH_MAX + 16];
-	struct db *db;
-	FILE *progress;
-	char progress_path[PATH_MAX];
-};
-
-static char *saved_tmpdir;
 static bool priv_write_next, no_helper_next; /* for the next setup_with() */
 
 static int setup_with(void **state, const char *era)
 {
-	struct env *e = calloc(1, sizeof *e);
-	tdir_make(&e->t);
-	fake_init(&e->f);
-	fake_deck(&e->f);
+	struct test_night *e = calloc(1, sizeof *e);
+	unsetenv(DECK_PRIV_WRITE_ENV);
+	test_night_open(e, era, "route t\nduration 3s\nwindow 0.5s 3s\n0s press A 100ms\n"
+	                        "1s shot one\n2s shot two\n");
 	/* the clock the arms ask for is the one gpu_metrics reports */
 	fake_metrics(&e->f, "sys/class/drm/card2/device/gpu_metrics",
 	             &(struct fake_metrics){ .content = 2, .temp_gfx = 6100, .temp_soc = 5850,
 	                                     .activity = 9000, .socket_mw = 11000, .cpu_mw = 3000,
 	                                     .soc_mw = 2000, .gfx_mw = 5000, .gfxclk_mhz = 1100,
 	                                     .fclk_mhz = 800 });
-	char bus_extra[PATH_MAX * 2];
-	snprintf(bus_extra, sizeof bus_extra, "--era %s --root %s --card sys/class/drm/card2/device "
-	         "--hwmon sys/class/drm/card2/device/hwmon/hwmon4", era, e->f.root);
-	unsetenv(DECK_PRIV_WRITE_ENV);
-	if (strcmp(era, "none") == 0 && priv_write_next) {
-		setenv(DECK_PRIV_WRITE_ENV, RXDECK_SOURCE_ROOT "/tests/doubles/priv-write-double.sh", 1);
-		setenv("RXDECK_DECK_ROOT", e->f.root, 1);
-		char log[PATH_MAX + 32];
-		snprintf(log, sizeof log, "%s/priv-write.log", e->f.root);
-		setenv("PRIV_WRITE_DOUBLE_LOG", log, 1);
-	}
-	if (strcmp(era, "none") == 0 && no_helper_next)
-		setenv(DECK_PRIV_WRITE_ENV, "/nonexistent/steamos-priv-write", 1);
+	if (strcmp(era, "none") == 0 && (priv_write_next || no_helper_next))
+		test_night_helper(e, priv_write_next);
 	priv_write_next = no_helper_next = false;
-	if (!test_bus_start(&e->bus, e->t.path, bus_extra)) {
-		test_bus_stop(&e->bus);
-		fail_msg("the D-Bus doubles did not come up");
-	}
-	saved_tmpdir = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-	setenv("TMPDIR", e->t.path, 1);
-	unsetenv("XDG_RUNTIME_DIR");
-	tdir_file(&e->t, "data", e->data, sizeof e->data);
-	snprintf(e->path_env, sizeof e->path_env, "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	snprintf(e->mark_env, sizeof e->mark_env, "TEST_RUN_DIR=%s", e->t.path);
-	e->environ_[0] = e->path_env;
-	e->environ_[1] = e->mark_env;
-	char p[PATH_MAX];
-	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
-	           "route t\nduration 3s\nwindow 0.5s 3s\n0s press A 100ms\n1s shot one\n2s shot two\n");
-	write_text(tdir_file(&e->t, "p.env", p, sizeof p), "RX_VK_LOG_READBACK_WAITS=1\n");
-	assert_int_equal(db_open(tdir_file(&e->t, "results.db", p, sizeof p), &e->db), 0);
-	tdir_file(&e->t, "progress.txt", e->progress_path, sizeof e->progress_path);
-	e->progress = fopen(e->progress_path, "w+");
 	*state = e;
 	return 0;
 }
@@ -135,72 +91,39 @@ static int setup_nothing(void **state)
 
 static int teardown(void **state)
 {
-	struct env *e = *state;
-	unsetenv(DECK_PRIV_WRITE_ENV);
-	unsetenv("RXDECK_DECK_ROOT");
-	unsetenv("PRIV_WRITE_DOUBLE_LOG");
-	db_close(e->db);
-	fclose(e->progress);
-	test_bus_stop(&e->bus);
-	if (saved_tmpdir)
-		setenv("TMPDIR", saved_tmpdir, 1);
-	else
-		unsetenv("TMPDIR");
-	free(saved_tmpdir);
-	saved_tmpdir = NULL;
-	int left = processes_mentioning(e->t.path);
-	fake_cleanup(&e->f);
-	tdir_remove(&e->t);
+	struct test_night *e = *state;
+	test_night_close(e);
 	free(e);
-	assert_int_equal(left, 0);
 	return 0;
 }
 
-static struct plan *make_plan(struct env *e, const char *campaign, const char *arms)
+static struct plan *make_plan(struct test_night *e, const char *campaign, const char *arms)
 {
-	char game[PATH_MAX], text[8192];
-	build_path("harness/run/game-double", game, sizeof game);
-	snprintf(text, sizeof text,
-	         "[campaign]\nname = night\nroute = t.route\nprofile = p.env\nrounds = 1\n"
-	         "warmup = no\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\npad = socket\n"
-	         "%s[build double]\nbinary = %s\npad_option = --pad\n%s",
-	         campaign, game, arms);
-	char name[PATH_MAX];
-	tdir_file(&e->t, "plan.ini", name, sizeof name);
-	struct plan *p;
-	struct util_diag pe;
-	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
-		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
-	return p;
+	return test_night_plan(e, NULL, campaign, arms);
 }
 
-static struct run_options options(struct env *e, volatile sig_atomic_t *stop)
+static const char *progress(struct test_night *e)
+{
+	return test_night_progress(e);
+}
+
+static struct run_options options(struct test_night *e, volatile sig_atomic_t *stop)
 {
 	return (struct run_options){ .data_dir = e->data, .environ = e->environ_,
 	                             .deck_root = e->f.root, .progress = e->progress,
 	                             .stop = stop, .ac_poll_s = 0.2 };
 }
 
-static struct run_campaign *create(struct env *e, struct plan *plan, struct run_options *o)
+static struct run_campaign *create(struct test_night *e, struct plan *plan, struct run_options *o)
 {
 	struct run_campaign *c = test_campaign_create(e->db, plan, o);
 	plan_free(plan);
 	return c;
 }
 
-static const char *progress(struct env *e)
-{
-	static char buf[16384];
-	fflush(e->progress);
-	FILE *f = fopen(e->progress_path, "r");
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* The index of line in the bus log at or after from, or -1. */
-static long log_after(struct env *e, const char *line, long from)
+static long log_after(struct test_night *e, const char *line, long from)
 {
 	const char *log = test_bus_log(&e->bus);
 	if (from < 0 || (size_t)from > strlen(log))
@@ -209,13 +132,13 @@ static long log_after(struct env *e, const char *line, long from)
 	return p ? p - log : -1;
 }
 
-static long log_at(struct env *e, const char *line)
+static long log_at(struct test_night *e, const char *line)
 {
 	return log_after(e, line, 0);
 }
 
 /* The last index of line in the bus log, or -1. */
-static long log_last(struct env *e, const char *line)
+static long log_last(struct test_night *e, const char *line)
 {
 	long at = -1, k;
 	while ((k = log_after(e, line, at + 1)) >= 0)
@@ -225,7 +148,7 @@ static long log_last(struct env *e, const char *line)
 
 static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\ngpu_clock = 1100\n",
 	                                             "[arm A]\n[arm B]\ntdp_w = 12\n"), &o);
@@ -264,7 +187,7 @@ static void test_device__clock_and_tdp_per_arm_through_steamos_manager(void **st
 
 static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = A\n", "[arm A]\ntdp_w = 12\n"), &o);
 	test_campaign_play(c);
@@ -302,7 +225,7 @@ static struct run_outcome play_stopped_soon(struct run_campaign *c)
 
 static void test_device__put_back_after_a_stop_request(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 10\n",
@@ -316,15 +239,10 @@ static void test_device__put_back_after_a_stop_request(void **state)
 	run_campaign_destroy(c);
 }
 
-static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
+/* A harness in a child process resuming campaign id (its own database
+ * connection), to be killed by the test: its pid. */
+static pid_t resume_in_child(struct test_night *e, const char *id, const struct run_options *o)
 {
-	struct env *e = *state;
-	struct run_options o = options(e, NULL);
-	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
-	                                             "[arm A]\n[arm B]\n"), &o);
-	char id[32];
-	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
-	run_campaign_destroy(c);
 	fflush(NULL);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -334,7 +252,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
 			_exit(2);
 		struct run_campaign *cc;
-		if (run_campaign_open(db, id, &o, &cc, msg, sizeof msg) != 0) {
+		if (run_campaign_open(db, id, o, &cc, msg, sizeof msg) != 0) {
 			fprintf(stderr, "child: %s\n", msg);
 			_exit(3);
 		}
@@ -342,6 +260,19 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 		run_campaign_play(cc, &out, msg, sizeof msg);
 		_exit(0);
 	}
+	return pid;
+}
+
+static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
+{
+	struct test_night *e = *state;
+	struct run_options o = options(e, NULL);
+	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 9\n",
+	                                             "[arm A]\n[arm B]\n"), &o);
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
+	run_campaign_destroy(c);
+	pid_t pid = resume_in_child(e, id, &o);
 	assert_true(test_bus_logged(&e->bus, "set TdpLimit 9"));
 	long nine = log_at(e, "set TdpLimit 9");
 	kill(pid, SIGKILL);
@@ -370,7 +301,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 
 static void test_device__host_facts_stored_at_start_and_changes_at_resume(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
@@ -450,7 +381,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 }
 
 struct flip {
-	struct env *e;
+	struct test_night *e;
 	double after_s;
 	const char *online;
 	double then_after_s;
@@ -473,7 +404,7 @@ static void *flip_ac(void *arg)
 
 static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	/* unplugged 1.5 s into A's run, plugged in again 4 s later */
@@ -500,7 +431,7 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 
 static void test_device__low_battery_stops_cleanly(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	fake_write(&e->f, "sys/class/power_supply/ACAD/online", "0\n");
 	fake_write(&e->f, "sys/class/power_supply/BAT1/capacity", "8\n");
 	struct run_options o = options(e, NULL);
@@ -518,7 +449,7 @@ static void test_device__low_battery_stops_cleanly(void **state)
 /* A short campaign with per-arm gpu_clock and tdp_w through the route of
  * the setup: both runs done, asked and observed recorded, the fake sysfs
  * back as it was at the end.  want: what the progress names. */
-static void campaign_through_route(struct env *e, const char *want)
+static void campaign_through_route(struct test_night *e, const char *want)
 {
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\n",
@@ -554,7 +485,7 @@ static void campaign_through_route(struct env *e, const char *want)
 
 static void test_device__per_arm_through_the_v24_manager_interface(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "GPU clock and TDP per arm through manager: steamos-manager "
 	                          "Version 8 on the system bus, com.steampowered.SteamOSManager1.Manager");
 	assert_true(log_at(e, "set GpuPerformanceLevel 3") >= 0);
@@ -563,7 +494,7 @@ static void test_device__per_arm_through_the_v24_manager_interface(void **state)
 
 static void test_device__per_arm_through_the_v24_4_spelling(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "through manager: steamos-manager Version 7 on the system bus");
 	assert_true(log_at(e, "set ManualGPUClock 1100") >= 0);
 	assert_true(log_last(e, "set TDPLimit 15") > log_at(e, "set TDPLimit 12"));
@@ -571,7 +502,7 @@ static void test_device__per_arm_through_the_v24_4_spelling(void **state)
 
 static void test_device__per_arm_through_the_2023_methods(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "through methods: steamos-manager Version 1 on the system bus");
 	assert_true(log_at(e, "call SetGpuClocks 1100") >= 0);
 	assert_true(log_last(e, "call SetTDPLimit 15") > log_at(e, "call SetTDPLimit 12"));
@@ -579,7 +510,7 @@ static void test_device__per_arm_through_the_2023_methods(void **state)
 
 static void test_device__per_arm_through_the_priv_write_helper(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "GPU clock and TDP per arm through priv-write (");
 	const char *log = fake_read(&e->f, "priv-write.log");
 	const char *set = strstr(log, "commit: 12000000 -> /sys/class/hwmon/hwmon4/power1_cap\n");
@@ -590,7 +521,7 @@ static void test_device__per_arm_through_the_priv_write_helper(void **state)
 
 static void test_device__no_route_refuses_before_the_first_run(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	/* sysfs read-only for the child that plays: a bind mount as root */
 	fflush(NULL);
 	pid_t pid = fork();
@@ -646,7 +577,7 @@ static void test_device__no_route_refuses_before_the_first_run(void **state)
 
 static void test_device__an_ask_outside_the_range_is_refused_before_the_first_run(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
 	struct plan *plan = make_plan(e, "order = AB\n", "[arm A]\n[arm B]\ntdp_w = 20\n");
 	struct run_campaign *c = NULL;
@@ -666,7 +597,7 @@ static void test_device__an_ask_outside_the_range_is_refused_before_the_first_ru
 	assert_true(log_at(e, "set ") < 0);
 }
 
-static int cap_w(struct env *e)
+static int cap_w(struct test_night *e)
 {
 	return atoi(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap")) / 1000000;
 }
@@ -674,7 +605,7 @@ static int cap_w(struct env *e)
 /* Through the route of the setup: a stop request mid-campaign puts the
  * device back; then a harness killed with SIGKILL leaves the state file
  * naming the route, and the next start puts it back through that route. */
-static void stops_through_route(struct env *e, const char *via)
+static void stops_through_route(struct test_night *e, const char *via)
 {
 	stop_flag = 0;
 	struct run_options o = options(e, &stop_flag);
@@ -686,22 +617,8 @@ static void stops_through_route(struct env *e, const char *via)
 	assert_int_equal(cap_w(e), 15);
 	run_campaign_destroy(c);
 
-	fflush(NULL);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct db *db;
-		char p[PATH_MAX], msg[1024];
-		if (db_open(tdir_file(&e->t, "results.db", p, sizeof p), &db) != 0)
-			_exit(2);
-		struct run_options oo = options(e, NULL);
-		struct run_campaign *cc;
-		if (run_campaign_open(db, id, &oo, &cc, msg, sizeof msg) != 0)
-			_exit(3);
-		struct run_outcome out2;
-		run_campaign_play(cc, &out2, msg, sizeof msg);
-		_exit(0);
-	}
+	struct run_options oo = options(e, NULL);
+	pid_t pid = resume_in_child(e, id, &oo);
 	for (int i = 0; i < 400 && cap_w(e) != 10; i++) {
 		struct timespec ts = { 0, 25 * 1000000 };
 		nanosleep(&ts, NULL);
@@ -749,7 +666,7 @@ static void test_device__put_back_through_the_priv_write_helper(void **state)
 
 static void test_device__a_unit_that_fails_to_start_leaves_sysfs(void **state)
 {
-	struct env *e = *state;
+	struct test_night *e = *state;
 	campaign_through_route(e, "GPU clock and TDP per arm through sysfs (");
 	stops_through_route(e, "sysfs");
 }

@@ -222,14 +222,32 @@ static void test_run_sequential__a_flipping_difference_runs_to_the_maximum(void 
 	(void)state;
 	setup_paths();
 	/* every start takes the next of 60, 40: A and B swap places from
-	 * round to round (AB, BA, AB), so Δ flips sign and nothing is decided */
+	 * round to round (AB, BA, AB), so Δ flips sign and nothing is decided.
+	 * One variable a line: "env = X=1 Y=2" would be X="1 Y=2", and both
+	 * arms would run at 60 fps, equal rather than flipping. */
 	char counter[PATH_MAX], env[PATH_MAX + 64];
 	tdir_file(&t, "fps.counter", counter, sizeof counter);
-	snprintf(env, sizeof env, "DOUBLE_FPS=60,40 DOUBLE_FPS_COUNTER=%s", counter);
+	snprintf(env, sizeof env, "DOUBLE_FPS=60,40\n      DOUBLE_FPS_COUNTER=%s", counter);
 	char name[256];
 	size_t n_void;
 	int rounds = play("flips", 3, env, env, name, sizeof name, &n_void);
 	assert_int_equal(rounds, 3);
+	/* each of the six starts took its own entry, in the order of the runs
+	 * (the stand-in game says which on its stderr, kept in the run folder) */
+	static const char *const arm_of[6] = { "A", "B", "B", "A", "A", "B" };
+	for (int k = 0; k < 6; k++) {
+		char rel[400], path[PATH_MAX], want[64];
+		snprintf(rel, sizeof rel, "data/rxdeck/runs/%s/%03d-%s/stderr.log", name, k + 1, arm_of[k]);
+		char *err = test_read_text(tdir_file(&t, rel, path, sizeof path));
+		snprintf(want, sizeof want, "game-double: counter %d: %d fps\n", k, k % 2 ? 40 : 60);
+		if (!err || !strstr(err, want))
+			fail_msg("run %d (%s) did not say '%s':\n%s", k + 1, rel, want, err ? err : "(none)");
+		free(err);
+	}
+	char *left = test_read_text(counter);
+	assert_non_null(left);
+	assert_string_equal(left, "6\n");
+	free(left);
 	check_stop(name, "max rounds reached (3)", "max_rounds");
 	assert_int_equal(processes_mentioning(t.path), 0);
 }

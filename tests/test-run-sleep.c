@@ -3,8 +3,9 @@
  * clock (CLOCK_BOOTTIME - CLOCK_MONOTONIC) through an injected hook that
  * jumps as a suspend would, and logind's PrepareForSleep sent by the
  * logind double (tests/doubles/deck-bus-double.py) while a run plays — no
- * host is put to sleep.  The stand-in game on a fake Deck, a private
- * dbus-daemon (77 without dbus-daemon/python3-dbus). */
+ * host is put to sleep.  The stand-in game on a fake Deck, private
+ * dbus-daemons (test-run-play.h's struct test_night; 77 without
+ * dbus-daemon/python3-dbus). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,45 +19,15 @@
 #include "test-deck-util.h"
 
 struct env {
-	struct tdir t;
-	struct fake f;
-	struct test_bus bus;
-	char data[PATH_MAX];
-	char *environ_[3];
-	char path_env[PATH_MAX + 8];
-	struct db *db;
-	FILE *progress;
-	char progress_path[PATH_MAX];
+	struct test_night n;
 	int clock_calls;      /* the hook's reads so far */
 	int jump_at;          /* the read from which the host has slept 5 min */
 };
 
-static char *saved_tmpdir;
-
 static int setup(void **state)
 {
 	struct env *e = calloc(1, sizeof *e);
-	tdir_make(&e->t);
-	fake_init(&e->f);
-	fake_deck(&e->f);
-	if (!test_bus_start(&e->bus, e->t.path, NULL)) {
-		test_bus_stop(&e->bus);
-		fail_msg("the D-Bus doubles did not come up");
-	}
-	saved_tmpdir = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-	setenv("TMPDIR", e->t.path, 1);
-	unsetenv("XDG_RUNTIME_DIR");
-	tdir_file(&e->t, "data", e->data, sizeof e->data);
-	snprintf(e->path_env, sizeof e->path_env, "PATH=%s",
-	         getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	e->environ_[0] = e->path_env;
-	char p[PATH_MAX];
-	write_text(tdir_file(&e->t, "t.route", p, sizeof p),
-	           "route t\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n");
-	write_text(tdir_file(&e->t, "p.env", p, sizeof p), "RX_VK_LOG_READBACK_WAITS=1\n");
-	assert_int_equal(db_open(tdir_file(&e->t, "results.db", p, sizeof p), &e->db), 0);
-	tdir_file(&e->t, "progress.txt", e->progress_path, sizeof e->progress_path);
-	e->progress = fopen(e->progress_path, "w+");
+	test_night_open(&e->n, NULL, "route t\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n");
 	*state = e;
 	return 0;
 }
@@ -64,50 +35,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct env *e = *state;
-	db_close(e->db);
-	fclose(e->progress);
-	test_bus_stop(&e->bus);
-	if (saved_tmpdir)
-		setenv("TMPDIR", saved_tmpdir, 1);
-	else
-		unsetenv("TMPDIR");
-	free(saved_tmpdir);
-	saved_tmpdir = NULL;
-	int left = processes_mentioning(e->t.path);
-	fake_cleanup(&e->f);
-	tdir_remove(&e->t);
+	test_night_close(&e->n);
 	free(e);
-	assert_int_equal(left, 0);
 	return 0;
-}
-
-/* A two-arm campaign of one round whose game is `binary`. */
-static struct plan *make_plan(struct env *e, const char *binary)
-{
-	char text[8192];
-	snprintf(text, sizeof text,
-	         "[campaign]\nname = night\nroute = t.route\nprofile = p.env\nrounds = 1\n"
-	         "warmup = no\norder = AB\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\n"
-	         "pad = socket\n[build double]\nbinary = %s\npad_option = --pad\n[arm A]\n[arm B]\n",
-	         binary);
-	char name[PATH_MAX];
-	tdir_file(&e->t, "plan.ini", name, sizeof name);
-	struct plan *p;
-	struct util_diag pe;
-	if (plan_parse(name, text, strlen(text), NULL, &p, &pe) != 0)
-		fail_msg("%d:%d: %s", pe.line, pe.column, pe.message);
-	return p;
-}
-
-static const char *progress(struct env *e)
-{
-	static char buf[16384];
-	fflush(e->progress);
-	FILE *f = fopen(e->progress_path, "r");
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 /* The suspend clock as a host that slept 5 minutes from the jump_at-th
@@ -127,11 +57,12 @@ static int64_t steady_clock(void *ctx)
 static struct run_campaign *play(struct env *e, const char *binary,
                                  int64_t (*clock)(void *), struct run_outcome *out)
 {
-	struct run_options o = { .data_dir = e->data, .environ = e->environ_,
-	                         .deck_root = e->f.root, .progress = e->progress,
+	struct run_options o = { .data_dir = e->n.data, .environ = e->n.environ_,
+	                         .deck_root = e->n.f.root, .progress = e->n.progress,
 	                         .ac_poll_s = 0.2, .suspended_ns = clock, .suspended_ctx = e };
-	struct plan *p = make_plan(e, binary);
-	struct run_campaign *c = test_campaign_create(e->db, p, &o);
+	/* two arms, one round */
+	struct plan *p = test_night_plan(&e->n, binary, "order = AB\n", "[arm A]\n[arm B]\n");
+	struct run_campaign *c = test_campaign_create(e->n.db, p, &o);
 	plan_free(p);
 	*out = test_campaign_play(c);
 	return c;
@@ -149,13 +80,13 @@ static void test_sleep__clock_jump_voids_the_run_and_the_campaign_goes_on(void *
 	assert_int_equal(e->clock_calls, 4);
 	struct db_run *runs;
 	size_t n;
-	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(db_run_list(e->n.db, run_campaign_id(c), &runs, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(runs[0].status, DB_RUN_VOID);
 	assert_string_equal(runs[0].void_reason, "host slept: suspended for 5m00s during the run");
 	assert_int_equal(runs[1].status, DB_RUN_DONE); /* after the wake */
 	free(runs);
-	assert_non_null(strstr(progress(e), "the host slept during run 1; the campaign goes on"));
+	assert_non_null(strstr(test_night_progress(&e->n), "the host slept during run 1; the campaign goes on"));
 	run_campaign_destroy(c);
 }
 
@@ -168,7 +99,7 @@ static void test_sleep__prepare_for_sleep_voids_the_run(void **state)
 	 * and a wake (the call returns once both signals are on the bus) */
 	char game[PATH_MAX], script[PATH_MAX], mark[PATH_MAX], text[4 * PATH_MAX];
 	build_path("harness/run/game-double", game, sizeof game);
-	tdir_file(&e->t, "slept-once", mark, sizeof mark);
+	tdir_file(&e->n.t, "slept-once", mark, sizeof mark);
 	snprintf(text, sizeof text,
 	         "#!/bin/sh\n"
 	         "if [ ! -e '%s' ]; then\n"
@@ -178,16 +109,16 @@ static void test_sleep__prepare_for_sleep_voids_the_run(void **state)
 	         ">/dev/null || exit 99\n"
 	         "fi\n"
 	         "exec '%s' \"$@\"\n",
-	         mark, mark, e->bus.address[0], game);
-	write_text(tdir_file(&e->t, "game.sh", script, sizeof script), text);
+	         mark, mark, e->n.bus.address[0], game);
+	write_text(tdir_file(&e->n.t, "game.sh", script, sizeof script), text);
 	assert_int_equal(chmod(script, 0755), 0);
 	struct run_outcome out;
 	struct run_campaign *c = play(e, script, steady_clock, &out);
 	assert_true(out.complete);
-	assert_true(test_bus_logged(&e->bus, "slept"));
+	assert_true(test_bus_logged(&e->n.bus, "slept"));
 	struct db_run *runs;
 	size_t n;
-	assert_int_equal(db_run_list(e->db, run_campaign_id(c), &runs, &n), 0);
+	assert_int_equal(db_run_list(e->n.db, run_campaign_id(c), &runs, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(runs[0].status, DB_RUN_VOID);
 	assert_string_equal(runs[0].void_reason, "host slept: logind announced a suspend during "
@@ -207,7 +138,7 @@ static void test_sleep__steady_clock_voids_nothing(void **state)
 	struct run_campaign *c = play(e, game, steady_clock, &out);
 	assert_true(out.complete);
 	assert_int_equal(out.runs_void, 0);
-	assert_null(strstr(progress(e), "slept"));
+	assert_null(strstr(test_night_progress(&e->n), "slept"));
 	run_campaign_destroy(c);
 }
 

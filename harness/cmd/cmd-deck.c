@@ -4,6 +4,7 @@
  * clock` (show or force the GPU clock).  It owns their command lines and output;
  * the reading and writing is deck's (deck.h). */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +370,134 @@ static int parse_mhz(const char *s, unsigned *out)
 	return 0;
 }
 
+/* "split: steamos-manager on the session bus", "priv-write (pkexec ...)". */
+static void route_words(const struct deck_route *r, char *buf, size_t size)
+{
+	if (r->bus[0])
+		snprintf(buf, size, "%s: steamos-manager on the %s bus",
+		         deck_route_kind_name(r->kind), r->bus);
+	else
+		snprintf(buf, size, "%s (%s)", deck_route_kind_name(r->kind), r->interface);
+}
+
+/* Without an argument: the level through the route, the clock read, the
+ * range the route accepts.  Asks, never writes. */
+static int clock_show(struct deck *d)
+{
+	struct deck_control *c;
+	if (deck_control_open(d, NULL, &c) < 0)
+		return -ENOMEM;
+	const struct deck_route *r = deck_control_route(c);
+	char level[64], words[256];
+	if (deck_control_level_get(c, level, sizeof level) == 0)
+		printf("level          %s\n", level);
+	else
+		printf("level          absent (%s)\n", deck_control_errmsg(c));
+	struct deck_sample s;
+	deck_sample(d, &s);
+	if (s.r[DECK_GPU_SCLK_MHZ].err == 0)
+		printf("shader clock   %g MHz\n", s.r[DECK_GPU_SCLK_MHZ].value);
+	else
+		printf("shader clock   absent\n");
+	if (r->kind == DECK_ROUTE_NONE) {
+		char tries[1500];
+		deck_route_tries_text(r, tries, sizeof tries);
+		printf("route          none: %s\n", tries);
+	} else {
+		route_words(r, words, sizeof words);
+		printf("route          %s\n", words);
+		if (r->clock_max_mhz)
+			printf("fixed range    %u to %u MHz, %s\n", r->clock_min_mhz,
+			       r->clock_max_mhz, r->clock_range_source);
+		else
+			printf("fixed range    not known\n");
+	}
+	deck_control_destroy(c);
+	return 0;
+}
+
+/* The signals that would end the command: held while the setting changes,
+ * so it is never left half-set (a fixed clock is the level and then the
+ * clock), and delivered once it is done or put back. */
+static void hold_signals(bool hold, sigset_t *old)
+{
+	if (hold) {
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+		sigaddset(&set, SIGQUIT);
+		sigprocmask(SIG_BLOCK, &set, old);
+	} else {
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
+}
+
+/* Sets the level (mhz 0) or the fixed clock through the route `run` uses,
+ * proven first by a write that changes nothing.  A change that fails
+ * part-way is put back through the same route. */
+static int clock_set(const char *command, struct deck *d, const char *level, unsigned mhz)
+{
+	/* a name the kernel does not know is refused before anything is written */
+	if (!mhz && deck_perf_level_check(d, level) != 0) {
+		cli_error(command, "%s", deck_errmsg(d));
+		return RXDECK_EXIT_FAILURE;
+	}
+	struct deck_control *c;
+	if (deck_control_open(d, &(struct deck_control_options){ .verify = true }, &c) < 0) {
+		cli_error(command, "out of memory");
+		return RXDECK_EXIT_FAILURE;
+	}
+	const struct deck_route *r = deck_control_route(c);
+	/* without a route this fails naming every route tried; the range is the route's */
+	int err = mhz       ? deck_control_check(c, mhz, 0)
+	          : r->kind ? 0
+	                    : deck_control_level_set(c, level);
+	if (err) {
+		cli_error(command, "%s", deck_control_errmsg(c));
+		deck_control_destroy(c);
+		return RXDECK_EXIT_FAILURE;
+	}
+	char words[256];
+	route_words(r, words, sizeof words);
+	sigset_t old;
+	hold_signals(true, &old);
+	struct deck_control_state saved;
+	err = deck_control_save(c, &saved);
+	if (err) {
+		hold_signals(false, &old);
+		cli_error(command, "cannot read what to put back through %s: %s", words,
+		          deck_control_errmsg(c));
+		deck_control_destroy(c);
+		return RXDECK_EXIT_FAILURE;
+	}
+	saved.tdp_w = 0; /* the TDP is not changed here */
+	err = mhz ? deck_control_apply(c, mhz, 0) : deck_control_level_set(c, level);
+	if (err) {
+		char msg[1500];
+		snprintf(msg, sizeof msg, "%s", deck_control_errmsg(c));
+		int put = deck_control_restore(c, &saved);
+		hold_signals(false, &old);
+		if (put == 0)
+			cli_error(command, "%s; the GPU level '%s' is put back through %s", msg,
+			          saved.level, words);
+		else
+			cli_error(command,
+			          "%s; putting back the GPU level '%s' through %s failed too: %s",
+			          msg, saved.level, words, deck_control_errmsg(c));
+		deck_control_destroy(c);
+		return RXDECK_EXIT_FAILURE;
+	}
+	hold_signals(false, &old);
+	if (mhz)
+		printf("shader clock fixed at %u MHz (level manual), through %s\n", mhz, words);
+	else
+		printf("level %s, through %s\n", level, words);
+	deck_control_destroy(c);
+	return RXDECK_EXIT_OK;
+}
+
 static int deck_clock(int argc, char **argv, struct cmd_context *ctx)
 {
 	const char *command = ctx->command;
@@ -378,9 +507,14 @@ static int deck_clock(int argc, char **argv, struct cmd_context *ctx)
 		.command = command,
 		.synopsis = "[auto|low|high|profile_standard|profile_peak|manual MHZ] [--card NAME]",
 		.summary = "Without an argument, prints the GPU performance level, the current shader "
-		           "clock and the range a fixed clock may take.  With one, sets the level "
-		           "(power_dpm_force_performance_level); 'manual MHZ' fixes the shader clock "
-		           "at MHZ.  Setting needs root or write access to those files.",
+		           "clock, the route that sets them and the range a fixed clock may take "
+		           "there.  With one, sets the level; 'manual MHZ' fixes the shader clock "
+		           "at MHZ.  It goes through the route 'rxdeck run' uses (steamos-manager "
+		           "on the session bus, then the system bus, Valve's steamos-priv-write "
+		           "helper, then sysfs; 'rxdeck deck info' shows which), proven first by "
+		           "a write that changes nothing; a change that fails part-way is put "
+		           "back through the same route.  Without a route it fails naming every "
+		           "route tried and why.",
 		.options = options,
 	};
 	int npos;
@@ -400,40 +534,17 @@ static int deck_clock(int argc, char **argv, struct cmd_context *ctx)
 	struct deck *d;
 	if (open_deck(command, &o, &d))
 		return RXDECK_EXIT_FAILURE;
-	int err = 0;
+	int rc = RXDECK_EXIT_OK;
 	if (npos == 0) {
-		char level[64];
-		err = deck_perf_level_get(d, level, sizeof level);
-		if (!err) {
-			printf("level          %s\n", level);
-			struct deck_sample s;
-			deck_sample(d, &s);
-			if (s.r[DECK_GPU_SCLK_MHZ].err == 0)
-				printf("shader clock   %g MHz\n", s.r[DECK_GPU_SCLK_MHZ].value);
-			else
-				printf("shader clock   absent\n");
-			unsigned lo, hi;
-			if (deck_sclk_range_mhz(d, &lo, &hi) == 0)
-				printf("fixed range    %u to %u MHz\n", lo, hi);
-			else
-				printf("fixed range    absent\n");
+		if (clock_show(d) < 0) {
+			cli_error(command, "out of memory");
+			rc = RXDECK_EXIT_FAILURE;
 		}
-	} else if (mhz) {
-		err = deck_sclk_set_mhz(d, mhz);
-		if (!err)
-			printf("shader clock fixed at %u MHz (level manual)\n", mhz);
 	} else {
-		err = deck_perf_level_set(d, argv[1]);
-		if (!err)
-			printf("level %s\n", argv[1]);
-	}
-	if (err) {
-		cli_error(command, "%s", deck_errmsg(d));
-		deck_destroy(d);
-		return RXDECK_EXIT_FAILURE;
+		rc = clock_set(command, d, mhz ? NULL : argv[1], mhz);
 	}
 	deck_destroy(d);
-	return RXDECK_EXIT_OK;
+	return rc;
 }
 
 int cmd_deck(int argc, char **argv, struct cmd_context *ctx)

@@ -297,18 +297,20 @@ static void arm_name(const struct across *a, size_t k, char *buf, size_t size)
 		snprintf(buf, size, "%c", arm->letter);
 }
 
-/* "-12.3 % slower" for a device's decision; "no decision" without one. */
-static void verdict_text(const struct cell *c, size_t d, char *buf, size_t size)
+/* "-12.3 % slower" for a device's decision; "no decision" without one.
+ * Returns buf. */
+static const char *verdict_text(const struct cell *c, size_t d, char *buf, size_t size)
 {
 	if (!c->has_dec[d]) {
 		snprintf(buf, size, "no decision");
-		return;
+		return buf;
 	}
 	const struct stats_decision *dv = c->dec[d];
 	if (isfinite(dv->delta_pct))
 		snprintf(buf, size, "%+.1f %% %s", dv->delta_pct, stats_state_name(dv->state));
 	else
 		snprintf(buf, size, "%s", stats_state_name(dv->state));
+	return buf;
 }
 
 static void p_text(double p, char *buf, size_t size)
@@ -390,6 +392,58 @@ static void headline(const struct across *a, size_t k, size_t m, char *buf, size
 
 /* "auto, 15 W, 1600 MHz" from the facts and the baseline's clock samples;
  * "-" for what is not known. */
+/* ---- an arm's table, for either format -------------------------------- */
+
+/* "B (early readback)" in name; the baseline's letter. */
+static char arm_title(const struct across *a, size_t k, char *name, size_t size)
+{
+	const struct report_data *r0 = a->dev[0].rd;
+	arm_name(a, k, name, size);
+	return r0->arms[r0->base].arm->letter;
+}
+
+/* What one metric's row of an arm's table says; Markdown and HTML only
+ * dress it. */
+struct row {
+	const char *metric;        /* stats_metrics[m].label */
+	const char *primary;       /* " (primary)" or "" */
+	const struct cell *c;      /* each device's verdict: verdict_text(c, d) */
+	const char *not_compared;  /* "not compared" (a primary) or "-" without an
+	                              across-devices verdict; NULL with one */
+	const char *state;         /* stats_across_state_name() */
+	const char *odd;           /* "differs": the device that differs; else NULL */
+	double odd_diff_pct;       /* its difference, points */
+	double largest_diff_pct;   /* the largest pairwise difference, points */
+	char p[32];                /* p_text() of the main pair */
+};
+
+/* Metric m's row of arm k's table into *r; false when no device decided it, and the row is left out. */
+static bool arm_row(const struct across *a, size_t k, size_t m, struct row *r)
+{
+	const struct report_data *r0 = a->dev[0].rd;
+	const struct cell *c = &a->cells[k * a->n_metrics + m];
+	bool any = false;
+	for (size_t d = 0; d < a->n; d++)
+		any = any || c->has_dec[d];
+	if (!any)
+		return false;
+	*r = (struct row){ .c = c, .metric = stats_metrics[m].label,
+		           .primary = r0->primary[m] ? " (primary)" : "" };
+	if (!c->has_across) {
+		r->not_compared = r0->primary[m] ? "not compared" : "-";
+		return true;
+	}
+	const struct stats_across_pair *p = main_pair(&c->across);
+	p_text(p->p, r->p, sizeof r->p);
+	r->state = stats_across_state_name(c->across.state);
+	r->largest_diff_pct = fabs(p->diff_pct);
+	if (c->across.state == STATS_ACROSS_DIFFERS) {
+		r->odd = a->dev[c->across.odd].label;
+		r->odd_diff_pct = c->across.odd_diff_pct;
+	}
+	return true;
+}
+
 static void power_text(const struct device *d, char *buf, size_t size)
 {
 	const char *level = fact(d, "gpu_level");
@@ -504,12 +558,11 @@ static void md_headlines(const struct across *a, FILE *out)
 
 static void md_arm_table(const struct across *a, size_t k, FILE *out, const char *hashes)
 {
-	const struct report_data *r0 = a->dev[0].rd;
 	char name[160];
-	arm_name(a, k, name, sizeof name);
+	char base = arm_title(a, k, name, sizeof name);
 	fprintf(out, "%s ", hashes);
 	report_md_text(out, name);
-	fprintf(out, " against %c\n\n| metric |", r0->arms[r0->base].arm->letter);
+	fprintf(out, " against %c\n\n| metric |", base);
 	for (size_t d = 0; d < a->n; d++) {
 		fputc(' ', out);
 		report_md_text(out, a->dev[d].label);
@@ -519,33 +572,24 @@ static void md_arm_table(const struct across *a, size_t k, FILE *out, const char
 	for (size_t d = 0; d <= a->n; d++)
 		fputs("---|", out);
 	fputc('\n', out);
+	struct row r;
 	for (size_t m = 0; m < a->n_metrics; m++) {
-		const struct cell *c = &a->cells[k * a->n_metrics + m];
-		bool any = false;
-		for (size_t d = 0; d < a->n; d++)
-			any = any || c->has_dec[d];
-		if (!any)
+		if (!arm_row(a, k, m, &r))
 			continue;
-		fprintf(out, "| %s%s |", stats_metrics[m].label, r0->primary[m] ? " (primary)" : "");
+		fprintf(out, "| %s%s |", r.metric, r.primary);
 		for (size_t d = 0; d < a->n; d++) {
 			char v[64];
-			verdict_text(c, d, v, sizeof v);
-			fprintf(out, " %s |", v);
+			fprintf(out, " %s |", verdict_text(r.c, d, v, sizeof v));
 		}
-		if (!c->has_across) {
-			fputs(r0->primary[m] ? " not compared |\n" : " - |\n", out);
-			continue;
-		}
-		char pt[32];
-		const struct stats_across_pair *p = main_pair(&c->across);
-		p_text(p->p, pt, sizeof pt);
-		if (c->across.state == STATS_ACROSS_DIFFERS) {
+		if (r.not_compared)
+			fprintf(out, " %s |\n", r.not_compared);
+		else if (r.odd) {
 			fputs(" differs: ", out);
-			report_md_text(out, a->dev[c->across.odd].label);
-			fprintf(out, " %+.1f points (p %s) |\n", c->across.odd_diff_pct, pt);
+			report_md_text(out, r.odd);
+			fprintf(out, " %+.1f points (p %s) |\n", r.odd_diff_pct, r.p);
 		} else {
-			fprintf(out, " %s (largest difference %.1f points, p %s) |\n",
-			        stats_across_state_name(c->across.state), fabs(p->diff_pct), pt);
+			fprintf(out, " %s (largest difference %.1f points, p %s) |\n", r.state,
+			        r.largest_diff_pct, r.p);
 		}
 	}
 	fputc('\n', out);
@@ -742,44 +786,37 @@ static void html_marked(FILE *out, const char *s)
 /* One arm's table: each device's verdict and the across-devices one. */
 static void html_arm_table(const struct across *a, size_t k, FILE *out)
 {
-	const struct report_data *r0 = a->dev[0].rd;
 	char name[160];
-	arm_name(a, k, name, sizeof name);
+	char base = arm_title(a, k, name, sizeof name);
 	fputs("<h2>", out);
 	html_text(out, name);
-	fprintf(out, " against %c</h2>\n<table><tr><th>metric</th>", r0->arms[r0->base].arm->letter);
+	fprintf(out, " against %c</h2>\n<table><tr><th>metric</th>", base);
 	for (size_t d = 0; d < a->n; d++) {
 		fputs("<th>", out);
 		html_text(out, a->dev[d].label);
 		fputs("</th>", out);
 	}
 	fputs("<th>across devices</th></tr>\n", out);
+	struct row r;
 	for (size_t m = 0; m < a->n_metrics; m++) {
-		const struct cell *c = &a->cells[k * a->n_metrics + m];
-		bool any = false;
-		for (size_t d = 0; d < a->n; d++)
-			any = any || c->has_dec[d];
-		if (!any)
+		if (!arm_row(a, k, m, &r))
 			continue;
-		fprintf(out, "<tr><td>%s%s</td>", stats_metrics[m].label,
-		        r0->primary[m] ? " (primary)" : "");
+		fprintf(out, "<tr><td>%s%s</td>", r.metric, r.primary);
 		for (size_t d = 0; d < a->n; d++) {
 			char v[64];
-			verdict_text(c, d, v, sizeof v);
-			fprintf(out, "<td>%s</td>", v);
+			fprintf(out, "<td>%s</td>", verdict_text(r.c, d, v, sizeof v));
 		}
-		if (!c->has_across) {
-			fprintf(out, "<td>%s</td></tr>\n", r0->primary[m] ? "not compared" : "-");
-			continue;
+		if (r.not_compared) {
+			fprintf(out, "<td>%s</td></tr>\n", r.not_compared);
+		} else {
+			fprintf(out, "<td class=\"%s\">%s", r.state, r.state);
+			if (r.odd) {
+				fputs(": ", out);
+				html_text(out, r.odd);
+				fprintf(out, " %+.1f points", r.odd_diff_pct);
+			}
+			fputs("</td></tr>\n", out);
 		}
-		const char *st = stats_across_state_name(c->across.state);
-		fprintf(out, "<td class=\"%s\">%s", st, st);
-		if (c->across.state == STATS_ACROSS_DIFFERS) {
-			fputs(": ", out);
-			html_text(out, a->dev[c->across.odd].label);
-			fprintf(out, " %+.1f points", c->across.odd_diff_pct);
-		}
-		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
 }

@@ -8,6 +8,7 @@
 #
 #   deck-bus-double.py LOG [--era ERA] [--root DIR --card REL --hwmon REL]
 #                          [--no-manager] [--refuse-inhibit] [--systemd-version=V]
+#                          [--fail-clock]
 #
 # Eras, each serving the names, types and access of its interface file at
 # the named tag of steamos-manager (github.com/evlaV/steamos-manager;
@@ -62,6 +63,11 @@
 # write end, and the double logs "released N" when every copy of it is
 # closed, as logind drops an inhibitor whose descriptor is gone.
 #
+# --fail-clock: the manual clock is refused after the level was set, as
+# steamos-manager answers when the kernel refuses pp_od_clk_voltage (an
+# error from Set on ManualGpuClock/ManualGPUClock; false from the 2023
+# SetGpuClocks); the error's words are the double's own, not upstream's.
+#
 # Sleep (systemd's org.freedesktop.login1(5), org.freedesktop.systemd1(5)):
 # login1's Manager sends PrepareForSleep(b) as logind does, true before a
 # suspend and false after the wake, when a test calls the double's own
@@ -85,6 +91,7 @@ def opt(name, default=None):
 
 ERA = "none" if "--no-manager" in args else opt("--era", "split")
 REFUSE = "--refuse-inhibit" in args
+FAIL_CLOCK = "--fail-clock" in args
 ROOT = opt("--root")
 CARD = opt("--card")
 HWMON = opt("--hwmon")
@@ -313,6 +320,9 @@ class Properties(dbus.service.Object):
         elif key == "manualgpuclock":
             if not 200 <= int(value) <= 1600:
                 raise failed("Invalid clocks")
+            if FAIL_CLOCK:
+                log("refused %s %s" % (name, value))
+                raise failed("the double refuses the manual clock (--fail-clock)")
             self.clock = int(value)
             SYSFS.set_clock(self.clock)
         elif key == "tdplimit":
@@ -359,7 +369,7 @@ class Methods2023(dbus.service.Object):
     @dbus.service.method(MGR, in_signature="i", out_signature="b")
     def SetGpuClocks(self, clocks):
         log("call SetGpuClocks %d" % clocks)
-        if not 200 <= clocks <= 1600:
+        if not 200 <= clocks <= 1600 or FAIL_CLOCK:
             return False
         SYSFS.set_clock(clocks)
         return True

@@ -29,7 +29,9 @@
  * DOUBLE_FPS sets the frames a second as --fps does (a plan's arm sets it
  * through env); a list "60,40" with DOUBLE_FPS_COUNTER naming a file takes
  * the entry the number in that file points at (0 when there is none) and
- * writes the next number, so starts one after another cycle through it.
+ * writes the next number, so starts one after another cycle through it;
+ * it says "game-double: counter N: F fps" on stderr, so a test can check
+ * which entry each start took.
  *
  * Frames come from a frame clock of its own, not from when the process
  * happened to get the CPU: frame k is presented at the start plus the sum
@@ -285,6 +287,8 @@ static double fps_from_env(double fps)
 	for (long i = at % (long)n; i > 0; i--)
 		entry = strchr(entry, ',') + 1;
 	double v = atof(entry);
+	if (counter)
+		fprintf(stderr, "game-double: counter %ld: %g fps\n", at, v > 0 ? v : fps);
 	return v > 0 ? v : fps;
 }
 
