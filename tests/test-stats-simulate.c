@@ -30,7 +30,8 @@
  *     (fixed and sequential) at 5 %.
  * The tables are printed (docs/metrics.md 6.6 carries them); `--full`
  * runs the campaign counts of the docs, the default a tenth of them with
- * the tolerances that go with it. */
+ * the tolerances that go with it (under the sanitizers a tenth of that:
+ * test-sim.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,6 +44,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
+#include "test-sim.h"
 
 #define MEAN 50.0
 #define SD 0.5
@@ -440,7 +442,7 @@ static void test_simulate__decision_rates(void **state)
 					         100.0 * ours[e] / n_alt, 100 * p);
 			}
 		}
-	assert_true(campaigns >= 10000);
+	assert_true(campaigns >= test_sim_n(10000));
 }
 
 static void test_simulate__sequential(void **state)
@@ -480,7 +482,8 @@ static void test_simulate__sequential(void **state)
 		if ((double)calls / n_seq > 0.05 + tol_seq)
 			fail_msg("%s, sequential: false calls %.2f %% > 5 %% + %.2f", model_names[m],
 			         100.0 * calls / n_seq, 100 * tol_seq);
-		if (m == NORMAL && sames == 0)
+		/* under the sanitizers too few campaigns to expect one */
+		if (m == NORMAL && sames == 0 && !TEST_SIM_SANITIZED)
 			fail_msg("normal, sequential: \"same\" never reached under no difference");
 	}
 	fflush(stdout);
@@ -648,7 +651,8 @@ static void test_simulate__alpha_spent(void **state)
 	printf("\n");
 	fflush(stdout);
 	double rate = (double)any / n_alpha;
-	if (fabs(rate - 0.05) > 0.005)
+	double tol = TEST_SIM_SANITIZED ? tolerance(0.05, n_alpha) : 0.005;
+	if (fabs(rate - 0.05) > tol)
 		fail_msg("the boundaries spent %.2f %%, not 5 %% +- 0.5", 100 * rate);
 }
 
@@ -659,6 +663,12 @@ int main(int argc, char **argv)
 		n_alt = 750;
 		n_seq = 2000;
 		n_alpha = 200000;
+	} else {
+		/* under the sanitizers a tenth (test-sim.h) */
+		n_null = test_sim_n(n_null);
+		n_alt = test_sim_n(n_alt);
+		n_seq = test_sim_n(n_seq);
+		n_alpha = test_sim_n(n_alpha);
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulate__alpha_spent),
