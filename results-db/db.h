@@ -293,9 +293,13 @@ int db_run_get(struct db *db, int64_t run_id, struct db_run **out);
  * run is DONE or VOID. */
 int db_run_next(struct db *db, int64_t campaign_id, struct db_run **out);
 
-/* PLANNED or RUNNING -> RUNNING: sets the start time (0: now) and run
- * folder, clears end, exit status and void reason.  -EALREADY when the run
- * is DONE or VOID. */
+/* A start or end time that is not known (an imported log whose format
+ * carries no wall clock): stored as none, read back as 0. */
+#define DB_UNTIMED (-1)
+
+/* PLANNED or RUNNING -> RUNNING: sets the start time (0: now; DB_UNTIMED:
+ * none) and run folder, clears end, exit status and void reason.
+ * -EALREADY when the run is DONE or VOID. */
 int db_run_mark_running(struct db *db, int64_t run_id, int64_t start_unix_ms, const char *run_dir);
 
 /* RUNNING (or DONE) -> DONE with its end time (0: now) and exit status
@@ -389,7 +393,7 @@ struct db_shot {
  * Everything collected from one run, with how it ended.  db_run_store_results()
  * writes it all in ONE transaction: it replaces any results the run had,
  * stores these, and sets status (DONE or VOID, with void_reason for VOID),
- * end time (0: now), exit status and config.  On any failure nothing of it
+ * end time (0: now; DB_UNTIMED: none), exit status and config.  On any failure nothing of it
  * is written and the run is as before.
  */
 struct db_run_results {

@@ -205,7 +205,10 @@ int db_run_mark_running(struct db *db, int64_t run_id, int64_t start_unix_ms, co
 		                     "run_dir = ?, end_unix_ms = NULL, exit_status = NULL, "
 		                     "void_reason = NULL WHERE id = ?", &st);
 	if (!err) {
-		sqlite3_bind_int64(st, 1, start_unix_ms ? start_unix_ms : db_now_unix_ms());
+		if (start_unix_ms == DB_UNTIMED)
+			sqlite3_bind_null(st, 1);
+		else
+			sqlite3_bind_int64(st, 1, start_unix_ms ? start_unix_ms : db_now_unix_ms());
 		db_bind_text(st, 2, run_dir);
 		sqlite3_bind_int64(st, 3, run_id);
 		err = db_step_write(db, st, "cannot mark the run running");
@@ -1000,7 +1003,10 @@ int db_run_store_results(struct db *db, int64_t run_id, const struct db_run_resu
 	if (!err) {
 		sqlite3_bind_text(st, 1, db_run_status_name(r->status), -1, SQLITE_STATIC);
 		db_bind_text(st, 2, r->status == DB_RUN_VOID ? r->void_reason : NULL);
-		sqlite3_bind_int64(st, 3, r->end_unix_ms ? r->end_unix_ms : db_now_unix_ms());
+		if (r->end_unix_ms == DB_UNTIMED)
+			sqlite3_bind_null(st, 3);
+		else
+			sqlite3_bind_int64(st, 3, r->end_unix_ms ? r->end_unix_ms : db_now_unix_ms());
 		bind_exit(st, 4, r->exit_status);
 		db_bind_text(st, 5, r->config);
 		sqlite3_bind_int64(st, 6, run_id);

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -185,6 +187,10 @@ static void test_import__several_logs_with_round_and_position(void **state)
 	write_mangohud(tdir_file(&e.t, "a.csv", a, sizeof a), 50, 0, 12);
 	write_mangohud(tdir_file(&e.t, "b.csv", b, sizeof b), 40, 0, 12);
 	write_mangohud(tdir_file(&e.t, "c.csv", c, sizeof c), 30, 0, 12);
+	/* a file time a day before: what the import used to store as the start */
+	const struct timespec day_before[2] = { { .tv_sec = time(NULL) - 86400 },
+		                                { .tv_sec = time(NULL) - 86400 } };
+	assert_int_equal(utimensat(AT_FDCWD, a, day_before, 0), 0);
 	const char *args[] = { "import", "night", "B", a, b, "--round", "5", "--position", "10",
 		               "--env", "LP_NUM_THREADS=2", "--window", "2s", "11s", "--db", e.db, NULL };
 	struct out r = run(args);
@@ -221,6 +227,9 @@ static void test_import__several_logs_with_round_and_position(void **state)
 	assert_int_equal(runs[2].position, 12); /* after the last */
 	assert_int_equal(runs[2].round, 7);     /* after the arm's last */
 	assert_true(fabs(metric(db, runs[1].id, "real_fps") - 40) < 0.2);
+	/* untimed: neither the file's time nor the time of the import */
+	for (size_t i = 0; i < n; i++)
+		assert_true(runs[i].start_unix_ms == 0 && runs[i].end_unix_ms == 0);
 	struct db_campaign *camp;
 	assert_int_equal(db_campaign_get(db, cid, &camp), 0);
 	assert_int_equal(camp->rounds, 7);

@@ -108,7 +108,7 @@ static void test_run_ab__switch_against_none(void **state)
 	check_campaign("ABBA", "", "RX_VK_READBACK_EARLY=1", true);
 	/* one round of ABBA (2 runs an arm) decides nothing, and says why */
 	char *text = test_read_text(out);
-	if (!strstr(text, "2 vs 2 runs: the permutation test cannot go below p = 0.33")) {
+	if (!strstr(text, "2 vs 2 runs: the permutation test cannot go below p = 0.17")) {
 		show_output();
 		fail_msg("rxdeck ab --rounds 1 does not say why it decides nothing");
 	}

@@ -48,7 +48,7 @@ static void test_effect__from_a_decisions_interval(void **state)
 	/* delta -2.5 fps on a 50 fps baseline, se 0.5 at 10 df */
 	double tq = stats_t_quantile_two_sided(0.05, 10);
 	struct stats_decision d = { .method = STATS_METHOD_TWO_SAMPLE, .df = 10, .alpha = 0.05,
-	                            .delta = -2.5, .ci_low = -2.5 - tq * 0.5,
+	                            .delta = -2.5, .se = 0.5, .ci_low = -2.5 - tq * 0.5,
 	                            .ci_high = -2.5 + tq * 0.5 };
 	struct stats_device_effect e;
 	assert_int_equal(stats_device_effect_from_decision(&d, 50, &e), 0);
@@ -56,6 +56,12 @@ static void test_effect__from_a_decisions_interval(void **state)
 	assert_true(fabs(e.effect_pct - -5.0) < 1e-12);
 	assert_true(fabs(e.se_pct - 1.0) < 1e-9);
 	assert_true(e.df == 10);
+	/* an interval widened by a resolution of 0.1: its rounding is noise,
+	 * 0.1^2 / 6 more variance */
+	d.resolution = 0.1;
+	d.widened = true;
+	assert_int_equal(stats_device_effect_from_decision(&d, 50, &e), 0);
+	assert_true(fabs(e.se_pct - sqrt(0.25 + 0.01 / 6) * 2) < 1e-9);
 	d.method = STATS_METHOD_NONE;
 	assert_int_equal(stats_device_effect_from_decision(&d, 50, &e), -ENODATA);
 	assert_false(e.usable);

@@ -85,22 +85,30 @@ static void test_decide__two_sample_by_hand(void **state)
 	assert_float_equal(r.ci_low, 3 - half, 1e-9);
 	assert_float_equal(r.ci_high, 3 + half, 1e-9);
 	/* the model would call it, but 3 vs 3 relabellings (20) cannot give a
-	 * permutation p under 2/20 = 0.1 */
+	 * permutation mid-p under 1/20 = 0.05 (the observed labelling and
+	 * its mirror, each counted half) */
 	assert_true(r.p < 0.05);
-	assert_float_equal(r.p_perm, 0.1, 1e-12);
-	assert_float_equal(r.p_perm_min, 0.1, 1e-12);
+	assert_float_equal(r.p_perm, 0.05, 1e-12);
+	assert_float_equal(r.p_perm_min, 0.05, 1e-12);
 	assert_true(r.perm_exact);
 	assert_int_equal(r.perm_count, 20);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
 	assert_int_equal(r.why, STATS_WHY_PERM_UNREACHABLE);
-	assert_string_equal(r.reason, "3 vs 3 runs: the permutation test cannot go below p = 0.1 (needs < 0.05)");
+	assert_string_equal(r.reason, "3 vs 3 runs: the permutation test cannot go below p = 0.05 (needs < 0.05)");
 	assert_int_equal(r.n_arm, 3);
 	assert_int_equal(r.n_baseline, 3);
-	/* 4 vs 4 separated: 2/70 = 0.029, the call stands */
+	/* 4 vs 4 separated: 1/70 = 0.014, the call stands */
 	const double b4[] = { 9.00000001, 10.00000001, 11.00000001, 10.5 },
 		     a4[] = { 12.00000001, 13.00000001, 14.00000001, 13.5 };
 	r = two_sample("real_fps", b4, 4, a4, 4);
-	assert_float_equal(r.p_perm, 2.0 / 70, 1e-12);
+	assert_float_equal(r.p_perm, 1.0 / 70, 1e-12);
+	assert_int_equal(r.state, STATS_STATE_FASTER);
+	/* one run of B below one of A: the next pair of relabellings, 3/70 =
+	 * 0.043, still under 5 %: the call stands */
+	const double b5[] = { 9.00000001, 10.00000001, 11.00000001, 12.5 },
+		     a5[] = { 12.00000001, 13.00000001, 14.00000001, 13.5 };
+	r = two_sample("real_fps", b5, 4, a5, 4);
+	assert_float_equal(r.p_perm, 3.0 / 70, 1e-12);
 	assert_int_equal(r.state, STATS_STATE_FASTER);
 	assert_int_equal(r.why, STATS_WHY_NONE);
 	assert_string_equal(r.reason, "");
@@ -108,7 +116,7 @@ static void test_decide__two_sample_by_hand(void **state)
 
 /* The field's Deck table (real fps, 0.1 resolution, imported without
  * places): the model's interval excludes 0 for early and both, but two
- * runs an arm cannot be decided: 2 vs 2 relabellings give p >= 2/6. */
+ * runs an arm cannot be decided: 2 vs 2 relabellings give p >= 1/6. */
 static void test_decide__field_table(void **state)
 {
 	(void)state;
@@ -118,8 +126,8 @@ static void test_decide__field_table(void **state)
 	assert_true(r.ci_low > 0);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
 	assert_int_equal(r.why, STATS_WHY_PERM_UNREACHABLE);
-	assert_float_equal(r.p_perm_min, 1.0 / 3, 1e-12);
-	assert_string_equal(r.reason, "2 vs 2 runs: the permutation test cannot go below p = 0.33 (needs < 0.05)");
+	assert_float_equal(r.p_perm_min, 1.0 / 6, 1e-12);
+	assert_string_equal(r.reason, "2 vs 2 runs: the permutation test cannot go below p = 0.17 (needs < 0.05)");
 	r = two_sample("real_fps", off, 2, both, 2);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
 	r = two_sample("real_fps", off, 2, late, 2);
@@ -130,7 +138,8 @@ static void test_decide__field_table(void **state)
 
 /* The exact 2 vs 2 case with tied values: each arm's runs agree exactly
  * (levels, vsync-quantised percentiles), so the model's spread is 0; the
- * permutation test of the order run (A B B A) gives exactly 2/6. */
+ * permutation test of the order run (A B B A) gives exactly 1/6 (the
+ * observed labelling and its mirror, each counted half). */
 static void test_decide__tied_two_vs_two(void **state)
 {
 	(void)state;
@@ -144,7 +153,7 @@ static void test_decide__tied_two_vs_two(void **state)
 	assert_float_equal(r.delta, 59, 1e-9);
 	assert_float_equal(r.resolution, 0, 0);
 	assert_float_equal(r.se, 0, 0);
-	assert_float_equal(r.p_perm, 2.0 / 6, 1e-12);
+	assert_float_equal(r.p_perm, 1.0 / 6, 1e-12);
 	assert_int_equal(r.perm_count, 6);
 	assert_int_equal(r.state, STATS_STATE_UNDECIDED);
 	assert_int_equal(r.why, STATS_WHY_PERM_UNREACHABLE);
@@ -206,7 +215,8 @@ static void test_decide__orthogonal_time_terms_dropped(void **state)
 	size_t g[8];
 	struct stats_design d = { .v = v, .group = g, .t = t, .n = 8, .n_groups = 2 };
 	struct stats_decision r;
-	/* ABBA BAAB: linear and quadratic both orthogonal: the arm model, df 6 */
+	/* ABBA BAAB: the linear term is orthogonal (the quadratic needs 5
+	 * residual df after it, 8 runs leave 4): the arm model, df 6 */
 	const char *o1 = "ABBABAAB";
 	for (int i = 0; i < 8; i++) {
 		v[i] = 60.0 + noise[i] + (o1[i] == 'B' ? 2.0 : 0);
@@ -215,19 +225,37 @@ static void test_decide__orthogonal_time_terms_dropped(void **state)
 	}
 	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
 	assert_int_equal(r.time_terms, 0);
-	assert_int_equal(r.time_terms_dropped, 2);
+	assert_int_equal(r.time_terms_dropped, 1);
+	assert_int_equal(r.time_mask_allowed, STATS_TIME_LINEAR);
 	assert_int_equal(r.df, 6);
 	char m[80];
 	stats_decision_method_text(&r, m, sizeof m);
 	assert_string_equal(m, "arm only (orthogonal time terms dropped), df 6");
 	assert_string_equal(stats_method_name(r.method), "arm_time");
-	/* ABBA ABBA: the quadratic is not orthogonal (A sits at the ends) */
-	const char *o2 = "ABBAABBA";
-	for (int i = 0; i < 8; i++)
-		g[i] = (size_t)(o2[i] - 'A');
-	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, NULL, &r), 0);
-	assert_int_equal(r.time_terms, 2);
-	assert_int_equal(r.df, 4);
+	/* ABBA ABBA ABBA: the linear term is orthogonal, the quadratic is not
+	 * (A sits at the ends): linear dropped, quadratic kept, df 9 */
+	const double noise12[] = { 0.3, -0.2, 0.1, -0.4, 0.2, 0.0, -0.1, 0.25, 0.15, -0.3, 0.05, -0.05 };
+	double v12[12], t12[12];
+	size_t g12[12];
+	const char *o2 = "ABBAABBAABBA";
+	for (int i = 0; i < 12; i++) {
+		v12[i] = 60.0 + noise12[i] + (o2[i] == 'B' ? 2.0 : 0);
+		t12[i] = i + 1;
+		g12[i] = (size_t)(o2[i] - 'A');
+	}
+	struct stats_design d12 = { .v = v12, .group = g12, .t = t12, .n = 12, .n_groups = 2 };
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d12, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.time_mask_allowed, STATS_TIME_LINEAR | STATS_TIME_QUADRATIC);
+	assert_int_equal(r.time_mask, STATS_TIME_QUADRATIC);
+	assert_int_equal(r.df, 9);
+	stats_decision_method_text(&r, m, sizeof m);
+	assert_string_equal(m, "arm + quadratic time without the linear term (orthogonal), df 9");
+	/* a drift the orthogonal linear term takes out is worth its df: kept */
+	for (int i = 0; i < 12; i++)
+		v12[i] += -0.5 * i;
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d12, 0, 1, NULL, &r), 0);
+	assert_int_equal(r.time_mask, STATS_TIME_LINEAR | STATS_TIME_QUADRATIC);
+	assert_int_equal(r.df, 8);
 }
 
 /* Arms in blocks (all A then all B, as imports often are): the time term
@@ -312,18 +340,19 @@ static void test_permutation__by_hand(void **state)
 	bool exact;
 	size_t count;
 	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 0, 2, &p, &pmin, &exact, &count), 0);
-	assert_float_equal(p, 2.0 / 20, 1e-15);
+	assert_float_equal(p, 1.0 / 20, 1e-15);
 	assert_true(exact);
 	assert_int_equal(count, 20);
 	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 0, 1, &p, &pmin, NULL, NULL), 0);
-	assert_float_equal(p, 1.0 / 20, 1e-15);
-	assert_float_equal(pmin, 1.0 / 20, 1e-15);
+	assert_float_equal(p, 0.5 / 20, 1e-15);
+	assert_float_equal(pmin, 0.5 / 20, 1e-15);
 	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 0, -1, &p, NULL, NULL, NULL), 0);
-	assert_float_equal(p, 1.0, 1e-15);
+	assert_float_equal(p, 19.5 / 20, 1e-15);
 	/* shifted by 3 the arm sits exactly on the baseline: every sum of 3
-	 * of {1,2,3,1,2,3} is counted against 6 */
+	 * of {1,2,3,1,2,3} is as extreme; of the 8 that tie with it (one of
+	 * each value) only the observed labelling and its mirror count half */
 	assert_int_equal(stats_permutation_p(&d, 0, 1, 0, 3, 2, &p, NULL, NULL, NULL), 0);
-	assert_float_equal(p, 1.0, 1e-15);
+	assert_float_equal(p, 19.0 / 20, 1e-15);
 	/* beyond STATS_PERM_EXACT_MAX relabellings: fixed-seed Monte Carlo */
 	double big[24];
 	size_t gb[24];

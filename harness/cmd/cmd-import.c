@@ -463,13 +463,14 @@ static int write_runs(struct import *im, int64_t arm_id)
 		for (size_t k = 0; k < n_added; k++)
 			if (im->added[k].position == l->position)
 				l->run_id = im->added[k].id;
-		struct stat st;
-		int64_t mtime_ms = stat(l->abs, &st) == 0 ? (int64_t)st.st_mtime * 1000 : 0;
-		if ((rc = db_run_mark_running(db, l->run_id, mtime_ms, l->dir)) < 0)
+		/* none of the formats carries a wall clock the run can be
+		 * timed by (docs/reports.md 4.1), and a file's times say when
+		 * it was copied, not when it ran: the run is untimed */
+		if ((rc = db_run_mark_running(db, l->run_id, DB_UNTIMED, l->dir)) < 0)
 			return rc;
 		l->col.r.status = l->col.void_reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
 		l->col.r.void_reason = l->col.void_reason[0] ? l->col.void_reason : NULL;
-		l->col.r.end_unix_ms = mtime_ms;
+		l->col.r.end_unix_ms = DB_UNTIMED;
 		l->col.r.exit_status = -1;
 		if ((rc = db_run_store_results(db, l->run_id, &l->col.r)) < 0)
 			return rc;

@@ -863,6 +863,7 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 			set(v, "df", dv->method == STATS_METHOD_NONE ? json_null() : json_integer(dv->df));
 			set(v, "se", jnum(dv->se));
 			set(v, "se_floor", jnum(dv->se_floor));
+			set(v, "widened", json_boolean(dv->widened));
 			set(v, "p_perm", jnum(dv->p_perm));
 			set(v, "p_perm_min", jnum(dv->p_perm_min));
 			set(v, "perm_exact", json_boolean(dv->perm_exact));

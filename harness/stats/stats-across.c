@@ -25,16 +25,16 @@ int stats_device_effect_from_decision(const struct stats_decision *d, double bas
 	if (d->method == STATS_METHOD_NONE || d->df < 1 || !isfinite(d->ci_low) ||
 	    !isfinite(d->ci_high) || !isfinite(d->delta) || !isfinite(base_mean) || base_mean == 0)
 		return -ENODATA;
-	double tq = stats_t_quantile_two_sided(d->alpha, d->df);
-	/* as stats-verdict.c's interval: half = tq se + resolution (a hair over) */
-	double half = (d->ci_high - d->ci_low) / 2 - d->resolution * (1 + 1e-9);
-	double se = isfinite(tq) && tq > 0 ? fmax(0.0, half) / tq : NAN;
+	double se = d->se;
 	if (!isfinite(se))
 		return -ENODATA;
 	double scale = 100.0 / fabs(base_mean);
 	out->effect_pct = d->delta * scale;
-	/* the resolution's rounding is noise too: half a step on each mean */
-	out->se_pct = sqrt(se * se + d->resolution * d->resolution / 6) * scale;
+	/* where the decision widened its interval by the resolution (the
+	 * spread within it: rounding may be systematic), that rounding is
+	 * noise here too, half a step on each mean; beyond, s carries it */
+	double r = d->widened ? d->resolution : 0;
+	out->se_pct = sqrt(se * se + r * r / 6) * scale;
 	out->df = d->df;
 	out->usable = true;
 	return 0;

@@ -37,8 +37,9 @@ struct stats_device_effect {
 
 /*
  * The effect of a decision made by stats_decide() on a device whose
- * baseline mean is base_mean: the standard error is recovered from the
- * decision's interval (half-width = t(alpha, df) se + resolution).
+ * baseline mean is base_mean: the decision's standard error (after its
+ * floor), with the resolution's rounding added as noise (resolution^2 / 6)
+ * where the decision widened its interval by it.
  * Returns 0; -ENODATA when the decision has no interval or base_mean is 0
  * or not finite (out->usable false then).
  */

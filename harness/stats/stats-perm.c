@@ -3,8 +3,9 @@
  * runs in the order they were run, and the levels runs cluster in.  It owns
  * the relabelling (exact enumeration of every relabelling that keeps the
  * arms' sizes, or a fixed-seed Monte Carlo draw of them), the statistic
- * (difference of the arms' means after the time terms are taken out) and
- * the clustering rule.  The model itself is stats-verdict.c's. */
+ * (difference of the arms' means, or the standardised sum of the arm's
+ * residuals after time terms are taken out), the mid-p of the observed
+ * labelling and the clustering rule.  The model itself is stats-verdict.c's. */
 #include "stats.h"
 
 #include <errno.h>
@@ -52,57 +53,98 @@ static int solve(double *a, double *b, int k)
 	return 0;
 }
 
-/* Residuals of y[0..n) on an intercept and terms powers of the centred,
- * scaled t (the linear and the centred quadratic), in place.  With a
- * singular design the intercept alone is taken out. */
-static void detrend(double *y, const double *t, size_t n, int terms)
+/* The time columns of the detrending: an intercept and the terms of the
+ * mask (STATS_TIME_LINEAR: the centred, scaled t; STATS_TIME_QUADRATIC:
+ * its centred square), and the inverse of their cross-product matrix. */
+struct trend {
+	int k;              /* columns, 1..3 */
+	double g[9];        /* (X'X)^-1, k x k */
+	double *x;          /* n rows of k (allocated by the caller: 3 n) */
+};
+
+/* Fills tr's rows for t[0..n) (NULL: the intercept alone), falling back
+ * to the intercept alone when the time columns are singular. */
+static void trend_init(struct trend *tr, const double *t, size_t n, unsigned terms)
 {
-	double ym = 0;
-	for (size_t i = 0; i < n; i++)
-		ym += y[i];
-	ym /= (double)n;
-	if (terms <= 0 || !t) {
-		for (size_t i = 0; i < n; i++)
-			y[i] -= ym;
-		return;
-	}
-	double tm = 0, tv = 0;
-	for (size_t i = 0; i < n; i++)
+	terms &= STATS_TIME_LINEAR | STATS_TIME_QUADRATIC;
+	double tm = 0, tv = 0, qm = 0;
+	for (size_t i = 0; i < n && t && terms; i++)
 		tm += t[i];
 	tm /= (double)n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && t && terms; i++)
 		tv += (t[i] - tm) * (t[i] - tm);
 	tv = sqrt(tv / (double)n);
-	double qm = 0;
-	for (size_t i = 0; i < n && tv > 0; i++) {
-		double z = (t[i] - tm) / tv;
-		qm += z * z;
-	}
-	qm /= (double)n;
-	int k = 1 + (terms > 2 ? 2 : terms);
-	double a[9] = { 0 }, b[3] = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		double z = tv > 0 ? (t[i] - tm) / tv : 0;
-		double x[3] = { 1, z, z * z - qm };
-		for (int r = 0; r < k; r++) {
-			b[r] += x[r] * y[i];
-			for (int c = 0; c < k; c++)
-				a[r * k + c] += x[r] * x[c];
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!t || !(tv > 0))
+			terms = 0;
+		int k = 1, col[2] = { 0, 0 };
+		for (int j = 0; j < 2; j++)
+			if (terms & (1u << j))
+				col[j] = k++;
+		for (size_t i = 0; i < n && terms; i++)
+			qm += (t[i] - tm) * (t[i] - tm) / (tv * tv);
+		qm /= (double)n;
+		double a[9] = { 0 };
+		for (size_t i = 0; i < n; i++) {
+			double *x = tr->x + 3 * i;
+			x[0] = 1;
+			x[1] = x[2] = 0;
+			if (terms) {
+				double z = (t[i] - tm) / tv, zz[2] = { z, z * z - qm };
+				for (int j = 0; j < 2; j++)
+					if (col[j])
+						x[col[j]] = zz[j];
+			}
+			for (int r = 0; r < k; r++)
+				for (int c = 0; c < k; c++)
+					a[r * k + c] += x[r] * x[c];
 		}
+		/* the inverse, column by column */
+		bool ok = true;
+		for (int c = 0; c < k && ok; c++) {
+			double m[9], e[3] = { 0, 0, 0 };
+			memcpy(m, a, sizeof m);
+			e[c] = 1;
+			ok = solve(m, e, k) == 0;
+			for (int r = 0; r < k; r++)
+				tr->g[r * k + c] = e[r];
+		}
+		tr->k = k;
+		if (ok || !terms)
+			return;
+		terms = 0;
+		qm = 0;
 	}
-	if (!(tv > 0) || solve(a, b, k) < 0) {
-		for (size_t i = 0; i < n; i++)
-			y[i] -= ym;
-		return;
-	}
+}
+
+/* Residuals of y[0..n) on tr's columns, in place. */
+static void detrend(double *y, const struct trend *tr, size_t n)
+{
+	int k = tr->k;
+	double xty[3] = { 0, 0, 0 }, b[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < n; i++)
+		for (int r = 0; r < k; r++)
+			xty[r] += tr->x[3 * i + r] * y[i];
+	for (int r = 0; r < k; r++)
+		for (int c = 0; c < k; c++)
+			b[r] += tr->g[r * k + c] * xty[c];
 	for (size_t i = 0; i < n; i++) {
-		double z = (t[i] - tm) / tv;
-		double x[3] = { 1, z, z * z - qm };
 		double f = 0;
 		for (int r = 0; r < k; r++)
-			f += b[r] * x[r];
+			f += b[r] * tr->x[3 * i + r];
 		y[i] -= f;
 	}
+}
+
+/* a'Ma for the indicator a of a relabelling whose rows sum to u (M the
+ * residual projection of tr's columns): k_arm - u'Gu. */
+static double trend_q(const struct trend *tr, size_t k_arm, const double *u)
+{
+	double q = 0;
+	for (int r = 0; r < tr->k; r++)
+		for (int c = 0; c < tr->k; c++)
+			q += u[r] * tr->g[r * tr->k + c] * u[c];
+	return (double)k_arm - q;
 }
 
 /* ---- the permutation test ------------------------------------------------ */
@@ -122,32 +164,63 @@ static double choose(size_t n, size_t k)
 
 struct perm {
 	const double *r;   /* detrended values */
+	const struct trend *tr;
 	size_t n, k;       /* runs, of them labelled arm */
-	double obs;        /* the observed statistic: sum of r over the arm's runs */
-	double tol;        /* sums within tol are equal */
+	double obs;        /* the observed statistic */
+	double tol;        /* statistics within tol are equal */
 	int sides;
 	size_t hits, total;
+	size_t ties;       /* of the hits, as extreme as the observed within tol */
 };
 
-static bool as_extreme(const struct perm *p, double s)
+/* The statistic of a relabelling: the sum s of the detrended values over
+ * its arm, over its own standard deviation under no difference (sqrt(a'Ma)
+ * times sigma): a relabelling whose contrast the time terms partly absorb
+ * is not compared with a balanced one on a different scale.  0 when the
+ * time terms absorb it whole. */
+static double statistic(const struct perm *p, double s, const double *u)
 {
-	switch (p->sides) {
-	case 1: return s >= p->obs - p->tol;
-	case -1: return s <= p->obs + p->tol;
-	default: return fabs(s) >= fabs(p->obs) - p->tol;
-	}
+	double q = trend_q(p->tr, p->k, u);
+	return q > 1e-9 * (double)p->k ? s / sqrt(q) : 0;
 }
 
-/* Every k-subset of r[from..n): sum of the chosen so far is s. */
-static void enumerate(struct perm *p, size_t from, size_t left, double s)
+/* Counts a relabelling's statistic s: a hit when it is as extreme as the
+ * observed one, a tie when within tol of it. */
+static void count(struct perm *p, double s)
+{
+	bool hit, tie;
+	switch (p->sides) {
+	case 1:
+		hit = s >= p->obs - p->tol;
+		tie = fabs(s - p->obs) <= p->tol;
+		break;
+	case -1:
+		hit = s <= p->obs + p->tol;
+		tie = fabs(s - p->obs) <= p->tol;
+		break;
+	default:
+		hit = fabs(s) >= fabs(p->obs) - p->tol;
+		tie = fabs(fabs(s) - fabs(p->obs)) <= p->tol;
+		break;
+	}
+	p->total++;
+	p->hits += hit;
+	p->ties += hit && tie;
+}
+
+/* Every k-subset of r[from..n): sum of the chosen so far is s, their
+ * rows of the time columns sum to u. */
+static void enumerate(struct perm *p, size_t from, size_t left, double s, const double *u)
 {
 	if (left == 0) {
-		p->total++;
-		p->hits += as_extreme(p, s);
+		count(p, statistic(p, s, u));
 		return;
 	}
-	for (size_t i = from; i + left <= p->n; i++)
-		enumerate(p, i + 1, left - 1, s + p->r[i]);
+	for (size_t i = from; i + left <= p->n; i++) {
+		const double *x = p->tr->x + 3 * i;
+		double v[3] = { u[0] + x[0], u[1] + x[1], u[2] + x[2] };
+		enumerate(p, i + 1, left - 1, s + p->r[i], v);
+	}
 }
 
 /* splitmix64: the Monte Carlo draws, the same on every machine */
@@ -166,26 +239,27 @@ static void draw(struct perm *p, size_t *idx)
 	for (size_t i = 0; i < p->n; i++)
 		idx[i] = i;
 	for (int d = 0; d < STATS_PERM_DRAWS; d++) {
-		double s = 0;
+		double s = 0, u[3] = { 0, 0, 0 };
 		for (size_t i = 0; i < p->k; i++) {
 			size_t j = i + (size_t)(mix(&seed) % (uint64_t)(p->n - i));
 			size_t t = idx[i];
 			idx[i] = idx[j];
 			idx[j] = t;
 			s += p->r[idx[i]];
+			for (int c = 0; c < 3; c++)
+				u[c] += p->tr->x[3 * idx[i] + c];
 		}
-		p->total++;
-		p->hits += as_extreme(p, s);
+		count(p, statistic(p, s, u));
 	}
 }
 
-int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, int time_terms,
+int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, unsigned time_terms,
                         double shift, int sides, double *out_p, double *out_p_min,
                         bool *out_exact, size_t *out_count)
 {
 	if (!d || base >= d->n_groups || arm >= d->n_groups || base == arm || !out_p)
 		return -EINVAL;
-	double *y = malloc((d->n ? d->n : 1) * 2 * sizeof *y);
+	double *y = malloc((d->n ? d->n : 1) * 5 * sizeof *y);
 	size_t *idx = malloc((d->n ? d->n : 1) * sizeof *idx);
 	bool *lab = malloc((d->n ? d->n : 1) * sizeof *lab);
 	if (!y || !idx || !lab) {
@@ -213,31 +287,44 @@ int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, i
 		rc = -ENODATA;
 		goto out;
 	}
-	detrend(y, timed ? t : NULL, n, timed ? time_terms : 0);
-	double scale = 0, obs = 0;
+	struct trend tr = { .x = t + (d->n ? d->n : 1) };
+	trend_init(&tr, timed ? t : NULL, n, timed ? time_terms : 0u);
+	detrend(y, &tr, n);
+	double scale = 0, obs = 0, u[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		scale = fmax(scale, fabs(y[i]));
-		if (lab[i])
-			obs += y[i];
+		if (!lab[i])
+			continue;
+		obs += y[i];
+		for (int c = 0; c < 3; c++)
+			u[c] += tr.x[3 * i + c];
 	}
-	struct perm p = { .r = y, .n = n, .k = k, .obs = obs, .sides = sides,
-		          .tol = 1e-9 * fmax(scale, 1e-300) * (double)n };
+	struct perm p = { .r = y, .tr = &tr, .n = n, .k = k, .sides = sides };
+	p.obs = statistic(&p, obs, u);
+	p.tol = 1e-9 * fmax(scale, 1e-300) * sqrt((double)n);
 	double combos = choose(n, k);
 	bool exact = combos <= STATS_PERM_EXACT_MAX;
+	const double zero[3] = { 0, 0, 0 };
 	if (exact)
-		enumerate(&p, 0, k, 0);
+		enumerate(&p, 0, k, 0, zero);
 	else
 		draw(&p, idx);
-	/* Monte Carlo: the observed labelling counts among the draws */
-	double pv = exact ? (double)p.hits / (double)p.total
-	                  : (double)(p.hits + 1) / (double)(p.total + 1);
+	/* the observed labelling, and for equal arms two-sided its mirror
+	 * (the same statistic by symmetry), count half: the mid-p of
+	 * distinct values.  Other relabellings that tie with it (tied
+	 * values: levels, counts) count whole.  Monte Carlo: the observed
+	 * labelling counts among the draws, half. */
+	double own = sides == 2 && 2 * k == n ? 2.0 : 1.0;
+	double pv = exact ? ((double)p.hits - fmin(own, (double)p.ties) / 2) / (double)p.total
+	                  : ((double)p.hits + 0.5) / (double)(p.total + 1);
 	*out_p = pv > 1 ? 1 : pv;
 	if (out_p_min) {
-		/* distinct values: one relabelling is the most extreme one way,
-		 * and for equal arms its mirror is as extreme the other way */
-		double m = (sides == 2 && 2 * k == n ? 2.0 : 1.0) / combos;
+		/* distinct values: one relabelling is the most extreme one way
+		 * (it counts half), and for equal arms its mirror ties with it
+		 * the other way */
+		double m = (sides == 2 && 2 * k == n ? 1.0 : 0.5) / combos;
 		if (!exact)
-			m = fmax(m, 1.0 / (STATS_PERM_DRAWS + 1.0));
+			m = fmax(m, 0.5 / (STATS_PERM_DRAWS + 1.0));
 		*out_p_min = m;
 	}
 	if (out_exact)

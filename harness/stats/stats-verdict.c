@@ -212,37 +212,42 @@ struct fit {
 	double *h;   /* NULL, or d->n entries: delta = sum h[i] v[i] (0 for unused runs) */
 };
 
-/*
- * Least squares of y on: an intercept (the baseline's level), one
- * indicator per other group with data, and time_terms powers of the
- * centred, scaled time (1: linear, 2: and quadratic).  Only observations
- * with use[i] count.  Fills the arm's coefficient and its standard error.
- * -EDOM when the design is singular or leaves no degree of freedom.
- */
-static int fit_model(const struct stats_design *d, const bool *use, size_t base, size_t arm,
-                     int time_terms, struct fit *out)
-{
+/* The columns of one fit: an intercept, one indicator per group with data
+ * but the baseline, and the time terms of a mask (STATS_TIME_LINEAR: the
+ * centred, scaled time z; STATS_TIME_QUADRATIC: z^2 centred over the used
+ * runs). */
+struct design_cols {
 	int col_of[STATS_MAX_GROUPS];
+	unsigned terms;
+	int lin, quad;    /* their columns, or -1 */
+	int p;
+	double tm, tv, qm;
+};
+
+static int cols_init(const struct stats_design *d, const bool *use, size_t base, size_t arm,
+                     unsigned terms, struct design_cols *c, size_t *n_out)
+{
 	size_t count[STATS_MAX_GROUPS] = { 0 };
 	size_t n = 0;
-	double tm = 0, tv = 0;
+	double tm = 0, tv = 0, qm = 0;
 	for (size_t i = 0; i < d->n; i++)
 		if (use[i]) {
 			count[d->group[i]]++;
 			n++;
-			if (time_terms)
+			if (terms)
 				tm += d->t[i];
 		}
 	if (!count[base] || !count[arm])
 		return -EDOM;
-	int p = 1;
+	c->p = 1;
 	for (size_t g = 0; g < d->n_groups; g++)
-		col_of[g] = g == base || !count[g] ? -1 : p++;
-	int tcol = p;
-	p += time_terms;
-	if ((int)n - p < 1)
+		c->col_of[g] = g == base || !count[g] ? -1 : c->p++;
+	c->terms = terms;
+	c->lin = terms & STATS_TIME_LINEAR ? c->p++ : -1;
+	c->quad = terms & STATS_TIME_QUADRATIC ? c->p++ : -1;
+	if ((int)n - c->p < 1)
 		return -EDOM;
-	if (time_terms) {
+	if (terms) {
 		tm /= (double)n;
 		for (size_t i = 0; i < d->n; i++)
 			if (use[i])
@@ -250,83 +255,86 @@ static int fit_model(const struct stats_design *d, const bool *use, size_t base,
 		tv = sqrt(tv / (double)n);
 		if (!(tv > 0))
 			return -EDOM;
-	}
-	/* the quadratic term centred over the used runs */
-	double qm = 0;
-	if (time_terms >= 2) {
 		for (size_t i = 0; i < d->n; i++)
-			if (use[i]) {
-				double z = (d->t[i] - tm) / tv;
-				qm += z * z;
-			}
+			if (use[i])
+				qm += (d->t[i] - tm) * (d->t[i] - tm) / (tv * tv);
 		qm /= (double)n;
 	}
+	c->tm = tm;
+	c->tv = tv;
+	c->qm = qm;
+	*n_out = n;
+	return 0;
+}
+
+/* Run i's row of the design. */
+static void design_row(const struct stats_design *d, const struct design_cols *c, size_t i,
+                       double x[MAX_COLS])
+{
+	memset(x, 0, MAX_COLS * sizeof *x);
+	x[0] = 1;
+	if (c->col_of[d->group[i]] > 0)
+		x[c->col_of[d->group[i]]] = 1;
+	if (c->terms) {
+		double z = (d->t[i] - c->tm) / c->tv;
+		if (c->lin >= 0)
+			x[c->lin] = z;
+		if (c->quad >= 0)
+			x[c->quad] = z * z - c->qm;
+	}
+}
+
+/*
+ * Least squares of y on the columns of struct design_cols for the time
+ * terms of the mask.  Only observations with use[i] count.  Fills the
+ * arm's coefficient and its standard error (and out->h, when set: the
+ * coefficient as a linear function of the values).  -EDOM when the design
+ * is singular or leaves no degree of freedom.
+ */
+static int fit_model(const struct stats_design *d, const bool *use, size_t base, size_t arm,
+                     unsigned terms, struct fit *out)
+{
+	struct design_cols c;
+	size_t n;
+	if (cols_init(d, use, base, arm, terms, &c, &n) < 0)
+		return -EDOM;
+	int p = c.p;
 	double xtx[MAX_COLS * MAX_COLS] = { 0 }, xty[MAX_COLS] = { 0 };
 	double x[MAX_COLS];
-	for (int pass = 0; pass < 1; pass++)
-		for (size_t i = 0; i < d->n; i++) {
-			if (!use[i])
-				continue;
-			memset(x, 0, sizeof x);
-			x[0] = 1;
-			if (col_of[d->group[i]] > 0)
-				x[col_of[d->group[i]]] = 1;
-			if (time_terms) {
-				double z = (d->t[i] - tm) / tv;
-				x[tcol] = z;
-				if (time_terms >= 2)
-					x[tcol + 1] = z * z - qm;
-			}
-			for (int a = 0; a < p; a++) {
-				xty[a] += x[a] * d->v[i];
-				for (int b = 0; b < p; b++)
-					xtx[a * p + b] += x[a] * x[b];
-			}
+	for (size_t i = 0; i < d->n; i++) {
+		if (!use[i])
+			continue;
+		design_row(d, &c, i, x);
+		for (int a = 0; a < p; a++) {
+			xty[a] += x[a] * d->v[i];
+			for (int b = 0; b < p; b++)
+				xtx[a * p + b] += x[a] * x[b];
 		}
+	}
 	if (invert(xtx, p) < 0)
 		return -EDOM;
 	double beta[MAX_COLS] = { 0 };
 	for (int a = 0; a < p; a++)
 		for (int b = 0; b < p; b++)
 			beta[a] += xtx[a * p + b] * xty[b];
+	int ca = c.col_of[arm];
 	double rss = 0;
 	for (size_t i = 0; i < d->n; i++) {
+		if (out->h)
+			out->h[i] = 0;
 		if (!use[i])
 			continue;
-		double fitv = beta[0];
-		if (col_of[d->group[i]] > 0)
-			fitv += beta[col_of[d->group[i]]];
-		if (time_terms) {
-			double z = (d->t[i] - tm) / tv;
-			fitv += beta[tcol] * z;
-			if (time_terms >= 2)
-				fitv += beta[tcol + 1] * (z * z - qm);
+		design_row(d, &c, i, x);
+		double fitv = 0;
+		for (int a = 0; a < p; a++) {
+			fitv += beta[a] * x[a];
+			if (out->h)
+				out->h[i] += xtx[ca * p + a] * x[a];
 		}
-		double r = d->v[i] - fitv;
-		rss += r * r;
+		rss += (d->v[i] - fitv) * (d->v[i] - fitv);
 	}
 	int df = (int)n - p;
-	double s2 = rss / df;
-	int ca = col_of[arm];
-	if (out->h)
-		for (size_t i = 0; i < d->n; i++) {
-			out->h[i] = 0;
-			if (!use[i])
-				continue;
-			memset(x, 0, sizeof x);
-			x[0] = 1;
-			if (col_of[d->group[i]] > 0)
-				x[col_of[d->group[i]]] = 1;
-			if (time_terms) {
-				double z = (d->t[i] - tm) / tv;
-				x[tcol] = z;
-				if (time_terms >= 2)
-					x[tcol + 1] = z * z - qm;
-			}
-			for (int b = 0; b < p; b++)
-				out->h[i] += xtx[ca * p + b] * x[b];
-		}
-	double var = s2 * xtx[ca * p + ca];
+	double var = rss / df * xtx[ca * p + ca];
 	out->delta = beta[ca];
 	out->se = sqrt(var > 0 ? var : 0);
 	out->df = df;
@@ -346,16 +354,24 @@ static bool same_contrast(const double *a, const double *b, size_t n)
 	return diff <= 1e-9 * fmax(scale, 1e-300);
 }
 
+static int popcount2(unsigned m)
+{
+	return (int)(m & 1u) + (int)((m >> 1) & 1u);
+}
+
 /* Fits the model for base against arm over the runs marked in use (n_all
  * of them): arm and time over every arm's runs when each has a place in
- * the order (timed).  Time terms orthogonal to the arm contrast in the
- * order run change nothing in delta: of the fits that leave delta as all
- * the terms the runs allow give it, the one with the narrowest interval
- * (t quantile times se) is taken, so such a term is dropped when the
- * degree of freedom it costs is worth more than the drift it takes out of
- * the residuals; else the two arms alone, pooled variance, with use
- * narrowed to those two arms.  Sets r's method and time terms; returns 0
- * with *f filled, or a negative errno when no model fits. */
+ * the order (timed).  The terms the runs allow are the linear one, and the
+ * quadratic when STATS_QUADRATIC_MIN_DF residual degrees of freedom are
+ * left after it.  A term orthogonal to the arm contrast in the order run
+ * changes nothing in delta: of the fits that give delta as all the
+ * allowed terms give it, the one with the narrowest interval (t quantile
+ * times se) is taken, so such a term is dropped unless the drift it takes
+ * out of the residuals is worth more than the degree of freedom it costs
+ * (docs/metrics.md 6.1 has the measurement).  Without places, the two
+ * arms alone, pooled variance, with use narrowed to those two arms.  Sets
+ * r's method and time terms; returns 0 with *f filled, or a negative
+ * errno when no model fits. */
 static int model_fit(const struct stats_design *d, bool *use, size_t base, size_t arm,
                      bool timed, size_t n_all, struct stats_decision *r, struct fit *f)
 {
@@ -369,37 +385,42 @@ static int model_fit(const struct stats_design *d, bool *use, size_t base, size_
 				cnt[d->group[i]]++;
 		for (size_t g = 0; g < d->n_groups; g++)
 			k += cnt[g] > 0;
-		int terms = (int)n_all - (int)k - 2 >= 3 ? 2 : 1;
+		unsigned full = (int)n_all - (int)k - 2 >= STATS_QUADRATIC_MIN_DF
+		                        ? STATS_TIME_LINEAR | STATS_TIME_QUADRATIC
+		                        : STATS_TIME_LINEAR;
 		double *h_full = malloc(2 * (d->n ? d->n : 1) * sizeof *h_full);
 		if (!h_full)
 			return -ENOMEM;
 		double *h = h_full + (d->n ? d->n : 1);
-		struct fit full = { .h = h_full };
-		int full_terms = 0;
-		for (; terms >= 1 && rc < 0; terms--) {
-			rc = fit_model(d, use, base, arm, terms, &full);
-			if (rc == 0)
-				full_terms = terms;
+		struct fit all = { .h = h_full };
+		rc = fit_model(d, use, base, arm, full, &all);
+		if (rc < 0 && full != STATS_TIME_LINEAR) {
+			full = STATS_TIME_LINEAR;
+			rc = fit_model(d, use, base, arm, full, &all);
 		}
 		if (rc == 0) {
-			/* among the fits with the same estimate (dropping only
-			 * orthogonal terms), the narrowest interval: a dropped
-			 * term gives a df back, a kept one takes drift out of s */
-			*f = full;
-			r->time_terms = full_terms;
-			double width = stats_t_quantile_two_sided(0.05, full.df) * full.se;
-			for (int t = 0; t < full_terms; t++) {
+			*f = all;
+			r->time_mask = full;
+			double width = stats_t_quantile_two_sided(0.05, all.df) * all.se;
+			/* the same estimate with fewer terms (what is dropped was
+			 * orthogonal to the arm contrast), if its interval is
+			 * narrower: a dropped term gives a df back, a kept one
+			 * takes drift out of s */
+			for (unsigned m = 0; m < full; m++) {
 				struct fit g = { .h = h };
-				if (fit_model(d, use, base, arm, t, &g) != 0 || !same_contrast(h, h_full, d->n))
+				if ((m & ~full) || fit_model(d, use, base, arm, m, &g) != 0 ||
+				    !same_contrast(h, h_full, d->n))
 					continue;
 				double w = stats_t_quantile_two_sided(0.05, g.df) * g.se;
-				if (w < width || (w == width && t < r->time_terms)) {
+				if (w < width || (w == width && popcount2(m) < popcount2(r->time_mask))) {
 					width = w;
 					*f = g;
-					r->time_terms = t;
-					r->time_terms_dropped = full_terms - t;
+					r->time_mask = m;
 				}
 			}
+			r->time_terms = popcount2(r->time_mask);
+			r->time_terms_dropped = popcount2(full) - r->time_terms;
+			r->time_mask_allowed = full;
 			f->h = NULL;
 		}
 		free(h_full);
@@ -408,6 +429,8 @@ static int model_fit(const struct stats_design *d, bool *use, size_t base, size_
 		r->method = STATS_METHOD_TWO_SAMPLE;
 		r->time_terms = 0;
 		r->time_terms_dropped = 0;
+		r->time_mask = 0;
+		r->time_mask_allowed = 0;
 		for (size_t i = 0; i < d->n; i++)
 			use[i] = use[i] && (d->group[i] == base || d->group[i] == arm);
 		f->h = NULL;
@@ -417,24 +440,29 @@ static int model_fit(const struct stats_design *d, bool *use, size_t base, size_
 }
 
 /* The estimate, its interval at alpha and its raw p value from a fit,
- * widened by r's resolution, the standard error floored at what rounding
- * to it leaves (r / sqrt(12) a run). */
+ * the standard error floored at what rounding to r's resolution leaves
+ * (r / sqrt(12) a run).  While the runs' spread stays within the
+ * resolution (se below r sqrt(1/na + 1/nb)) rounding may be systematic,
+ * each arm's mean off by up to half the resolution: the interval is
+ * widened by the resolution and only |delta| - resolution counts as
+ * evidence.  A spread beyond the resolution carries the rounding errors
+ * in s already (docs/metrics.md 6.1: widening there too cost 12 points of
+ * power at 6 runs an arm). */
 static void interval_from_fit(const struct fit *f, double alpha, struct stats_decision *r)
 {
 	r->delta = f->delta;
 	r->df = f->df;
-	r->se_floor = r->resolution / sqrt(12.0) *
-	              sqrt(1.0 / (double)r->n_arm + 1.0 / (double)r->n_baseline);
+	double unit = sqrt(1.0 / (double)r->n_arm + 1.0 / (double)r->n_baseline);
+	r->se_floor = r->resolution / sqrt(12.0) * unit;
 	double se = fmax(f->se, r->se_floor);
 	r->se = se;
 	double tq = stats_t_quantile_two_sided(alpha, f->df);
 	/* a hair over the resolution: 16.5 - 16.6 is not exactly -0.1 */
-	double res = r->resolution * (1 + 1e-9);
+	double res = f->se < r->resolution * unit ? r->resolution * (1 + 1e-9) : 0;
+	r->widened = res > 0;
 	double half = tq * se + res;
 	r->ci_low = f->delta - half;
 	r->ci_high = f->delta + half;
-	/* rounding may move each arm's mean by half the resolution: the
-	 * evidence is what lies beyond that */
 	double beyond = fmax(0.0, fabs(f->delta) - res);
 	if (se > 0)
 		r->p_raw = stats_t_p_two_sided(beyond / se, f->df);
@@ -460,25 +488,30 @@ static bool arms_interleave(const struct stats_design *d, const bool *use, size_
 
 /* The permutation checks of r: two-sided against no difference, and,
  * when the interval lies inside +-m, the two one-sided tests of the
- * shifted values for "same". */
+ * shifted values for "same".  The call's statistic is the difference of
+ * the arms' means of the values as stored, with no time terms taken out:
+ * that test is exact for any fixed order when the runs are exchangeable
+ * (no difference, no drift), whatever their distribution (levels, ties);
+ * with time terms taken out it is not (docs/metrics.md 6.1a: bimodal runs,
+ * 6 an arm, 8.3 % false calls).  Drift is the model's part.  "Same" takes
+ * the time terms the runs allow out first, so that a drift does not keep
+ * an equivalence from being shown. */
 static int permutation_checks(const struct stats_design *d, size_t base, size_t arm,
                               struct stats_decision *r)
 {
-	const struct stats_design *dd = d;
-	struct stats_design untimed;
-	if (r->method != STATS_METHOD_ARM_TIME) {
-		untimed = *d;
-		untimed.t = NULL;
-		dd = &untimed;
-	}
-	/* the terms the design allows, not the ones chosen on the data: the
-	 * statistic must not depend on the labels it permutes */
-	int terms = r->time_terms + r->time_terms_dropped;
-	int rc = stats_permutation_p(dd, base, arm, terms, 0, 2, &r->p_perm,
-	                             &r->p_perm_min, &r->perm_exact, &r->perm_count);
+	int rc = stats_permutation_p(d, base, arm, 0, 0, 2, &r->p_perm, &r->p_perm_min,
+	                             &r->perm_exact, &r->perm_count);
 	if (rc < 0)
 		return rc;
 	if (r->ci_low >= -r->min_effect && r->ci_high <= r->min_effect) {
+		const struct stats_design *dd = d;
+		struct stats_design untimed;
+		if (r->method != STATS_METHOD_ARM_TIME) {
+			untimed = *d;
+			untimed.t = NULL;
+			dd = &untimed;
+		}
+		unsigned terms = r->time_mask_allowed;
 		double up, down;
 		/* H0 delta = +m against below, and delta = -m against above */
 		rc = stats_permutation_p(dd, base, arm, terms, r->min_effect, -1, &down, NULL,
@@ -608,12 +641,25 @@ static void p_text(char *buf, size_t size, double p)
 		snprintf(buf, size, "%.1g", p);
 }
 
+/* Undecided: too few runs for the permutation test (what) to go below
+ * level; its smallest p is p_min. */
+static void unreachable(struct stats_decision *r, double p_min, double level, const char *what)
+{
+	char a[24], b[24];
+	r->why = STATS_WHY_PERM_UNREACHABLE;
+	p_text(a, sizeof a, p_min);
+	p_text(b, sizeof b, level);
+	snprintf(r->reason, sizeof r->reason,
+	         "%zu vs %zu runs: the permutation test%s cannot go below p = %s (needs < %s)",
+	         r->n_arm, r->n_baseline, what, a, b);
+}
+
 void stats_decision_settle(const struct stats_metric_def *metric, struct stats_decision *r)
 {
 	r->state = STATS_STATE_UNDECIDED;
 	r->why = STATS_WHY_NONE;
 	r->reason[0] = 0;
-	char a[24], b[24];
+	char a[24];
 	if (r->method == STATS_METHOD_NONE || !isfinite(r->ci_low) || !isfinite(r->ci_high)) {
 		r->why = STATS_WHY_NO_MODEL;
 		snprintf(r->reason, sizeof r->reason,
@@ -636,30 +682,14 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 	}
 	/* too few runs for the permutation test to reach the level of a call
 	 * or of same: nothing the model says can be decided, and that is why */
-	if (!(r->p_perm_min < lvl) &&
-	    !(r->p_perm_min / (r->n_arm == r->n_baseline ? 2.0 : 1.0) < r->alpha / 2)) {
-		r->why = STATS_WHY_PERM_UNREACHABLE;
-		p_text(a, sizeof a, r->p_perm_min);
-		p_text(b, sizeof b, lvl);
-		snprintf(r->reason, sizeof r->reason,
-		         "%zu vs %zu runs: the permutation test cannot go below p = %s (needs < %s)",
-		         r->n_arm, r->n_baseline, a, b);
+	double one_min = r->p_perm_min / (r->n_arm == r->n_baseline ? 2.0 : 1.0);
+	if (!(r->p_perm_min < lvl) && !(one_min < r->alpha / 2)) {
+		unreachable(r, r->p_perm_min, lvl, "");
 		return;
 	}
 	if (model_call) {
-		if (r->df < 2) {
-			r->why = STATS_WHY_DF;
-			snprintf(r->reason, sizeof r->reason,
-			         "%d residual degree of freedom: a call needs at least 2", r->df);
-			return;
-		}
 		if (!(r->p_perm_min < lvl)) {
-			r->why = STATS_WHY_PERM_UNREACHABLE;
-			p_text(a, sizeof a, r->p_perm_min);
-			p_text(b, sizeof b, lvl);
-			snprintf(r->reason, sizeof r->reason,
-			         "%zu vs %zu runs: the permutation test cannot go below p = %s (needs < %s)",
-			         r->n_arm, r->n_baseline, a, b);
+			unreachable(r, r->p_perm_min, lvl, "");
 			return;
 		}
 		if (!(r->p_perm < lvl)) {
@@ -688,19 +718,13 @@ void stats_decision_settle(const struct stats_metric_def *metric, struct stats_d
 	if (model_same) {
 		/* few residual degrees of freedom rest the noise on a residual or
 		 * two, often near 0 by chance: no equivalence claim on them */
-		double one_min = r->p_perm_min / (r->n_arm == r->n_baseline ? 2.0 : 1.0);
 		if (r->df < 3) {
 			r->why = STATS_WHY_DF;
 			snprintf(r->reason, sizeof r->reason,
 			         "%d residual degree%s of freedom: \"same\" needs at least 3", r->df,
 			         r->df == 1 ? "" : "s");
 		} else if (!(one_min < r->alpha / 2)) {
-			r->why = STATS_WHY_PERM_UNREACHABLE;
-			p_text(a, sizeof a, one_min);
-			p_text(b, sizeof b, r->alpha / 2);
-			snprintf(r->reason, sizeof r->reason,
-			         "%zu vs %zu runs: the permutation test of \"same\" cannot go below p = %s "
-			         "(needs < %s)", r->n_arm, r->n_baseline, a, b);
+			unreachable(r, one_min, r->alpha / 2, " of \"same\"");
 		} else if (!(r->p_perm_same < r->alpha / 2)) {
 			r->why = STATS_WHY_PERM_DISAGREES;
 			p_text(a, sizeof a, r->p_perm_same);
@@ -737,11 +761,15 @@ void stats_decision_method_text(const struct stats_decision *d, char *buf, size_
 {
 	switch (d->method) {
 	case STATS_METHOD_ARM_TIME: {
-		static const char *const terms[] = { "arm only", "arm + linear time",
-			                             "arm + quadratic time" };
-		snprintf(buf, size, "%s%s, df %d", terms[d->time_terms < 0 ? 0 : d->time_terms > 2 ? 2
-		                                                                 : d->time_terms],
-		         d->time_terms_dropped ? " (orthogonal time terms dropped)" : "", d->df);
+		/* "quadratic time" is the linear and the quadratic term; the
+		 * quadratic alone only when the linear one was orthogonal */
+		static const char *const terms[] = {
+			"arm only", "arm + linear time",
+			"arm + quadratic time without the linear term", "arm + quadratic time",
+		};
+		snprintf(buf, size, "%s%s, df %d", terms[d->time_mask & 3u],
+		         d->time_mask == STATS_TIME_QUADRATIC ? " (orthogonal)"
+		         : d->time_terms_dropped ? " (orthogonal time terms dropped)" : "", d->df);
 		break;
 	}
 	case STATS_METHOD_TWO_SAMPLE:

@@ -289,6 +289,15 @@ const char *stats_method_name(enum stats_method m);
  * campaign's order, planned or given to an import); t NULL, or any used
  * run's t not finite, means the runs have no places and the two-sample
  * test is used. */
+/* The time terms of the arm-and-time model (bits of a mask): the
+ * standardised position z and its centred square. */
+#define STATS_TIME_LINEAR 1u
+#define STATS_TIME_QUADRATIC 2u
+/* The quadratic term is fitted only when this many residual degrees of
+ * freedom are left after it (with fewer it costs more power than it buys:
+ * docs/metrics.md 6.1). */
+#define STATS_QUADRATIC_MIN_DF 5
+
 struct stats_design {
 	const double *v;
 	const size_t *group;  /* arm index of each run, < n_groups */
@@ -343,8 +352,10 @@ struct stats_drift {
 struct stats_decision {
 	enum stats_state state;
 	enum stats_method method;
-	int time_terms;        /* 0, 1 (linear) or 2 (and quadratic), as fitted */
+	int time_terms;        /* how many time terms were fitted (0, 1 or 2) */
 	int time_terms_dropped;/* terms orthogonal to the arm contrast, left out */
+	unsigned time_mask;    /* which were fitted: STATS_TIME_LINEAR, STATS_TIME_QUADRATIC */
+	unsigned time_mask_allowed; /* which the runs allow (the permutation test's) */
 	bool primary;
 	double delta;          /* the arm's effect against the baseline, the metric's unit */
 	double delta_pct;      /* delta / |baseline mean| * 100; NaN when the mean is 0 */
@@ -357,6 +368,8 @@ struct stats_decision {
 	int df;                /* the model's residual degrees of freedom */
 	double se;             /* standard error of delta, after the floor */
 	double se_floor;       /* the floor from the resolution: r / sqrt(12) * sqrt(1/na + 1/nb) */
+	bool widened;          /* the interval was widened by the resolution (the spread
+	                        * within it: rounding may be systematic) */
 	double min_effect;     /* absolute, the metric's unit: at least the resolution */
 	double min_effect_pct;
 	double resolution;     /* 0: values are not on a grid, or exact */
@@ -456,17 +469,22 @@ double stats_family_alpha(double alpha, size_t n_comparisons);
  * runs keep their places, their labels are reassigned in every way that
  * keeps the arms' sizes (exact when there are at most STATS_PERM_EXACT_MAX
  * relabellings, else STATS_PERM_DRAWS drawn with a fixed seed), the
- * statistic is the difference of the arms' means of the values after the
- * time terms (time_terms, fitted over the two arms without arm terms) are
- * taken out, and shift is subtracted from the arm's values first (0 for the
- * test of no difference).  *p: two-sided (sides 2), or one-sided upper
- * (sides 1: P(stat >= observed)) or lower (sides -1).  *p_min: the smallest
- * p the relabellings can give.  Returns 0; -ENODATA when an arm has no
- * usable run; -EINVAL; -ENOMEM.
+ * statistic is the difference of the arms' means of the values (time_terms
+ * 0: as stored), or, with time_terms a mask of STATS_TIME_LINEAR and
+ * STATS_TIME_QUADRATIC, the sum of the arm's residuals of those terms
+ * (fitted over the two arms without arm terms) over its own standard
+ * deviation under no difference; shift is subtracted from the arm's values
+ * first (0 for the test of no difference).  *p: two-sided (sides 2), or
+ * one-sided upper (sides 1: stat >= observed) or lower (sides -1), the
+ * share of relabellings at least as extreme with the observed labelling
+ * (and for equal arms two-sided its mirror) counted half, other ties
+ * whole.  *p_min: the smallest p the relabellings can give (1/C(n, k) two-
+ * sided for equal arms, 0.5/C(n, k) otherwise).  Returns 0; -ENODATA when
+ * an arm has no usable run; -EINVAL; -ENOMEM.
  */
 #define STATS_PERM_EXACT_MAX 20000
 #define STATS_PERM_DRAWS 10000
-int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, int time_terms,
+int stats_permutation_p(const struct stats_design *d, size_t base, size_t arm, unsigned time_terms,
                         double shift, int sides, double *p, double *p_min, bool *exact,
                         size_t *count);
 
