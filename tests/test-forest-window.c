@@ -6,6 +6,7 @@
  * (WM_DELETE_WINDOW) stops the game cleanly; with DISPLAY naming no server
  * the game exits non-zero saying it cannot open the display. */
 #include "test-forest-util.h"
+#include "test-xvfb.h"
 
 #include <xcb/xcb.h>
 
@@ -36,85 +37,27 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static bool find_on_path(const char *name, char *out, size_t size)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		snprintf(out, size, "%.*s/%s", (int)n, path, name);
-		if (n && access(out, X_OK) == 0)
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
-/* A display number whose socket and lock are both free. */
-static bool display_free(int n)
-{
-	char p[64];
-	snprintf(p, sizeof p, "/tmp/.X%d-lock", n);
-	if (access(p, F_OK) == 0)
-		return false;
-	snprintf(p, sizeof p, "/tmp/.X11-unix/X%d", n);
-	return access(p, F_OK) != 0;
-}
-
-/* Starts Xvfb on a free display and waits until it answers. */
+/* Starts Xvfb on a display it proves its own (test-xvfb.h: -displayfd on
+ * a free number from 500 on; a number another test took meanwhile is
+ * given up for the next), answering once this returns. */
 static void xvfb_start(void)
 {
-	char xvfb[4096];
-	if (!find_on_path("Xvfb", xvfb, sizeof xvfb)) {
+	if (access(TEST_XVFB, X_OK) != 0) {
 		printf("skip: Xvfb is not installed (Debian: xvfb)\n");
 		exit(77);
 	}
-	for (int n = 40 + getpid() % 200; n < 400 && display_no < 0; n++)
-		if (display_free(n))
-			display_no = n;
-	if (display_no < 0) {
-		fprintf(stderr, "no free X display number\n");
-		exit(1);
-	}
-	char disp[16], log[300];
-	snprintf(disp, sizeof disp, ":%d", display_no);
-	snprintf(display_env, sizeof display_env, "DISPLAY=:%d", display_no);
-	ft_path(log, sizeof log, "xvfb.log");
-	xvfb_pid = fork();
+	char disp[16];
+	xvfb_pid = test_xvfb_start("640x480x24", disp, sizeof disp);
 	if (xvfb_pid < 0) {
-		perror("fork");
+		xvfb_pid = 0;
+		fprintf(stderr, "Xvfb did not start on a free display\n");
 		exit(1);
 	}
-	if (xvfb_pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execl(xvfb, "Xvfb", disp, "-screen", "0", "640x480x24", "-nolisten", "tcp", (char *)NULL);
-		_exit(127);
-	}
+	display_no = atoi(disp + 1);
+	snprintf(display_env, sizeof display_env, "DISPLAY=%s", disp);
 	atexit(xvfb_stop);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	for (int i = 0; i < 500; i++) {
-		int status;
-		if (waitpid(xvfb_pid, &status, WNOHANG) == xvfb_pid) {
-			xvfb_pid = 0;
-			char *text = ft_read(log, NULL);
-			fprintf(stderr, "Xvfb %s ended at once:\n%s\n", disp, text ? text : "");
-			exit(1);
-		}
-		xcb_connection_t *c = xcb_connect(disp, NULL);
-		bool up = !xcb_connection_has_error(c);
-		xcb_disconnect(c);
-		if (up)
-			return;
-		ft_sleep_ms(20);
-	}
-	fprintf(stderr, "Xvfb %s did not answer in 10 s\n", disp);
-	exit(1);
 }
 
 static void test_window__30_frames_exit_0_without_validation_messages(void **state)
@@ -221,9 +164,8 @@ static void test_window__shows_the_frames_and_closing_it_stops_cleanly(void **st
 
 static void test_window__no_server_exits_non_zero_naming_the_display(void **state)
 {
-	int n = display_no + 1;
-	while (!display_free(n))
-		n++;
+	int n = test_xvfb_free_display(display_no + 1);
+	assert_true(n > 0);
 	char env_display[64], want[64];
 	snprintf(env_display, sizeof env_display, "DISPLAY=:%d", n);
 	snprintf(want, sizeof want, "cannot open display ':%d': ", n);
