@@ -106,9 +106,13 @@ static void test_run_ab__switch_against_none(void **state)
 		fail_msg("rxdeck ab exited %d", rc);
 	}
 	check_campaign("ABBA", "", "RX_VK_READBACK_EARLY=1", true);
-	/* one round of ABBA (2 runs an arm) decides nothing, and says why */
+	/* one round of ABBA (2 runs an arm) decides nothing, and says why:
+	 * the permutation test's floor, or (when the runs' values make the
+	 * linear time term the narrower model, which is the data's choice)
+	 * the one residual degree of freedom that leaves */
 	char *text = test_read_text(out);
-	if (!strstr(text, "2 vs 2 runs: the permutation test cannot go below p = 0.17")) {
+	if (!strstr(text, "2 vs 2 runs: the permutation test cannot go below p = 0.17") &&
+	    !strstr(text, "1 residual degree of freedom: a call needs at least 2")) {
 		show_output();
 		fail_msg("rxdeck ab --rounds 1 does not say why it decides nothing");
 	}
