@@ -782,19 +782,6 @@ static const char *call_class(enum report_call c)
 	}
 }
 
-static const char *state_class(enum stats_state s)
-{
-	switch (s) {
-	case STATS_STATE_FASTER: return "better";
-	case STATS_STATE_SLOWER: return "worse";
-	case STATS_STATE_SAME: return "same";
-	case STATS_STATE_HIGHER:
-	case STATS_STATE_LOWER: return "changed";
-	case STATS_STATE_UNDECIDED:
-	default: return "undecided";
-	}
-}
-
 /* The headline (report-headline.c): per arm a chip with its call, then
  * the numbers; the best arm or what would decide one. */
 static void headline_section(FILE *out, const struct report_data *rd)
@@ -1036,7 +1023,7 @@ static void verdict_table(FILE *out, const struct report_data *rd)
 				report_fmt_pct(pct, sizeof pct, x->delta_pct, true);
 				stats_decision_method_text(x, method, sizeof method);
 				fprintf(out, "<td class=\"%s\" data-state=\"%s\"><strong>%s</strong> ",
-				        state_class(x->state), stats_state_word(d, x->state),
+				        report_outcome(x->state), stats_state_word(d, x->state),
 				        stats_state_word(d, x->state));
 				if (isfinite(x->ci_low) && isfinite(bm) && bm > 0) {
 					report_fmt_pct(lo, sizeof lo, x->ci_low / bm * 100, false);

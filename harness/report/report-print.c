@@ -572,9 +572,7 @@ static const char *method_key(enum stats_method m)
 	return stats_method_name(m);
 }
 
-/* The state against the metric's direction: "better", "worse", "same",
- * "undecided", or "changed" (a neutral metric's higher or lower). */
-static const char *outcome_of(enum stats_state s)
+const char *report_outcome(enum stats_state s)
 {
 	switch (s) {
 	case STATS_STATE_FASTER: return "better";
@@ -746,7 +744,7 @@ static int print_csv_wide(const struct report_data *rd, FILE *out)
 				fputc(',', out);
 			if (dv)
 				fprintf(out, ",%s,%s,%zu,%s,", stats_state_word(d, dv->state),
-				        outcome_of(dv->state), dv->n_baseline, method_key(dv->method));
+				        report_outcome(dv->state), dv->n_baseline, method_key(dv->method));
 			else
 				fputs(",,,,,", out);
 			if (dv && dv->method != STATS_METHOD_NONE)
@@ -842,7 +840,7 @@ static json_t *arm_json(const struct report_data *rd, const struct report_arm *a
 			const struct stats_decision *dv = &a->dec[m];
 			json_t *v = json_object();
 			set(v, "state", json_string(stats_state_word(&stats_metrics[m], dv->state)));
-			set(v, "outcome", json_string(outcome_of(dv->state)));
+			set(v, "outcome", json_string(report_outcome(dv->state)));
 			set(v, "delta", jnum(dv->delta));
 			set(v, "delta_pct", jnum(dv->delta_pct));
 			set(v, "ci_low", jnum(dv->ci_low));

@@ -258,6 +258,10 @@ void report_md_void_list(const struct report_data *rd, FILE *out);
 void report_md_text(FILE *out, const char *s);
 /* Text as a Markdown code span (| escaped). */
 void report_md_code(FILE *out, const char *s);
+/* A state against the metric's direction: "better", "worse", "same",
+ * "undecided", or "changed" (a neutral metric's higher or lower): JSON's
+ * "outcome" and the HTML cell's class. */
+const char *report_outcome(enum stats_state s);
 
 /* For a campaign whose host changed at a resume (results-db host_facts),
  * one Markdown line per such resume, "The host changed at the resume of
