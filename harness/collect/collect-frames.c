@@ -11,6 +11,7 @@
 #include "collect-private.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ enum role {
 	R_ELAPSED,
 	R_PM_TIME_S,     /* PresentMon: the present's time, s since recording started */
 	R_PM_TIME_MS,    /* the same in ms (--time_ms) */
+	R_PM_DATETIME,   /* the same as local date and time (--date_time) */
 	R_PM_BETWEEN,    /* MsBetweenPresents */
 	R_PM_APP_FRAME,  /* 2.x's CPU frame time when there is no MsBetweenPresents */
 	R_PM_FRAME_TYPE, /* Application, or a generated frame's generator */
@@ -81,6 +83,11 @@ static const struct {
 	{ R_PM_TIME_S, "CPUStartTimeInSeconds" },
 	{ R_PM_TIME_MS, "TimeInMs" },
 	{ R_PM_TIME_MS, "CPUStartTimeInMs" },
+	/* --date_time (2.0 and later): the time columns above become these,
+	 * "Y-M-D H:MM:SS.nnnnnnnnn" in local time (CsvOutput.cpp's
+	 * "%u-%u-%u %u:%02u:%02u.%09llu" of TimestampToLocalSystemTime()) */
+	{ R_PM_DATETIME, "TimeInDateTime" },      /* 2.4 and later, default metrics */
+	{ R_PM_DATETIME, "CPUStartDateTime" },    /* 2.0-2.3 (--v2_metrics later), and 2.4's CPU start */
 	{ R_PM_BETWEEN, "MsBetweenPresents" },
 	{ R_PM_APP_FRAME, "MsBetweenAppStart" },
 	{ R_PM_APP_FRAME, "FrameTime" },
@@ -126,6 +133,12 @@ struct parser {
 	size_t last_line;   /* line of the last row kept */
 	enum role time_role; /* the column timestamps come from */
 	size_t dropped;      /* PresentMon: presents never displayed */
+	/* PresentMon --date_time: the first row's local time, ns (the log's
+	 * present_ns 0 when the date-time column is the clock) */
+	bool have_wall;
+	int64_t wall_origin_ns;
+	struct collect_error *err; /* where a fatal row error goes */
+	bool fatal;                /* err is filled: the parse fails */
 };
 
 static bool next_line(struct parser *p, struct line *l, bool *cut)
@@ -184,6 +197,25 @@ static enum role presentmon_role(const char *s, const char *e)
 	return R_IGNORE;
 }
 
+/* The table's spelling of the header's column that role r was found at
+ * (for messages and ->wall_column): "?" when there is none. */
+static const char *role_name_at(const struct parser *p, const struct line *l, enum role r)
+{
+	const char *s = l->s;
+	for (int i = 0; i < p->have[r] - 1; i++) {
+		const char *c = memchr(s, ',', (size_t)(l->end - s));
+		if (!c)
+			return "?";
+		s = c + 1;
+	}
+	const char *c = memchr(s, ',', (size_t)(l->end - s));
+	const char *e = c ? c : l->end;
+	for (size_t i = 0; i < N_PRESENTMON_COLUMNS; i++)
+		if (presentmon_columns[i].role == r && field_is_nocase(s, e, presentmon_columns[i].name))
+			return presentmon_columns[i].name;
+	return "?";
+}
+
 /* Does the comma-separated line have a column called name? */
 static bool line_has_column(const struct line *l, const char *name)
 {
@@ -208,7 +240,7 @@ static enum collect_source header_kind(const struct line *l)
 		const char *c = memchr(s, ',', (size_t)(l->end - s));
 		const char *e = c ? c : l->end;
 		enum role r = presentmon_role(s, e);
-		pm_time |= r == R_PM_TIME_S || r == R_PM_TIME_MS;
+		pm_time |= r == R_PM_TIME_S || r == R_PM_TIME_MS || r == R_PM_DATETIME;
 		pm_frame |= r == R_PM_BETWEEN || r == R_PM_APP_FRAME;
 		if (!c)
 			break;
@@ -288,7 +320,10 @@ static int read_header(struct parser *p, const struct line *l, struct collect_er
 				                     p->name, l->no, rxvk_columns[optional[i]]);
 	} else if (src == COLLECT_SOURCE_PRESENTMON) {
 		/* a time column and a frame-time column: header_kind() saw both */
-		p->time_role = p->have[R_PM_TIME_S] ? R_PM_TIME_S : R_PM_TIME_MS;
+		p->time_role = p->have[R_PM_TIME_S] ? R_PM_TIME_S
+		               : p->have[R_PM_TIME_MS] ? R_PM_TIME_MS : R_PM_DATETIME;
+		if (p->have[R_PM_DATETIME])
+			p->f->wall_column = role_name_at(p, l, R_PM_DATETIME);
 		/* 1.x names its runtime column Runtime, 2.x PresentRuntime and
 		 * its times CPUStart... */
 		p->f->format = line_has_column(l, "PresentRuntime") || !p->have[R_PM_DROPPED]
@@ -387,11 +422,108 @@ static int check_time(struct parser *p, const struct line *l, const struct colle
 	return 1;
 }
 
+/* ---- local date and time (PresentMon --date_time) -------------------- */
+
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int days_in_month(int64_t y, int m)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
+/* Reads 1..max digits at *s (before e) into *v; false when there are none
+ * or more than max. */
+static bool read_digits(const char **s, const char *e, int max, int64_t *v, int *count)
+{
+	int n = 0;
+	int64_t x = 0;
+	while (*s < e && **s >= '0' && **s <= '9' && n <= max) {
+		x = x * 10 + (**s - '0');
+		(*s)++;
+		n++;
+	}
+	if (count)
+		*count = n;
+	*v = x;
+	return n >= 1 && n <= max;
+}
+
+/*
+ * Parses PresentMon's --date_time value, "Y-M-D H:MM:SS.nnnnnnnnn" as its
+ * CsvOutput.cpp writes it ("%u-%u-%u %u:%02u:%02u.%09llu": month, day and
+ * hour without leading zeros, which are accepted too; the fraction may
+ * have 0 to 9 digits), into ns since 1970-01-01 00:00 of the same calendar:
+ * local time read as if it were UTC, with no zone (differences within one
+ * log or one campaign are all that is used).  Returns true, or false with
+ * why (a sentence without the value) filled.
+ */
+static bool parse_local_datetime(const char *s, const char *e, int64_t *ns, char *why, size_t size)
+{
+	int64_t y, mo, d, h, mi, sec, frac = 0;
+	int nd = 0;
+	const char *form = "expected Y-M-D H:MM:SS.nnnnnnnnn, as PresentMon's --date_time writes it";
+	if (!read_digits(&s, e, 4, &y, NULL) || s == e || *s++ != '-' ||
+	    !read_digits(&s, e, 2, &mo, NULL) || s == e || *s++ != '-' ||
+	    !read_digits(&s, e, 2, &d, NULL) || s == e || *s++ != ' ' ||
+	    !read_digits(&s, e, 2, &h, NULL) || s == e || *s++ != ':' ||
+	    !read_digits(&s, e, 2, &mi, &nd) || nd != 2 || s == e || *s++ != ':' ||
+	    !read_digits(&s, e, 2, &sec, &nd) || nd != 2) {
+		snprintf(why, size, "%s", form);
+		return false;
+	}
+	if (s < e && *s == '.' && ++s < e && *s >= '0' && *s <= '9') {
+		if (!read_digits(&s, e, 9, &frac, &nd)) {
+			snprintf(why, size, "more than 9 digits after the second (%s)", form);
+			return false;
+		}
+		for (int k = nd; k < 9; k++)
+			frac *= 10;
+	}
+	if (s != e) {
+		snprintf(why, size, "%s", form);
+		return false;
+	}
+	/* SYSTEMTIME's ranges: years 1601 to 30827; no leap second */
+	if (y < 1601)
+		snprintf(why, size, "year %" PRId64 " is before 1601", y);
+	else if (mo < 1 || mo > 12)
+		snprintf(why, size, "month %" PRId64 " is not 1 to 12", mo);
+	else if (d < 1 || d > days_in_month(y, (int)mo))
+		snprintf(why, size, "day %" PRId64 " is not in month %" PRId64 " of %" PRId64 " (1 to %d)",
+		         d, mo, y, days_in_month(y, (int)mo));
+	else if (h > 23)
+		snprintf(why, size, "hour %" PRId64 " is not 0 to 23", h);
+	else if (mi > 59)
+		snprintf(why, size, "minute %" PRId64 " is not 0 to 59", mi);
+	else if (sec > 59)
+		snprintf(why, size, "second %" PRId64 " is not 0 to 59", sec);
+	else {
+		int64_t days = days_from_civil(y, (int)mo, (int)d);
+		*ns = ((days * 24 + h) * 60 + mi) * 60 + sec;
+		*ns = *ns * 1000000000 + frac;
+		return true;
+	}
+	return false;
+}
+
 /* A data row being read: its frame, and what PresentMon's columns add. */
 struct row {
 	struct collect_frame fr;
 	double app_frame_ms;       /* PresentMon 2.x's CPU frame time; NaN if absent */
 	bool dropped;              /* PresentMon: the frame was never shown */
+	bool has_wall;             /* PresentMon --date_time: wall_ns is set */
+	int64_t wall_ns;           /* its local time, ns (parse_local_datetime()) */
 };
 
 /* Says a field is broken: "bad NAME 'excerpt'" at its place.  false. */
@@ -418,6 +550,32 @@ static bool field_presentmon(struct parser *p, const struct line *l, const char 
 		if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v * scale > 9e18)
 			return bad_field(p, l, at, name, fs, fe);
 		row->fr.present_ns = (int64_t)llround(v * scale);
+		return true;
+	}
+	case R_PM_DATETIME: {
+		/* a date that does not read is no damage to skip: the run is
+		 * placed in time by it, so the file is refused */
+		char why[160], ex[48];
+		if (!parse_local_datetime(fs, fe, &row->wall_ns, why, sizeof why)) {
+			collect_excerpt(fs, fe, ex, sizeof ex);
+			if (p->err)
+				snprintf(p->err->msg, sizeof p->err->msg, "%s:%zu:%zu: bad %s '%s': %s", p->name,
+				         l->no, (size_t)(at - l->s) + 1, p->f->wall_column, ex, why);
+			p->fatal = true;
+			return false;
+		}
+		row->has_wall = true;
+		if (p->time_role == R_PM_DATETIME) {
+			if (!p->have_wall) {
+				p->have_wall = true;
+				p->wall_origin_ns = row->wall_ns;
+			}
+			row->fr.present_ns = row->wall_ns - p->wall_origin_ns;
+			if (row->fr.present_ns < 0) {
+				broken(p, l, at, "%s goes back in time%s", p->f->wall_column, "");
+				return false;
+			}
+		}
 		return true;
 	}
 	case R_PM_BETWEEN:
@@ -538,6 +696,7 @@ static bool read_field(struct parser *p, const struct line *l, const char *at, e
 	switch (r) {
 	case R_PM_TIME_S:
 	case R_PM_TIME_MS:
+	case R_PM_DATETIME:
 	case R_PM_BETWEEN:
 	case R_PM_APP_FRAME:
 	case R_PM_FRAME_TYPE:
@@ -579,6 +738,11 @@ static int finish_row(struct parser *p, const struct line *l, struct row *row)
 		if (rc <= 0)
 			return rc;
 	}
+	if (row->has_wall && !p->f->has_wall_clock) {
+		/* the local time of present_ns 0 */
+		p->f->has_wall_clock = true;
+		p->f->wall_start_ns = row->wall_ns - fr->present_ns;
+	}
 	if (mango && p->f->n < STARTUP_ROWS_MAX)
 		p->first_lines[p->f->n] = l->no;
 	p->last_line = l->no;
@@ -614,7 +778,7 @@ static int parse_row(struct parser *p, const struct line *l)
 			const char *fs = s, *fe = e;
 			trim(&fs, &fe);
 			if (!read_field(p, l, s, r, fs, fe, &row))
-				return 0;
+				return p->fatal ? -EINVAL : 0;
 		}
 		if (!c)
 			break;
@@ -826,7 +990,7 @@ static int find_header(struct parser *p, struct line *l, size_t len, enum collec
 		return set_error(err, "%s:1:1: not a MangoHud log: no header with 'frametime' or 'fps' in the first %d lines",
 		                 p->name, HEADER_SEARCH_LINES);
 	if (source == COLLECT_SOURCE_PRESENTMON)
-		return set_error(err, "%s:1:1: not a PresentMon CSV: no header with a time column (TimeInSeconds, CPUStartTime) and MsBetweenPresents in the first %d lines",
+		return set_error(err, "%s:1:1: not a PresentMon CSV: no header with a time column (TimeInSeconds, CPUStartTime, CPUStartDateTime) and MsBetweenPresents in the first %d lines",
 		                 p->name, HEADER_SEARCH_LINES);
 	return set_error(err, "%s:1:1: not a frame log: no renderer header (present_ns, kind), MangoHud header (frametime, fps) or PresentMon header (TimeInSeconds, MsBetweenPresents) in the first %d lines",
 	                 p->name, HEADER_SEARCH_LINES);
@@ -892,6 +1056,7 @@ int collect_frames_parse(const char *name, const char *data, size_t len,
 		.end = data + len,
 		.pos = data,
 		.f = f,
+		.err = err,
 	};
 	struct line l;
 	int rc = find_header(&p, &l, len, source, err);

@@ -58,8 +58,9 @@ enum collect_clock {
 	COLLECT_CLOCK_MONOTONIC = 0,
 	/* present_ns counts from the log's own start (MangoHud's `elapsed`,
 	 * or the running sum of frame times when there is none; PresentMon's
-	 * TimeInSeconds or CPUStartTime): t0 must be given on that clock
-	 * (0 = the log started with the route). */
+	 * TimeInSeconds or CPUStartTime, or with --date_time the time since
+	 * its first row): t0 must be given on that clock (0 = the log
+	 * started with the route). */
 	COLLECT_CLOCK_LOG_START = 1,
 };
 
@@ -98,6 +99,16 @@ struct collect_frames {
 	 * are samples of frame times.  See docs/metrics.md, "sampled logs". */
 	bool sampled;
 	bool frametime_was_us;      /* MangoHud frametime column read as µs */
+	/* PresentMon's --date_time columns (TimeInDateTime, CPUStartDateTime):
+	 * the log's wall clock, local time with no zone.  wall_start_ns is
+	 * the local time of present_ns 0 (the first row when the date-time
+	 * column is the clock) in ns since 1970-01-01 00:00 of the local
+	 * calendar, read as if it were UTC: only differences between such
+	 * times mean anything (docs/reports.md 4.1).  No other format read
+	 * here carries a wall clock. */
+	bool has_wall_clock;
+	int64_t wall_start_ns;
+	const char *wall_column;    /* the column it came from; NULL without */
 	size_t lines;               /* lines read, header included */
 	size_t broken_lines;        /* rows skipped as broken or cut off */
 	size_t dropped_rows;        /* rows left out on purpose (absurd start-up rows) */
@@ -108,14 +119,17 @@ struct collect_frames {
  * Parses a frame log held in memory.  `name` is used in messages and kept in
  * ->path; data need not be NUL-terminated.  source COLLECT_SOURCE_AUTO
  * detects the format from the header (a header with `present_ns` and `kind`
- * is the renderer's; one with a time column (TimeInSeconds, CPUStartTime, in
- * any case) and a frame-time column (MsBetweenPresents, FrameTime) is
+ * is the renderer's; one with a time column (TimeInSeconds, CPUStartTime,
+ * or --date_time's TimeInDateTime, CPUStartDateTime; in any case) and a
+ * frame-time column (MsBetweenPresents, FrameTime) is
  * PresentMon's; one with `frametime` or `fps`, possibly after MangoHud's
  * system-info block, is MangoHud's).
  *
  * Returns 0 and a new object in *out (free with collect_frames_destroy()),
  * even when rows were skipped (see ->warnings); -EINVAL when the file has no
- * usable header or lacks a required column, with err filled (if not NULL);
+ * usable header or lacks a required column, or a PresentMon date-time value
+ * does not read (it places the run in time: no row of it is skipped), with
+ * err filled (if not NULL);
  * -ENOMEM.  *out is untouched on failure.
  */
 int collect_frames_parse(const char *name, const char *data, size_t len,
