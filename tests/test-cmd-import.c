@@ -3,7 +3,11 @@
  * did not exist, with --label repeated for an arm that has it; several logs
  * at once with --round and --position; MangoHud logs with the default t0;
  * a glitched timestamp; a log covering part of the window made void; a
- * PresentMon CSV beside them; and the refusals, which write nothing. */
+ * PresentMon CSV beside them; PresentMon 2.x logs with --date_time placed
+ * by their own clocks (in blocks: "arms not interleaved" and the wide
+ * interval; interleaved in time though imported arm by arm: the time term
+ * on their real spacing), and a date that does not read refused at
+ * file:line:column; and the refusals, which write nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +15,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <jansson.h>
 #include <inttypes.h>
 #include <math.h>
 #include <sys/stat.h>
@@ -346,6 +351,212 @@ static void test_import__glitch_partial_log_and_presentmon(void **state)
 	tdir_remove(&e.t);
 }
 
+/* A PresentMon 2.x log written with --date_time: the header of
+ * GameTechDev/PresentMon v2.5.1 PresentMon/CsvOutput.cpp with
+ * --v2_metrics (2.0-2.3's default), display tracking on and GPU tracking
+ * off; CPUStartDateTime as its WriteCsvRow() writes it,
+ * "%u-%u-%u %u:%02u:%02u.%09llu" of local time.  Frames at a steady fps
+ * for 10 s from 2026-3-28 at h:mi:s local time. */
+static void write_presentmon_dt(const char *path, double fps, int h, int mi, int sec)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "Application,ProcessID,SwapChainAddress,PresentRuntime,SyncInterval,PresentFlags,"
+	           "AllowsTearing,PresentMode,CPUStartDateTime,FrameTime,CPUBusy,CPUWait,"
+	           "DisplayLatency,DisplayedTime,AnimationError,AnimationTime,MsFlipDelay\r\n");
+	double ft_ms = 1000.0 / fps;
+	for (int k = 0; k * ft_ms < 10000; k++) {
+		int64_t ns = (int64_t)llround(k * ft_ms * 1e6);
+		int64_t s_all = (int64_t)((h * 60 + mi) * 60 + sec) + ns / 1000000000;
+		fprintf(f, "game.exe,4242,0x1C2A4D1F230,DXGI,1,0,0,Composed: Flip,"
+		           "2026-3-28 %d:%02d:%02d.%09" PRId64 ",%.4f,%.4f,0.5000,30.0000,%.4f,0.0000,%.4f,NA\r\n",
+		        (int)(s_all / 3600), (int)(s_all / 60 % 60), (int)(s_all % 60), ns % 1000000000,
+		        ft_ms, ft_ms - 0.5, ft_ms, (double)ns / 1e6);
+	}
+	fclose(f);
+}
+
+/* The report's JSON verdict of arm B's real fps in campaign name. */
+static json_t *verdict_b(struct env *e, const char *name, json_t **doc, char **md)
+{
+	const char *args[] = { "report", name, "--format", "json", "--db", e->db, NULL };
+	struct out r = run(args);
+	assert_int_equal(r.rc, 0);
+	json_error_t je;
+	*doc = json_loads(r.text, 0, &je);
+	free(r.text);
+	assert_non_null(*doc);
+	const char *margs[] = { "report", name, "--format", "md", "--db", e->db, NULL };
+	struct out m = run(margs);
+	assert_int_equal(m.rc, 0);
+	*md = m.text;
+	json_t *b = json_array_get(json_object_get(*doc, "arms"), 1);
+	json_t *v = json_object_get(json_object_get(b, "verdict"), "real_fps");
+	assert_non_null(v);
+	return v;
+}
+
+/* One night of 8 runs, 2 minutes apart from 22:00, each 10 s: fps
+ * drifting down 3 % over the night with a little noise and no difference
+ * between the arms; arm_at[i] says which arm ran i-th.  A's logs are
+ * imported in one command, then B's, as a user with two folders would. */
+static void import_night(struct env *e, const char *name, const char *arm_at)
+{
+	static const double noise[8] = { 0.31, -0.22, 0.05, -0.41, 0.18, -0.07, 0.36, -0.2 };
+	char paths[8][PATH_MAX];
+	for (int i = 0; i < 8; i++) {
+		char file[64];
+		snprintf(file, sizeof file, "%s-%d-%c.csv", name, i, arm_at[i]);
+		/* written out of order: the clock, not the name, places them */
+		write_presentmon_dt(tdir_file(&e->t, file, paths[i], sizeof paths[i]),
+		                    60.0 * (1 - 0.03 * i / 7.0) + noise[i], 22, 2 * i, 0);
+	}
+	for (char arm = 'A'; arm <= 'B'; arm++) {
+		const char *args[16] = { "import", name, arm == 'A' ? "A" : "B" };
+		int n = 3;
+		for (int i = 7; i >= 0; i--)
+			if (arm_at[i] == arm)
+				args[n++] = paths[i];
+		const char *tail[] = { "--window", "1s", "9s", "--db", e->db, NULL };
+		for (int k = 0; tail[k]; k++)
+			args[n++] = tail[k];
+		args[n] = NULL;
+		struct out r = run(args);
+		assert_int_equal(r.rc, 0);
+		assert_non_null(strstr(r.text, "(PresentMon 2.x CSV)"));
+		assert_non_null(strstr(r.text, "started 2026-03-28 22:"));
+		free(r.text);
+	}
+}
+
+static void test_import__date_time_logs_place_their_runs(void **state)
+{
+	(void)state;
+	struct env e;
+	env_make(&e);
+	/* all A, then all B, by the logs' clocks */
+	import_night(&e, "blocks", "AAAABBBB");
+	struct db *db;
+	assert_int_equal(db_open(e.db, &db), 0);
+	size_t n;
+	int64_t cid;
+	struct db_run *runs = runs_of(db, "blocks", &n, &cid);
+	assert_int_equal(n, 8);
+	/* within one command, in the clock's order though given backwards */
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(runs[i].position, (int)i + 1);
+		double after = metric(db, runs[i].id, "wall_local_start_s") -
+		               metric(db, runs[0].id, "wall_local_start_s");
+		double span = metric(db, runs[i].id, "wall_local_end_s") -
+		              metric(db, runs[i].id, "wall_local_start_s");
+		assert_true(fabs(after - 120.0 * (double)i) < 1e-6);
+		assert_true(span > 9.9 && span < 10.0);
+	}
+	free(runs);
+	json_t *doc;
+	char *md;
+	json_t *v = verdict_b(&e, "blocks", &doc, &md);
+	assert_string_equal(json_string_value(json_object_get(v, "method")), "arm_time");
+	assert_true(json_is_false(json_object_get(v, "interleaved")));
+	assert_non_null(strstr(md, "**warning:** arms not interleaved: A and B ran in blocks"));
+	const char *state_b = json_string_value(json_object_get(v, "state"));
+	assert_true(strcmp(state_b, "faster") != 0 && strcmp(state_b, "slower") != 0);
+	double wide = json_real_value(json_object_get(v, "ci_high")) -
+	              json_real_value(json_object_get(v, "ci_low"));
+	print_message("blocks: %s, interval width %.3f fps\n", state_b, wide);
+	json_decref(doc);
+	free(md);
+
+	/* interleaved in time (ABAB...), though imported arm by arm, so their
+	 * positions are blocks: the clocks place them */
+	import_night(&e, "night", "ABABBABA");
+	runs = runs_of(db, "night", &n, &cid);
+	assert_int_equal(n, 8);
+	assert_int_equal(runs[0].arm_letter, 'A');
+	assert_int_equal(runs[4].arm_letter, 'B');
+	free(runs);
+	v = verdict_b(&e, "night", &doc, &md);
+	assert_string_equal(json_string_value(json_object_get(v, "method")), "arm_time");
+	assert_true(json_is_true(json_object_get(v, "interleaved")));
+	assert_null(strstr(md, "arms not interleaved"));
+	double narrow = json_real_value(json_object_get(v, "ci_high")) -
+	                json_real_value(json_object_get(v, "ci_low"));
+	print_message("interleaved: interval width %.3f fps\n", narrow);
+	/* the same values at the same times, only the arms' order differs:
+	 * in blocks the arm column is 0.87 correlated with the linear term
+	 * (variance inflation 4.2, se x 2.05 at the same s); measured 1.93
+	 * against 1.14 fps */
+	assert_true(wide > 1.5 * narrow);
+	json_decref(doc);
+	free(md);
+
+	/* with --position the user places the run: no clock is kept */
+	char p[PATH_MAX];
+	write_presentmon_dt(tdir_file(&e.t, "placed.csv", p, sizeof p), 60, 23, 30, 0);
+	const char *placed[] = { "import", "night", "A", p, "--position", "20", "--db", e.db, NULL };
+	struct out r = run(placed);
+	assert_int_equal(r.rc, 0);
+	assert_null(strstr(r.text, "started"));
+	free(r.text);
+	runs = runs_of(db, "night", &n, &cid);
+	assert_int_equal(n, 9);
+	assert_int_equal(runs[8].position, 20);
+	assert_true(isnan(metric(db, runs[8].id, "wall_local_start_s")));
+	free(runs);
+
+	/* runs that overlap on their clocks did not run one after the other
+	 * (the clocks went back an hour, or two machines): named, and the
+	 * runs keep their positions */
+	char d1[PATH_MAX], d2[PATH_MAX], d3[PATH_MAX], d4[PATH_MAX];
+	write_presentmon_dt(tdir_file(&e.t, "d1.csv", d1, sizeof d1), 60, 2, 50, 0);
+	write_presentmon_dt(tdir_file(&e.t, "d2.csv", d2, sizeof d2), 61, 2, 52, 0);
+	write_presentmon_dt(tdir_file(&e.t, "d3.csv", d3, sizeof d3), 60, 2, 50, 5);
+	write_presentmon_dt(tdir_file(&e.t, "d4.csv", d4, sizeof d4), 61, 2, 56, 0);
+	const char *da[] = { "import", "dst", "A", d1, d3, "--window", "1s", "9s", "--db", e.db, NULL };
+	r = run(da);
+	assert_int_equal(r.rc, 0);
+	free(r.text);
+	const char *db_[] = { "import", "dst", "B", d2, d4, "--db", e.db, NULL };
+	r = run(db_);
+	assert_int_equal(r.rc, 0);
+	free(r.text);
+	json_t *dv = verdict_b(&e, "dst", &doc, &md);
+	assert_non_null(strstr(md, "runs 1 and 2 overlap on their logs' local clocks"));
+	(void)dv;
+	json_decref(doc);
+	free(md);
+	db_close(db);
+	tdir_remove(&e.t);
+}
+
+static void test_import__bad_date_time_writes_nothing(void **state)
+{
+	(void)state;
+	struct env e;
+	env_make(&e);
+	char good[PATH_MAX], bad[PATH_MAX];
+	write_presentmon_dt(tdir_file(&e.t, "good.csv", good, sizeof good), 60, 22, 0, 0);
+	FILE *f = fopen(tdir_file(&e.t, "bad.csv", bad, sizeof bad), "w");
+	assert_non_null(f);
+	fprintf(f, "Application,ProcessID,CPUStartDateTime,FrameTime\n"
+	           "game.exe,4242,2026-3-28 22:02:00.000000000,16.6667\n"
+	           "game.exe,4242,2026-3-28 22:02:00.016666700,16.6667\n"
+	           "game.exe,4242,2026-3-32 22:02:00.033333400,16.6667\n");
+	fclose(f);
+	const char *args[] = { "import", "night", "A", good, bad, "--window", "1s", "9s", "--db", e.db, NULL };
+	struct out r = run(args);
+	assert_int_equal(r.rc, 1);
+	assert_non_null(strstr(r.text, "bad.csv:4:15: bad CPUStartDateTime '2026-3-32 22:02:00.033333400': "
+	                               "day 32 is not in month 3 of 2026 (1 to 31)"));
+	free(r.text);
+	struct db *db;
+	assert_int_equal(db_open(e.db, &db), 0);
+	struct db_campaign *c;
+	assert_int_equal(db_campaign_find(db, "night", &c), -ENOENT);
+	db_close(db);
+	tdir_remove(&e.t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +564,8 @@ int main(void)
 		cmocka_unit_test(test_import__several_logs_with_round_and_position),
 		cmocka_unit_test(test_import__refusals_write_nothing),
 		cmocka_unit_test(test_import__glitch_partial_log_and_presentmon),
+		cmocka_unit_test(test_import__date_time_logs_place_their_runs),
+		cmocka_unit_test(test_import__bad_date_time_writes_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,6 +209,28 @@ static void test_presentmon__date_time_columns_give_a_wall_clock(void **state)
 	assert_true(f->wall_start_ns == local_ns(2028, 2, 29, 9, 5, 7, 500000000));
 	assert_true(f->frames[2].present_ns == 50000000);
 	collect_frames_destroy(f);
+
+	/* 1.x's -date_time keeps the header and writes the date in
+	 * TimeInSeconds (v1.9.2 CsvOutput.cpp, QpcToLocalSystemTime()) */
+	t = "Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,Dropped,"
+	    "TimeInSeconds,msInPresentAPI,msBetweenPresents\n"
+	    "a.exe,1,0x1,DXGI,1,0,0,2026-10-25 2:59:59.990000000,0.1,16\n"
+	    "a.exe,1,0x1,DXGI,1,0,0,2026-10-25 3:00:00.006000000,0.1,16\n";
+	assert_int_equal(collect_frames_parse("v1.csv", t, strlen(t), COLLECT_SOURCE_AUTO, &f, &err), 0);
+	assert_string_equal(f->format, "PresentMon 1.x CSV");
+	assert_int_equal(f->n, 2);
+	assert_true(f->has_wall_clock);
+	assert_string_equal(f->wall_column, "TimeInSeconds");
+	assert_true(f->wall_start_ns == local_ns(2026, 10, 25, 2, 59, 59, 990000000));
+	assert_true(f->frames[1].present_ns == 16000000);
+	collect_frames_destroy(f);
+	/* a number after a date in it is a bad date */
+	t = "Application,Dropped,TimeInSeconds,msBetweenPresents\n"
+	    "a.exe,0,2026-10-25 2:59:59.990000000,16\n"
+	    "a.exe,0,1.016,16\n";
+	f = NULL;
+	assert_int_equal(collect_frames_parse("v1.csv", t, strlen(t), COLLECT_SOURCE_AUTO, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "v1.csv:3:9: bad TimeInSeconds '1.016': expected Y-M-D"));
 }
 
 static void test_presentmon__bad_date_time_is_an_error(void **state)

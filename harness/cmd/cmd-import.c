@@ -5,8 +5,9 @@
  * when there is none of that name (its window from --window or --route),
  * the arm made when the campaign has none of that letter (a repeated
  * --label or --env must match the arm's), and the new runs' places (rounds,
- * positions).  Reading the files and the metrics are the collectors'
- * (run_collect()).  Nothing is written unless every log can be imported:
+ * positions: a log with a wall clock, PresentMon's --date_time, is
+ * placed by it unless --position is given).  Reading the files and the
+ * metrics are the collectors' (run_collect()).  Nothing is written unless every log can be imported:
  * the campaign, the arm and every run go in one transaction. */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "collect/collect.h"
@@ -102,6 +104,9 @@ struct one {
 	struct collect_frames *frames;
 	struct run_collected col;
 	int64_t t0_ns;
+	bool has_wall;             /* the log's wall clock places the run */
+	double wall_s[2];          /* the route's t0 and the last frame on it,
+	                            * local seconds (collect.h, wall_start_ns) */
 	int round, position;
 	int64_t run_id;
 };
@@ -243,8 +248,21 @@ static int read_logs(struct import *im, char **paths)
 			*slash = 0;
 		l->t0_ns = im->o.have_t0 ? im->o.t0_ns
 		           : l->frames->clock == COLLECT_CLOCK_MONOTONIC ? l->frames->frames[0].present_ns : 0;
+		/* --position places the runs as the user says */
+		const struct collect_frames *f = l->frames;
+		if (f->has_wall_clock && !im->o.position) {
+			l->has_wall = true;
+			l->wall_s[0] = (double)(f->wall_start_ns + l->t0_ns) / 1e9;
+			l->wall_s[1] = (double)(f->wall_start_ns + f->frames[f->n - 1].present_ns) / 1e9;
+		}
 	}
 	return 0;
+}
+
+static int by_wall_start(const void *a, const void *b)
+{
+	const struct one *x = a, *y = b;
+	return (x->wall_s[0] > y->wall_s[0]) - (x->wall_s[0] < y->wall_s[0]);
 }
 
 /* --log with its collector profile, and a new campaign's window from
@@ -340,6 +358,13 @@ static int place_runs(struct import *im)
 	int rc;
 	if (im->arm && (rc = check_arm(&im->o, im->c, im->arm)) < 0)
 		return rc == -ENOMEM ? RXDECK_EXIT_FAILURE : RXDECK_EXIT_USAGE;
+	/* logs that all carry a wall clock take their places in its order
+	 * (the report fits the time term on the times themselves) */
+	bool all_wall = true;
+	for (size_t i = 0; i < im->n_logs; i++)
+		all_wall &= im->logs[i].has_wall;
+	if (all_wall)
+		qsort(im->logs, im->n_logs, sizeof *im->logs, by_wall_start);
 	int last_position = 0, last_round = 0;
 	for (size_t i = 0; i < im->nr; i++) {
 		if (im->runs[i].position > last_position)
@@ -396,6 +421,10 @@ static int measure_logs(struct import *im)
 			fprintf(stderr, "%s: %s\n", COMMAND, l->col.warnings);
 		/* plots place the window from the database alone */
 		run_collected_add_metric(&l->col, "route_t0_ns", (double)l->t0_ns);
+		if (l->has_wall) {
+			run_collected_add_metric(&l->col, "wall_local_start_s", l->wall_s[0]);
+			run_collected_add_metric(&l->col, "wall_local_end_s", l->wall_s[1]);
+		}
 	}
 	return 0;
 }
@@ -463,9 +492,11 @@ static int write_runs(struct import *im, int64_t arm_id)
 		for (size_t k = 0; k < n_added; k++)
 			if (im->added[k].position == l->position)
 				l->run_id = im->added[k].id;
-		/* none of the formats carries a wall clock the run can be
-		 * timed by (docs/reports.md 4.1), and a file's times say when
-		 * it was copied, not when it ran: the run is untimed */
+		/* a file's times say when it was copied, not when it ran, and
+		 * the one wall clock a format carries (PresentMon's
+		 * --date_time) is local time with no zone, kept as metrics
+		 * for placing the runs against each other: the run is
+		 * untimed (docs/reports.md 4.1) */
 		if ((rc = db_run_mark_running(db, l->run_id, DB_UNTIMED, l->dir)) < 0)
 			return rc;
 		l->col.r.status = l->col.void_reason[0] ? DB_RUN_VOID : DB_RUN_DONE;
@@ -503,8 +534,15 @@ static int write_all(struct import *im)
 		printf("made campaign %s, measuring %g s to %g s\n", im->campaign, im->window[0], im->window[1]);
 	for (size_t i = 0; i < im->n_logs; i++) {
 		const struct one *l = &im->logs[i];
-		printf("imported '%s' (%s) into campaign %s as run %d, arm %c, round %d%s%s\n", l->path,
-		       l->frames->format, im->campaign, l->position, im->letter, l->round,
+		char when[64] = "";
+		if (l->has_wall) {
+			time_t t = (time_t)floor(l->wall_s[0]);
+			struct tm tm;
+			if (gmtime_r(&t, &tm))
+				strftime(when, sizeof when, ", started %Y-%m-%d %H:%M:%S local time", &tm);
+		}
+		printf("imported '%s' (%s) into campaign %s as run %d, arm %c, round %d%s%s%s\n", l->path,
+		       l->frames->format, im->campaign, l->position, im->letter, l->round, when,
 		       l->col.void_reason[0] ? ": void, " : "", l->col.void_reason);
 	}
 	return 0;
@@ -564,8 +602,10 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 			"after the arm's last round and the campaign's last run).  The window is\n"
 			"measured from t0: the renderer's first frame, a MangoHud or PresentMon\n"
 			"log's start, unless --t0 says otherwise.  A log covering less than 90 % of\n"
-			"the window makes its run void.  With --log, the game's log lines are read\n"
-			"through the collector profile.",
+			"the window makes its run void.  A PresentMon log written with --date_time\n"
+			"carries its local time: such logs are placed by it (in the report's time\n"
+			"term too) unless --position is given.  With --log, the game's log lines\n"
+			"are read through the collector profile.",
 		.options = options,
 		.on_option = on_option,
 		.ctx = o,

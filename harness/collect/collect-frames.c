@@ -137,6 +137,8 @@ struct parser {
 	 * present_ns 0 when the date-time column is the clock) */
 	bool have_wall;
 	int64_t wall_origin_ns;
+	bool time_kind_known;      /* the time column's first value was seen */
+	bool time_is_date;         /* ... and was a date (1.x's -date_time) */
 	struct collect_error *err; /* where a fatal row error goes */
 	bool fatal;                /* err is filled: the parse fails */
 };
@@ -536,6 +538,38 @@ static bool bad_field(struct parser *p, const struct line *l, const char *at, co
 	return false;
 }
 
+/* A date-time field (parse_local_datetime()): the row's wall clock and,
+ * when the column is the log's clock, its present_ns from the first row.
+ * A date that does not read is no damage to skip: the run is placed in
+ * time by it, so the file is refused (p->fatal, err filled).  false: the
+ * row is broken (said) or the file refused. */
+static bool field_datetime(struct parser *p, const struct line *l, const char *at, const char *fs,
+                           const char *fe, struct row *row, bool is_clock)
+{
+	char why[160], ex[48];
+	if (!parse_local_datetime(fs, fe, &row->wall_ns, why, sizeof why)) {
+		collect_excerpt(fs, fe, ex, sizeof ex);
+		if (p->err)
+			snprintf(p->err->msg, sizeof p->err->msg, "%s:%zu:%zu: bad %s '%s': %s", p->name, l->no,
+			         (size_t)(at - l->s) + 1, p->f->wall_column, ex, why);
+		p->fatal = true;
+		return false;
+	}
+	row->has_wall = true;
+	if (is_clock) {
+		if (!p->have_wall) {
+			p->have_wall = true;
+			p->wall_origin_ns = row->wall_ns;
+		}
+		row->fr.present_ns = row->wall_ns - p->wall_origin_ns;
+		if (row->fr.present_ns < 0) {
+			broken(p, l, at, "%s goes back in time%s", p->f->wall_column, "");
+			return false;
+		}
+	}
+	return true;
+}
+
 /* PresentMon's fields: times, frame times, frame type, dropped.  false:
  * the row is broken (said). */
 static bool field_presentmon(struct parser *p, const struct line *l, const char *at, enum role r,
@@ -546,38 +580,25 @@ static bool field_presentmon(struct parser *p, const struct line *l, const char 
 	switch (r) {
 	case R_PM_TIME_S:
 	case R_PM_TIME_MS: {
+		/* 1.x's -date_time writes the date in TimeInSeconds: the first
+		 * row says which the column holds */
+		if (!p->time_kind_known) {
+			p->time_kind_known = true;
+			if (memchr(fs, ':', (size_t)(fe - fs))) {
+				p->time_is_date = true;
+				p->f->wall_column = name;
+			}
+		}
+		if (p->time_is_date)
+			return field_datetime(p, l, at, fs, fe, row, true);
 		double scale = r == R_PM_TIME_S ? 1e9 : 1e6;
 		if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v * scale > 9e18)
 			return bad_field(p, l, at, name, fs, fe);
 		row->fr.present_ns = (int64_t)llround(v * scale);
 		return true;
 	}
-	case R_PM_DATETIME: {
-		/* a date that does not read is no damage to skip: the run is
-		 * placed in time by it, so the file is refused */
-		char why[160], ex[48];
-		if (!parse_local_datetime(fs, fe, &row->wall_ns, why, sizeof why)) {
-			collect_excerpt(fs, fe, ex, sizeof ex);
-			if (p->err)
-				snprintf(p->err->msg, sizeof p->err->msg, "%s:%zu:%zu: bad %s '%s': %s", p->name,
-				         l->no, (size_t)(at - l->s) + 1, p->f->wall_column, ex, why);
-			p->fatal = true;
-			return false;
-		}
-		row->has_wall = true;
-		if (p->time_role == R_PM_DATETIME) {
-			if (!p->have_wall) {
-				p->have_wall = true;
-				p->wall_origin_ns = row->wall_ns;
-			}
-			row->fr.present_ns = row->wall_ns - p->wall_origin_ns;
-			if (row->fr.present_ns < 0) {
-				broken(p, l, at, "%s goes back in time%s", p->f->wall_column, "");
-				return false;
-			}
-		}
-		return true;
-	}
+	case R_PM_DATETIME:
+		return field_datetime(p, l, at, fs, fe, row, p->time_role == R_PM_DATETIME);
 	case R_PM_BETWEEN:
 	case R_PM_APP_FRAME:
 		if (collect_parse_number(fs, fe, &v) != 0 || v < 0 || v > 1e9)

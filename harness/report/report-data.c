@@ -251,6 +251,9 @@ static int load_run_values(struct db *db, const struct report_data *rd, struct r
 		r->has_t0 = true;
 		r->t0_ns = (int64_t)llround(t0);
 	}
+	r->has_wall = value_of(m, n, REPORT_WALL_START_METRIC, &r->wall_s[0]) == 0 &&
+	              value_of(m, n, REPORT_WALL_END_METRIC, &r->wall_s[1]) == 0 &&
+	              isfinite(r->wall_s[0]) && isfinite(r->wall_s[1]) && r->wall_s[1] >= r->wall_s[0];
 	free(m);
 
 	static const char *const frame_keys[] = { "real_fps", "shown_fps", "p50_ms", "p95_ms",
@@ -625,6 +628,54 @@ static void add_warning(struct report_data *rd, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The usable runs' places in time from their logs' wall clocks (imported
+ * PresentMon logs written with --date_time), seconds after the first, in
+ * t (one per usable run, in rd->runs order): true when every usable run
+ * has one and no two runs of the campaign overlap on it.  The clock is
+ * local time with no zone, so only differences within the campaign are
+ * used; runs that overlap cannot have run one after the other on one
+ * machine, so a clock change (daylight saving time going back) or logs of
+ * two machines are named in a warning, once, and the runs keep their
+ * positions.
+ */
+static bool wall_clock_times(struct report_data *rd, double *t)
+{
+	size_t n = 0;
+	double first = INFINITY;
+	for (size_t i = 0; i < rd->n_runs; i++) {
+		const struct report_run *r = &rd->runs[i];
+		if (r->is_void)
+			continue;
+		if (!r->has_wall)
+			return false;
+		first = fmin(first, r->wall_s[0]);
+		n++;
+	}
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < rd->n_runs; i++)
+		for (size_t j = 0; j < rd->n_runs; j++) {
+			const struct report_run *a = &rd->runs[i], *b = &rd->runs[j];
+			if (i == j || !a->has_wall || !b->has_wall || a->wall_s[0] > b->wall_s[0] ||
+			    (a->wall_s[0] == b->wall_s[0] && i > j) || b->wall_s[0] >= a->wall_s[1])
+				continue;
+			if (!rd->wall_overlap_said) {
+				rd->wall_overlap_said = true;
+				add_warning(rd, "runs %d and %d overlap on their logs' local clocks: a clock "
+				            "change (daylight saving time) or logs of two machines; the runs "
+				            "are placed by their positions, not by their times",
+				            a->run->position, b->run->position);
+			}
+			return false;
+		}
+	size_t k = 0;
+	for (size_t i = 0; i < rd->n_runs; i++)
+		if (!rd->runs[i].is_void)
+			t[k++] = rd->runs[i].wall_s[0] - first;
+	return true;
+}
+
 /* The drift over the campaign per metric: the time coefficient of a model
  * of every arm's usable runs on arm and linear time over the runs' real
  * span (their start times; in runs when some run is untimed, an import),
@@ -659,6 +710,12 @@ static int drift_and_warnings(struct report_data *rd)
 	for (size_t i = 0, j = 0; i < rd->n_runs && timed; i++)
 		if (!rd->runs[i].is_void)
 			ts[j++] = (double)(rd->runs[i].run->start_unix_ms - t0) / 1000.0;
+	if (!timed && wall_clock_times(rd, ts)) {
+		/* imports placed by their logs' clocks: the time term and the
+		 * span are theirs */
+		timed = true;
+		memcpy(t, ts, k * sizeof *t);
+	}
 	for (size_t m = 0; m < nm && rd->n_arms <= STATS_MAX_GROUPS; m++) {
 		size_t j = 0;
 		for (size_t i = 0; i < rd->n_runs; i++)
@@ -757,6 +814,10 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 		g[k] = r->arm;
 		k++;
 	}
+	/* imports placed by their logs' clocks: the time term is fitted on
+	 * the real spacing */
+	if (wall_clock_times(rd, t))
+		placed = true;
 	for (size_t m = 0; m < rd->n_metrics && !err; m++) {
 		if (!rd->has_data[m])
 			continue;

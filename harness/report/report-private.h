@@ -11,6 +11,11 @@
 /* The run's route start on CLOCK_MONOTONIC, stored by the run supervisor
  * as a metric: frame and sample times are placed on the route with it. */
 #define REPORT_T0_METRIC "route_t0_ns"
+/* An imported run's route start and last frame on its log's wall clock,
+ * local seconds with no zone (PresentMon's --date_time; cmd-import.c):
+ * imported runs are placed in time by them, against each other only. */
+#define REPORT_WALL_START_METRIC "wall_local_start_s"
+#define REPORT_WALL_END_METRIC "wall_local_end_s"
 /* Sampler readings the report derives metrics from (deck_reading_name()). */
 #define REPORT_SAMPLE_GPU_BUSY "gpu_busy_pct"
 #define REPORT_SAMPLE_SWAP_IN "swap_in_pages"
@@ -24,6 +29,8 @@ struct report_run {
 	double *v;           /* one per metric of stats_metrics; NaN: no data */
 	bool has_t0;
 	int64_t t0_ns;       /* REPORT_T0_METRIC when has_t0 */
+	bool has_wall;
+	double wall_s[2];    /* REPORT_WALL_START/END_METRIC when has_wall */
 };
 
 /* One arm and its statistics (over its usable, non-void runs). */
@@ -134,6 +141,7 @@ struct report_data {
 	char warnings[4][320]; /* drift whose interval excludes 0, arms in
 	                        * blocks, void runs in one arm; "" when none */
 	size_t n_warnings;
+	bool wall_overlap_said;   /* wall_clock_times()'s warning is given */
 	double round_s;      /* mean wall time of a round; NaN: not known */
 	/* The sequential rule (docs/metrics.md, 6.5): a campaign with a planned
 	 * maximum of rounds is decided at the level its last look spends. */
