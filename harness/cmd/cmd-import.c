@@ -578,7 +578,7 @@ int cmd_import(int argc, char **argv, struct cmd_context *ctx)
 		OPT_STRING(0, "label", &o->label, "TEXT", "the arm's label: names a new arm, or must match an existing arm's"),
 		OPT_CALLBACK('e', "env", 1, "KEY=VALUE", "the arm's env (repeatable): for a new arm, or the existing arm's exactly", OPT_ENV),
 		OPT_INT(0, "round", &o->round, 1, PLAN_MAX_ROUNDS, "N", "the first log's round, the next logs' the rounds after it (default: after the arm's last)"),
-		OPT_INT(0, "position", &o->position, 1, INT_MAX / 2, "N", "the first log's place in the campaign's run order, the next logs' after it (default: after the last run)"),
+		OPT_INT(0, "position", &o->position, 1, INT_MAX / 2, "N", "the first log's place in the campaign's run order, the next logs' after it (default: after the last run; a PresentMon --date_time log: by its clock)"),
 		OPT_CALLBACK(0, "t0", 1, "NS", "the route's start on the logs' clock, ns (default: the renderer's first frame; MangoHud and PresentMon: 0, the log's start)", OPT_T0),
 		OPT_CALLBACK('w', "window", 2, "START END", "a new campaign's measured window on the route, e.g. 30s 110s", OPT_WINDOW),
 		OPT_STRING(0, "route", &o->route, "FILE", "a new campaign's route: its window and text are kept"),
