@@ -256,6 +256,22 @@ static void test_decide__orthogonal_time_terms_dropped(void **state)
 	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d12, 0, 1, NULL, &r), 0);
 	assert_int_equal(r.time_mask, STATS_TIME_LINEAR | STATS_TIME_QUADRATIC);
 	assert_int_equal(r.df, 8);
+	double kept_width = r.ci_high - r.ci_low, kept_delta = r.delta;
+	/* the rule that drops every orthogonal term drops it all the same:
+	 * the same delta, the drift left in s, a wider interval */
+	struct stats_decide_options drop = { .time_rule = STATS_TIME_RULE_DROP_ORTHOGONAL };
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d12, 0, 1, &drop, &r), 0);
+	assert_int_equal(r.time_mask, STATS_TIME_QUADRATIC);
+	assert_int_equal(r.time_terms_dropped, 1);
+	assert_int_equal(r.df, 9);
+	assert_true(fabs(r.delta - kept_delta) < 1e-9);
+	assert_true(r.ci_high - r.ci_low > kept_width);
+	stats_decision_method_text(&r, m, sizeof m);
+	assert_string_equal(m, "arm + quadratic time without the linear term (orthogonal), df 9");
+	/* ABBA BAAB under it: as the default (nothing was worth keeping) */
+	assert_int_equal(stats_decide(stats_metric_find("real_fps"), &d, 0, 1, &drop, &r), 0);
+	assert_int_equal(r.time_terms, 0);
+	assert_int_equal(r.df, 6);
 }
 
 /* Arms in blocks (all A then all B, as imports often are): the time term

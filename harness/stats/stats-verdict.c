@@ -368,12 +368,15 @@ static int popcount2(unsigned m)
  * allowed terms give it, the one with the narrowest interval (t quantile
  * times se) is taken, so such a term is dropped unless the drift it takes
  * out of the residuals is worth more than the degree of freedom it costs
- * (docs/metrics.md 6.1 has the measurement).  Without places, the two
+ * (docs/metrics.md 6.1 has the measurement); under
+ * STATS_TIME_RULE_DROP_ORTHOGONAL the one with the fewest terms (every
+ * orthogonal term dropped), the narrowest among equals.  Without places, the two
  * arms alone, pooled variance, with use narrowed to those two arms.  Sets
  * r's method and time terms; returns 0 with *f filled, or a negative
  * errno when no model fits. */
 static int model_fit(const struct stats_design *d, bool *use, size_t base, size_t arm,
-                     bool timed, size_t n_all, struct stats_decision *r, struct fit *f)
+                     bool timed, size_t n_all, enum stats_time_rule rule,
+                     struct stats_decision *r, struct fit *f)
 {
 	int rc = -EDOM;
 	if (timed) {
@@ -412,7 +415,11 @@ static int model_fit(const struct stats_design *d, bool *use, size_t base, size_
 				    !same_contrast(h, h_full, d->n))
 					continue;
 				double w = stats_t_quantile_two_sided(0.05, g.df) * g.se;
-				if (w < width || (w == width && popcount2(m) < popcount2(r->time_mask))) {
+				int fewer = popcount2(m) - popcount2(r->time_mask);
+				bool better = rule == STATS_TIME_RULE_DROP_ORTHOGONAL
+				              ? fewer < 0 || (fewer == 0 && w < width)
+				              : w < width || (w == width && fewer < 0);
+				if (better) {
 					width = w;
 					*f = g;
 					r->time_mask = m;
@@ -601,7 +608,7 @@ int stats_decide(const struct stats_metric_def *metric, const struct stats_desig
 	free(grp);
 
 	struct fit f = { 0 };
-	int rc = model_fit(d, use, base, arm, timed, n_all, &r, &f);
+	int rc = model_fit(d, use, base, arm, timed, n_all, o.time_rule, &r, &f);
 	if (rc == -ENOMEM) {
 		free(use);
 		return rc;

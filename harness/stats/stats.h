@@ -312,6 +312,19 @@ struct stats_design {
  * resolution is inferred).  The report's metric registry may give its own. */
 const struct stats_metric_spec *stats_metric_spec_default(const char *key);
 
+/* Which time terms the arm-and-time model keeps when some are orthogonal to
+ * the arm contrast in the order run (they change nothing in delta;
+ * docs/metrics.md 6.1). */
+enum stats_time_rule {
+	/* of the term sets that give delta as all allowed terms give it, the
+	 * one with the narrowest interval (t quantile times se): an orthogonal
+	 * term stays when the drift it takes out of s is worth its df */
+	STATS_TIME_RULE_NARROWEST = 0,
+	/* every orthogonal term is dropped (the fewest terms that give the
+	 * same delta; among equals the narrowest) */
+	STATS_TIME_RULE_DROP_ORTHOGONAL = 1,
+};
+
 /* Zero means default for every field. */
 struct stats_decide_options {
 	double alpha;          /* two-sided level: 0.05 */
@@ -320,6 +333,7 @@ struct stats_decide_options {
 	                        * spec, when given, wins */
 	bool primary;          /* decided at alpha alone; else Holm (stats_decide_family()) */
 	const struct stats_metric_spec *spec; /* NULL: resolution inferred from the values */
+	enum stats_time_rule time_rule; /* default: STATS_TIME_RULE_NARROWEST */
 };
 
 /* Why a comparison is undecided (STATS_WHY_NONE when it is decided, or when
