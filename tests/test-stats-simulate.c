@@ -656,8 +656,348 @@ static void test_simulate__alpha_spent(void **state)
 		fail_msg("the boundaries spent %.2f %%, not 5 %% +- 0.5", 100 * rate);
 }
 
+/* ---- --rules: the design choices, measured by switching rules ---------- */
+
+/* How many campaigns the --rules tables decide (docs/metrics.md 6.1, 6.1a,
+ * 6.6 give the command and the figures). */
+static int n_rules = 3000, n_rules_big = 20000;
+
+/* The model's own call, as stats_decision_settle() makes it before the
+ * permutation test is asked: p < alpha, |delta| at least the minimum
+ * effect, the interval clear of 0, at least 2 residual df.  +1 B better,
+ * -1 B worse, 0 none. */
+static int model_call(enum model m, const struct stats_decision *d)
+{
+	if (d->method == STATS_METHOD_NONE || d->df < 2 || !(d->p_raw < d->alpha) ||
+	    fabs(d->delta) < d->min_effect || !(d->ci_low > 0 || d->ci_high < 0))
+		return 0;
+	bool higher_better = strcmp(model_metric(m), "real_fps") == 0;
+	return (d->delta > 0) == higher_better ? 1 : -1;
+}
+
+/* The decision with another permutation p in place of the one it had. */
+static enum stats_state settle_with(enum model m, const struct stats_decision *d, double p_perm)
+{
+	struct stats_decision x = *d;
+	x.p_perm = p_perm;
+	stats_decision_settle(stats_metric_find(model_metric(m)), &x);
+	return x.state;
+}
+
+static struct stats_decision decide_rule(enum model m, const struct campaign *c, enum stats_time_rule rule)
+{
+	struct stats_design des = { .v = c->v, .group = c->group, .t = c->t, .n = c->n, .n_groups = 2 };
+	struct stats_decide_options o = { .alpha = 0.05, .primary = true, .spec = model_spec(m),
+		                          .time_rule = rule };
+	struct stats_decision r;
+	assert_int_equal(stats_decide(stats_metric_find(model_metric(m)), &des, 0, 1, &o, &r), 0);
+	return r;
+}
+
+/* Least squares residuals of y on 1 and the time terms of mask (z, z^2
+ * centred; z the standardised t), in place. */
+static void detrend_terms(double *y, const double *t, size_t n, unsigned mask)
+{
+	double mean = 0, sd = 0;
+	for (size_t i = 0; i < n; i++)
+		mean += t[i] / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sd += (t[i] - mean) * (t[i] - mean);
+	sd = sqrt(sd / (double)n);
+	double x[2 * MAX_K][3], qm = 0;
+	int p = 1;
+	for (size_t i = 0; i < n; i++) {
+		double z = sd > 0 ? (t[i] - mean) / sd : 0;
+		qm += z * z / (double)n;
+		x[i][0] = 1;
+		x[i][1] = z;
+		x[i][2] = z * z;
+	}
+	int cols[3] = { 0 };
+	if (mask & STATS_TIME_LINEAR)
+		cols[p++] = 1;
+	if (mask & STATS_TIME_QUADRATIC)
+		cols[p++] = 2;
+	for (size_t i = 0; i < n; i++)
+		x[i][2] -= qm;
+	double a[3][4] = { { 0 } };
+	for (size_t i = 0; i < n; i++)
+		for (int r = 0; r < p; r++) {
+			for (int q = 0; q < p; q++)
+				a[r][q] += x[i][cols[r]] * x[i][cols[q]];
+			a[r][3] += x[i][cols[r]] * y[i];
+		}
+	/* Gauss-Jordan on the p x p system */
+	for (int c = 0; c < p; c++) {
+		double piv = a[c][c];
+		if (fabs(piv) < 1e-12)
+			return;
+		for (int q = 0; q < 4; q++)
+			a[c][q] /= piv;
+		for (int r = 0; r < p; r++) {
+			if (r == c)
+				continue;
+			double f = a[r][c];
+			for (int q = 0; q < 4; q++)
+				a[r][q] -= f * a[c][q];
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int r = 0; r < p; r++)
+			y[i] -= a[r][3] * x[i][cols[r]];
+}
+
+/* A permutation p of B against A over the sum of B's values (after the
+ * time terms of mask are taken out over both arms, without arm terms, when
+ * mask is not 0), two-sided: every relabelling when there are at most
+ * STATS_PERM_EXACT_MAX, else STATS_PERM_DRAWS drawn.  ties_half: every
+ * relabelling as extreme as the observed within rounding counts half (the
+ * plain mid-p); else the observed labelling and its mirror half, other
+ * ties whole (the rule of stats_permutation_p()). */
+static double perm_p_alt(const struct campaign *c, unsigned mask, bool ties_half)
+{
+	double y[2 * MAX_K];
+	size_t n = c->n, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		y[i] = c->v[i];
+		k += c->group[i] == 1;
+	}
+	if (mask)
+		detrend_terms(y, c->t, n, mask);
+	double total = 0, scale = 0, obs = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += y[i];
+		scale = fmax(scale, fabs(y[i]));
+		obs += c->group[i] == 1 ? y[i] : 0;
+	}
+	/* centred: the sum of B minus its share, so that the mirror is -obs */
+	double centre = total * (double)k / (double)n;
+	obs -= centre;
+	double tol = 1e-9 * fmax(scale, 1e-300) * sqrt((double)n);
+	double combos = 1;
+	for (size_t i = 1; i <= k; i++)
+		combos = combos * (double)(n - k + i) / (double)i;
+	combos = floor(combos + 0.5);
+	size_t hits = 0, ties = 0, count = 0;
+	if (combos <= STATS_PERM_EXACT_MAX) {
+		/* every k-subset of n, by bitmask */
+		for (uint32_t s = 0; s < (1u << n); s++) {
+			if ((size_t)__builtin_popcount(s) != k)
+				continue;
+			double sum = -centre;
+			for (size_t i = 0; i < n; i++)
+				if (s & (1u << i))
+					sum += y[i];
+			bool hit = fabs(sum) >= fabs(obs) - tol;
+			hits += hit;
+			ties += hit && fabs(fabs(sum) - fabs(obs)) <= tol;
+			count++;
+		}
+		double own = 2 * k == n ? 2.0 : 1.0;
+		double half = ties_half ? (double)ties : fmin(own, (double)ties);
+		return ((double)hits - half / 2) / (double)count;
+	}
+	struct rng r;
+	rng_seed(&r, 20261203);
+	size_t idx[2 * MAX_K];
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	for (int d = 0; d < STATS_PERM_DRAWS; d++) {
+		double sum = -centre;
+		for (size_t i = 0; i < k; i++) {
+			size_t j = i + (size_t)(next_u64(&r) % (uint64_t)(n - i));
+			size_t t = idx[i];
+			idx[i] = idx[j];
+			idx[j] = t;
+			sum += y[idx[i]];
+		}
+		bool hit = fabs(sum) >= fabs(obs) - tol;
+		hits += hit;
+		ties += hit && fabs(fabs(sum) - fabs(obs)) <= tol;
+	}
+	double counted = ties_half ? (double)hits - (double)ties / 2 + 0.5 : (double)hits + 0.5;
+	return counted / (STATS_PERM_DRAWS + 1.0);
+}
+
+static void print_pct(int x, int n)
+{
+	double lo, hi;
+	wilson(x, n, &lo, &hi);
+	printf(" %.1f [%.1f, %.1f] %% |", 100.0 * x / n, 100 * lo, 100 * hi);
+}
+
+/* Table 1: which time terms to keep (docs/metrics.md 6.1). */
+static void rules_time_terms(void)
+{
+	static const enum model models[] = { NORMAL, SETTLE, DRIFT, DRIFT_RUN, DRIFT_BLOCKS };
+	static const int ks[] = { 4, 6 };
+	struct rng r;
+	rng_seed(&r, SEED + 10);
+	struct campaign c;
+	printf("\nTime terms orthogonal to the arm contrast: always dropped "
+	       "(STATS_TIME_RULE_DROP_ORTHOGONAL) or kept when the interval is narrower (the default), "
+	       "%d campaigns a cell, seed %d.\n"
+	       "Found faster at +2 %%: the model alone (drop / narrowest), the decision (drop / narrowest), "
+	       "the two-sample t; then false faster/slower calls with no difference, the decision "
+	       "(drop / narrowest) and the model alone (drop / narrowest):\n\n"
+	       "| noise, runs an arm | model: drop | model: narrowest | decision: drop | decision: narrowest | two-sample t "
+	       "| false, decision: drop | false, decision: narrowest | false, model: drop | false, model: narrowest |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|\n", n_rules, SEED + 10);
+	for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++)
+		for (size_t ki = 0; ki < 2; ki++) {
+			enum model m = models[mi];
+			int k = ks[ki];
+			int f[5] = { 0 }, z[4] = { 0 };
+			for (int i = 0; i < n_rules; i++) {
+				simulate(&r, m, k, 0.02, 0, &c);
+				struct stats_decision dd = decide_rule(m, &c, STATS_TIME_RULE_DROP_ORTHOGONAL);
+				struct stats_decision dn = decide_rule(m, &c, STATS_TIME_RULE_NARROWEST);
+				f[0] += model_call(m, &dd) == 1;
+				f[1] += model_call(m, &dn) == 1;
+				f[2] += dd.state == STATS_STATE_FASTER;
+				f[3] += dn.state == STATS_STATE_FASTER;
+				f[4] += two_sample_t(m, &c, 0.05) == 1;
+				simulate(&r, m, k, 0, 0, &c);
+				dd = decide_rule(m, &c, STATS_TIME_RULE_DROP_ORTHOGONAL);
+				dn = decide_rule(m, &c, STATS_TIME_RULE_NARROWEST);
+				z[0] += is_call(dd.state);
+				z[1] += is_call(dn.state);
+				z[2] += model_call(m, &dd) != 0;
+				z[3] += model_call(m, &dn) != 0;
+			}
+			printf("| %s, %d |", model_names[m], k);
+			for (int j = 0; j < 5; j++)
+				print_pct(f[j], n_rules);
+			for (int j = 0; j < 4; j++)
+				print_pct(z[j], n_rules);
+			printf("\n");
+			fflush(stdout);
+		}
+}
+
+/* Table 2: which permutation test the call needs (docs/metrics.md 6.1a). */
+static void rules_permutation(void)
+{
+	static const int ks[] = { 4, 6, 10 };
+	struct rng r;
+	rng_seed(&r, SEED + 11);
+	struct campaign c;
+	printf("\nThe permutation test's rule on bimodal runs (154 or 213 fps) with no difference, "
+	       "%d campaigns a cell, seed %d: false faster/slower calls of the test alone and of the "
+	       "decision with it (the model's call and p < 5 %%).  Stored values, observed labelling "
+	       "and mirror half (stats_permutation_p(), the rule used); stored values, every tie half "
+	       "(plain mid-p); residuals of the allowed time terms, sum statistic; residuals, "
+	       "standardised statistic (stats_permutation_p() with the time terms):\n\n"
+	       "| runs an arm | alone: stored | alone: plain mid-p | alone: residuals | alone: standardised "
+	       "| decision: stored | decision: plain mid-p | decision: residuals | decision: standardised |\n"
+	       "|---|---|---|---|---|---|---|---|---|\n", n_rules_big / 2, SEED + 11);
+	for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+		int k = ks[ki], n = n_rules_big / 2;
+		int alone[4] = { 0 }, dec[4] = { 0 }, agree = 0;
+		for (int i = 0; i < n; i++) {
+			simulate(&r, BIMODAL, k, 0, 0, &c);
+			struct stats_decision d = decide_full(BIMODAL, &c, c.n, 0.05);
+			struct stats_design des = { .v = c.v, .group = c.group, .t = c.t, .n = c.n, .n_groups = 2 };
+			double p[4];
+			p[0] = d.p_perm;
+			p[1] = perm_p_alt(&c, 0, true);
+			p[2] = perm_p_alt(&c, d.time_mask_allowed, false);
+			assert_int_equal(stats_permutation_p(&des, 0, 1, d.time_mask_allowed, 0, 2, &p[3], NULL,
+			                                     NULL, NULL), 0);
+			/* the program's own rule of the stored values is the
+			 * library's (where both enumerate: the draws differ) */
+			agree += !d.perm_exact || fabs(perm_p_alt(&c, 0, false) - d.p_perm) < 1e-9;
+			for (int j = 0; j < 4; j++) {
+				alone[j] += p[j] < 0.05 && fabs(d.delta) >= d.min_effect;
+				dec[j] += is_call(settle_with(BIMODAL, &d, p[j]));
+			}
+		}
+		printf("| %d |", k);
+		for (int j = 0; j < 4; j++)
+			print_pct(alone[j], n);
+		for (int j = 0; j < 4; j++)
+			print_pct(dec[j], n);
+		printf("\n");
+		if (agree != n)
+			fail_msg("%d runs: the program's permutation p of the stored values differs from "
+			         "stats_permutation_p() in %d of %d campaigns", k, n - agree, n);
+		fflush(stdout);
+	}
+}
+
+/* Table 3: power at 2-4 runs an arm against the t, and the t's false calls
+ * there (docs/metrics.md 6.6). */
+static void rules_power(void)
+{
+	static const int ks[] = { 2, 3, 4 };
+	struct rng r;
+	rng_seed(&r, SEED + 12);
+	struct campaign c;
+	int n = n_rules_big;
+	printf("\nNormal noise, B 2 %% faster, %d campaigns a cell, seed %d: found faster by the "
+	       "decision, the two-sample t at 5 %%, the t at 3/70 and 4/70 (what an exact test of 4 "
+	       "against 4 runs can spend, without and with the mid-p), the permutation test alone:\n\n"
+	       "| runs an arm | decision | t at 5 %% | t at 3/70 | t at 4/70 | permutation test alone |\n"
+	       "|---|---|---|---|---|---|\n", n, SEED + 12);
+	for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+		int k = ks[ki], x[5] = { 0 };
+		for (int i = 0; i < n; i++) {
+			simulate(&r, NORMAL, k, 0.02, 0, &c);
+			struct stats_decision d = decide_full(NORMAL, &c, c.n, 0.05);
+			x[0] += d.state == STATS_STATE_FASTER;
+			x[1] += two_sample_t(NORMAL, &c, 0.05) == 1;
+			x[2] += two_sample_t(NORMAL, &c, 3.0 / 70) == 1;
+			x[3] += two_sample_t(NORMAL, &c, 4.0 / 70) == 1;
+			x[4] += perm_finds(NORMAL, &d);
+		}
+		printf("| %d |", k);
+		for (int j = 0; j < 5; j++)
+			print_pct(x[j], n);
+		printf("\n");
+		fflush(stdout);
+	}
+	static const enum model tied[] = { NORMAL, BIMODAL, VSYNC, COUNTS };
+	printf("\nNo difference, %d campaigns a cell: false faster/slower calls of the two-sample t "
+	       "and of the decision at 2 and 3 runs an arm:\n\n"
+	       "| noise | t, 2 runs | decision, 2 runs | t, 3 runs | decision, 3 runs |\n"
+	       "|---|---|---|---|---|\n", n);
+	for (size_t mi = 0; mi < sizeof tied / sizeof tied[0]; mi++) {
+		enum model m = tied[mi];
+		printf("| %s |", model_names[m]);
+		for (int k = 2; k <= 3; k++) {
+			int t = 0, dc = 0;
+			for (int i = 0; i < n; i++) {
+				simulate(&r, m, k, 0, 0, &c);
+				t += two_sample_t(m, &c, 0.05) != 0;
+				dc += is_call(decide(m, &c, c.n, 0.05));
+			}
+			print_pct(t, n);
+			print_pct(dc, n);
+		}
+		printf("\n");
+		fflush(stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--rules") == 0) {
+		/* the design choices' tables alone; --rules N: N campaigns a
+		 * cell (the large cells ten times as many) */
+		if (argc > 2) {
+			n_rules = atoi(argv[2]);
+			n_rules_big = 10 * n_rules;
+		}
+		if (n_rules < 10) {
+			fprintf(stderr, "usage: %s --rules [CAMPAIGNS]\n", argv[0]);
+			return 2;
+		}
+		printf("seed %d; generator and models as the decision's tables\n", SEED);
+		rules_time_terms();
+		rules_permutation();
+		rules_power();
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "--full") == 0) {
 		n_null = 3000;
 		n_alt = 750;
