@@ -224,6 +224,8 @@ static const struct bad_case bad_cases[] = {
 	{ "[campaign]\n[verdict]\np99_ms = two\n[arm A]\n", 3, 10, "p99_ms 'two'" },
 	{ "[campaign]\n[verdict]\np98_ms = 2 %\n[arm A]\n", 3, 1, "unknown key 'p98_ms' in [verdict]" },
 	{ "[campaign]\n[verdict]\n[verdict]\n[arm A]\n", 3, 2, "section [verdict] given twice" },
+	{ "[campaign]\n[verdict]\ntime_terms = always\n[arm A]\n", 3, 14,
+	  "time_terms 'always': expected narrowest or drop-orthogonal" },
 	{ "[campaign]\nrounds = 2.5\n[arm A]\n", 2, 10, "rounds '2.5'" },
 	{ "[campaign]\nwarmup = maybe\n[arm A]\n", 2, 10, "warmup 'maybe': expected each, first or no" },
 	{ "[campaign]\nwatchdog = 10 s\n[arm A]\n", 2, 12, "watchdog '10 s'" },
@@ -364,6 +366,15 @@ static void test_plan_parse__verdict_section(void **state)
 	assert_float_equal(p->verdict.min_effects[0].pct, 3, 0);
 	assert_string_equal(p->verdict.min_effects[1].key, "rb_wait_ms");
 	assert_float_equal(p->verdict.min_effects[1].pct, 10, 0);
+	assert_int_equal(p->verdict.time_terms, PLAN_TIME_TERMS_NARROWEST);
+	plan_free(p);
+	p = NULL;
+	assert_int_equal(parse("[verdict]\ntime_terms = drop-orthogonal\n[arm A]\n", &p, &errs), 0);
+	assert_int_equal(p->verdict.time_terms, PLAN_TIME_TERMS_DROP);
+	plan_free(p);
+	p = NULL;
+	assert_int_equal(parse("[verdict]\ntime_terms = narrowest\n[arm A]\n", &p, &errs), 0);
+	assert_int_equal(p->verdict.time_terms, PLAN_TIME_TERMS_NARROWEST);
 	plan_free(p);
 }
 

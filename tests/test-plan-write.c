@@ -67,6 +67,7 @@ static void same_plan(const struct plan *a, const struct plan *b)
 		assert_string_equal(a->verdict.min_effects[i].key, b->verdict.min_effects[i].key);
 		assert_true(a->verdict.min_effects[i].pct == b->verdict.min_effects[i].pct);
 	}
+	assert_int_equal(a->verdict.time_terms, b->verdict.time_terms);
 	assert_int_equal(a->has_profile_env, b->has_profile_env);
 	same_strv(&a->profile_env, &b->profile_env);
 	assert_int_equal(a->has_inherited, b->has_inherited);
@@ -137,6 +138,7 @@ static void test_plan_write__round_trip(void **state)
 	           "[verdict]\n"
 	           "primary = p99_ms real_fps p50_ms\n"
 	           "p50_ms = 1.5 %\n"
+	           "time_terms = drop-orthogonal\n"
 	           "[profile]\n"
 	           "env = RX_VK_LOG_READBACK_WAITS=1\n"
 	           "[inherited]\n"

@@ -593,6 +593,52 @@ static void test_report__newest_campaign(void **state)
 	trep_cleanup(&t);
 }
 
+/* The plan's [verdict] time_terms: ABBA ABBA ABBA with a drift of 0.5 fps
+ * a run, where the linear term is orthogonal to the arm contrast and takes
+ * the drift out of s: kept by default (narrower), dropped under
+ * drop-orthogonal, with the same delta. */
+static void test_report__plan_time_terms_rule(void **state)
+{
+	(void)state;
+	static const char *const labels[] = { "off", "on" };
+	static const double noise[] = { 0.3, -0.2, 0.1, -0.4, 0.2, 0.0, -0.1, 0.25, 0.15, -0.3, 0.05, -0.05 };
+	double delta[2], width[2];
+	for (int rule = 0; rule < 2; rule++) {
+		struct trep t = { 0 };
+		trep_open(&t, "tt", 2, labels, NULL);
+		for (int k = 0; k < 12; k++) {
+			int arm = k % 4 == 0 || k % 4 == 3 ? 0 : 1;
+			trep_run(&t, arm, k / 4 + 1, NULL, "real_fps", 60.0 + noise[k] - 0.5 * k + (arm ? 2.0 : 0),
+			         "p99_ms", 20.0 + noise[k], NULL);
+		}
+		struct db_campaign *c;
+		assert_int_equal(db_campaign_get(t.db, t.campaign, &c), 0);
+		c->plan_text = rule ? "[campaign]\nname = tt\norder = ABBA\n[verdict]\ntime_terms = drop-orthogonal\n[arm A]\n[arm B]\n"
+		                    : "[campaign]\nname = tt\norder = ABBA\n[arm A]\n[arm B]\n";
+		c->rounds = 3;
+		assert_int_equal(db_campaign_update(t.db, c), 0);
+		free(c);
+		assert_int_equal(db_campaign_set_status(t.db, t.campaign, DB_CAMPAIGN_DONE, 0), 0);
+		char *js = report_text(t.db, t.campaign, 0, REPORT_FORMAT_JSON);
+		json_error_t e;
+		json_t *doc = json_loads(js, 0, &e);
+		free(js);
+		assert_non_null(doc);
+		json_t *v = json_object_get(json_object_get(json_array_get(json_object_get(doc, "arms"), 1),
+		                                            "verdict"), "real_fps");
+		assert_int_equal(json_integer_value(json_object_get(v, "time_terms")), rule ? 1 : 2);
+		assert_int_equal(json_integer_value(json_object_get(v, "time_terms_dropped")), rule ? 1 : 0);
+		assert_int_equal(json_integer_value(json_object_get(v, "df")), rule ? 9 : 8);
+		delta[rule] = json_number_value(json_object_get(v, "delta"));
+		width[rule] = json_number_value(json_object_get(v, "ci_high")) -
+		              json_number_value(json_object_get(v, "ci_low"));
+		json_decref(doc);
+		trep_cleanup(&t);
+	}
+	assert_true(fabs(delta[0] - delta[1]) < 1e-9);
+	assert_true(width[1] > width[0]);
+}
+
 /* A finished two-arm campaign of ABBA rounds whose plan says
  * campaign_keys (max_rounds, until), with the runs of rounds 1..rounds:
  * B's real fps and p99 are b_fps_off and b_p99_off away from A's around
@@ -803,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_report__json_host_facts),
 		cmocka_unit_test(test_report__newest_campaign),
 		cmocka_unit_test(test_report__sequential_stop_reasons),
+		cmocka_unit_test(test_report__plan_time_terms_rule),
 		cmocka_unit_test(test_report__stored_stop_reason_is_printed),
 		cmocka_unit_test(test_report__small_minimum_effect_not_shown_as_zero),
 	};

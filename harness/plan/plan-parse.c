@@ -52,7 +52,7 @@ enum key {
 	K_BINARY, K_COMMAND, K_COMMIT, K_WORKDIR, K_PAD_OPTION, K_LAUNCHER,
 	K_LABEL, K_BUILD, K_ENV, K_ARGS, K_ARM_GPU_CLOCK, K_ARM_TDP_W,
 	K_SWAP_FACTOR, K_SWAP_MIN_PAGES, K_SHOT_LUMA, K_CLOCK_DROP_PCT, K_TEMP_MAX_C, K_MIN_COVERAGE,
-	K_MAX_ROUNDS, K_PRIMARY, K_MIN_EFFECT,
+	K_MAX_ROUNDS, K_PRIMARY, K_TIME_TERMS, K_MIN_EFFECT,
 	K_COUNT
 };
 
@@ -103,6 +103,7 @@ static const struct key_def keys[K_COUNT] = {
 	[K_MIN_COVERAGE] = { "min_coverage", S_VOID, false },
 	[K_MAX_ROUNDS] = { "max_rounds", S_CAMPAIGN, false },
 	[K_PRIMARY] = { "primary", S_VERDICT, false },
+	[K_TIME_TERMS] = { "time_terms", S_VERDICT, false },
 	/* in [verdict], a metric's key sets its minimum effect (handle_pair) */
 	[K_MIN_EFFECT] = { "METRIC", S_VERDICT, false },
 };
@@ -1071,6 +1072,19 @@ static void verdict_primary(struct ctx *c, const char *v, int col)
 	plan_strv_finish(&words);
 }
 
+/* [verdict] time_terms = narrowest | drop-orthogonal. */
+static void verdict_time_terms(struct ctx *c, const char *v, int col)
+{
+	char buf[64];
+	if (strcmp(v, "narrowest") == 0)
+		c->plan->verdict.time_terms = PLAN_TIME_TERMS_NARROWEST;
+	else if (strcmp(v, "drop-orthogonal") == 0)
+		c->plan->verdict.time_terms = PLAN_TIME_TERMS_DROP;
+	else
+		report(c, c->line, col, "time_terms '%s': expected narrowest or drop-orthogonal",
+		       shown(v, buf, sizeof buf));
+}
+
 /* [verdict] METRIC = N % (or N): the metric's minimum effect, % of the
  * baseline's mean. */
 static void verdict_min_effect(struct ctx *c, const char *key, const char *v, int key_col, int col)
@@ -1242,7 +1256,10 @@ static void handle_pair(struct ctx *c, const char *name, const char *value, bool
 		void_key(c, (enum key)k, value, col);
 		break;
 	case S_VERDICT:
-		verdict_primary(c, value, col);
+		if (k == K_TIME_TERMS)
+			verdict_time_terms(c, value, col);
+		else
+			verdict_primary(c, value, col);
 		break;
 	case S_PROFILE:
 		if (*value)

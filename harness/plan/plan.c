@@ -474,7 +474,8 @@ static void write_rules(struct writer *w, const struct plan *p)
 	put_number(w, "temp_max_c", p->void_rules.temp_max_c);
 	put_number(w, "min_coverage", p->void_rules.min_coverage_pct);
 
-	if (!p->verdict.primary.n && !p->verdict.n_min_effects)
+	if (!p->verdict.primary.n && !p->verdict.n_min_effects &&
+	    p->verdict.time_terms == PLAN_TIME_TERMS_NARROWEST)
 		return;
 	put(w, "\n[verdict]\n");
 	if (p->verdict.primary.n) {
@@ -486,6 +487,8 @@ static void write_rules(struct writer *w, const struct plan *p)
 	}
 	for (size_t i = 0; i < p->verdict.n_min_effects; i++)
 		put(w, "%s = %g %%\n", p->verdict.min_effects[i].key, p->verdict.min_effects[i].pct);
+	if (p->verdict.time_terms == PLAN_TIME_TERMS_DROP)
+		put(w, "time_terms = drop-orthogonal\n");
 }
 
 /* [profile] and [inherited] when the plan has them, every [build] and

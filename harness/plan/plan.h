@@ -169,10 +169,19 @@ struct plan_min_effect {
 	double pct;               /* % of the baseline's mean, (0, 100] */
 };
 
+/* time_terms: which time terms orthogonal to the arm contrast the model
+ * keeps (docs/metrics.md 6.1) */
+enum plan_time_terms {
+	PLAN_TIME_TERMS_NARROWEST = 0,  /* "narrowest", the default: kept when
+	                                 * the interval is narrower with them */
+	PLAN_TIME_TERMS_DROP = 1,       /* "drop-orthogonal": always dropped */
+};
+
 struct plan_verdict {
 	struct plan_strv primary; /* metric keys; none: real_fps and p99_ms */
 	struct plan_min_effect *min_effects;
 	size_t n_min_effects;
+	enum plan_time_terms time_terms;
 };
 
 struct plan {

@@ -393,6 +393,9 @@ static int verdict_settings(struct report_data *rd)
 	if (p) {
 		rd->max_rounds = plan_max_rounds(p);
 		rd->has_until = p->until != NULL;
+		rd->time_rule = p->verdict.time_terms == PLAN_TIME_TERMS_DROP
+		                        ? STATS_TIME_RULE_DROP_ORTHOGONAL
+		                        : STATS_TIME_RULE_NARROWEST;
 	}
 	plan_free(p);
 	return 0;
@@ -833,7 +836,8 @@ static int decide_arms(struct report_data *rd, const struct report_options *opts
 			struct stats_decide_options o = { .alpha = rd->alpha,
 				                          .min_effect_pct = rd->min_effect_pct[m],
 				                          .primary = rd->primary[m],
-				                          .spec = &stats_metrics[m].spec };
+				                          .spec = &stats_metrics[m].spec,
+				                          .time_rule = rd->time_rule };
 			int rc = stats_decide(&stats_metrics[m], &d, rd->base, a, &o, &rd->arms[a].dec[m]);
 			if (rc == 0)
 				rd->arms[a].has_dec[m] = true;

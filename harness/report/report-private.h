@@ -142,6 +142,7 @@ struct report_data {
 	                        * blocks, void runs in one arm; "" when none */
 	size_t n_warnings;
 	bool wall_overlap_said;   /* wall_clock_times()'s warning is given */
+	enum stats_time_rule time_rule; /* the plan's [verdict] time_terms */
 	double round_s;      /* mean wall time of a round; NaN: not known */
 	/* The sequential rule (docs/metrics.md, 6.5): a campaign with a planned
 	 * maximum of rounds is decided at the level its last look spends. */
