@@ -31,7 +31,11 @@
  * The tables are printed (docs/metrics.md 6.6 carries them); `--full`
  * runs the campaign counts of the docs, the default a tenth of them with
  * the tolerances that go with it (under the sanitizers a tenth of that:
- * test-sim.h). */
+ * test-sim.h).  `--rules [N]` runs no test: it prints the design
+ * choices' tables, measured by switching rules (the time-term rule of
+ * stats_decide_options, the permutation test's rules against the one in
+ * stats_permutation_p(), power at 2-4 runs an arm against the t), for
+ * docs/metrics.md 6.1, 6.1a and 6.6. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
