@@ -104,7 +104,7 @@ struct collect_frames {
 	 * the local time of present_ns 0 (the first row when the date-time
 	 * column is the clock) in ns since 1970-01-01 00:00 of the local
 	 * calendar, read as if it were UTC: only differences between such
-	 * times mean anything (docs/reports.md 4.1).  No other format read
+	 * times mean anything (docs/metrics.md 4a).  No other format read
 	 * here carries a wall clock. */
 	bool has_wall_clock;
 	int64_t wall_start_ns;
