@@ -190,14 +190,16 @@ struct part_cost {
 	double op_us, part_us;                 /* per op in one part; one more part (the default path) */
 	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing (any thread) */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
+	double pool_us, pools, pools_inline;   /* of taking one: making pools there; pools made, there */
 	double part_inline_us;                 /* one more part, recorded on the render thread (RX_VK_PARALLEL=1) */
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
 	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
+	double ipool_us, ipools, ipools_inline;
 };
 
 /* Median µs a part of 1500 one-op parts, and the per-step counters' means. */
 static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
-                        double *pub, double *get, double *play)
+                        double *pub, double *get, double *play, double pools[3])
 {
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
 	struct rxvk_config eff;
@@ -221,6 +223,9 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	*pub = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
 	*get = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
 	*play = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
+	pools[0] = (double)(p1.part_cmd_pool_ns - p0.part_cmd_pool_ns) / 1e3 / parts_n;
+	pools[1] = (double)p1.part_cmd_pools; /* the renderer's life: 9 rounds and its set-up */
+	pools[2] = (double)p1.part_cmd_pools_inline;
 	return median(per_part, 9);
 }
 
@@ -241,11 +246,20 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
-	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us, &pc->play_us) -
+	double pools[3];
+	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us,
+	                        &pc->play_us, pools) -
 	              pc->op_us;
+	pc->pool_us = pools[0];
+	pc->pools = pools[1];
+	pc->pools_inline = pools[2];
 	uint32_t one = 1;
-	pc->part_inline_us =
-		parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us, &pc->iplay_us) - pc->op_us;
+	pc->part_inline_us = parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us,
+	                               &pc->iplay_us, pools) -
+	                     pc->op_us;
+	pc->ipool_us = pools[0];
+	pc->ipools = pools[1];
+	pc->ipools_inline = pools[2];
 	return n;
 }
 
@@ -588,11 +602,15 @@ int main(int argc, char **argv)
 	       pc.rec_us, pc.sub_us, pc.pub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
 	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
+	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
+	       pc.pool_us, pc.pools, pc.pools_inline);
 	printf("| one more part, recorded on the render thread (RX_VK_PARALLEL=1) | %.2f µs |\n", pc.part_inline_us);
 	printf("| its CPU: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", pc.irec_us,
 	       pc.isub_us, pc.ipub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
 	       pc.iget_us, pc.iplay_us, pc.irec_us - pc.iget_us - pc.iplay_us);
+	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
+	       pc.ipool_us, pc.ipools, pc.ipools_inline);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "

@@ -148,6 +148,7 @@ static int chunk_add(struct rxvk *rx, struct cmd_ring *ring)
 		ring->v = v;
 		ring->cap = c;
 	}
+	uint64_t t0 = rxvk_now_ns();
 	struct cmd_chunk *ch = calloc(1, sizeof *ch);
 	if (!ch)
 		return -ENOMEM;
@@ -173,6 +174,9 @@ static int chunk_add(struct rxvk *rx, struct cmd_ring *ring)
 	ring->n++;
 	ring->cur = at;
 	ch->state = CHUNK_IN_USE;
+	CNT_ADD(rx, part_cmd_pools, 1);
+	CNT_ADD(rx, part_cmd_pools_inline, 1);
+	CNT_ADD(rx, part_cmd_pool_ns, rxvk_now_ns() - t0);
 	return 0;
 }
 
