@@ -18,7 +18,9 @@
  *    parts and replay CPU per frame; no switch, early 1, early marker, late;
  *    guest memory in place, then mirrored (every block active first);
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
- *    time of a 1500-op frame with the switch on against off.
+ *    time of a 1500-op frame with the switch on against the mean of two
+ *    renderers with it off, created before and after it; the second "off"
+ *    against the first is printed as the control.
  * Medians over repeated rounds; output is a Markdown table.
  *
  * --floor FILE: what vkprobe printed in the same call (one run or several,
@@ -263,46 +265,62 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	return n;
 }
 
-enum { IDLE_ROUNDS = 21 };
+enum { IDLE_ROUNDS = 21, IDLE_R = 3 };
 
-/* 5: the early switch where it has nothing to do: two renderers, frames
- * interleaved off/on so drift on a shared machine hits both alike.
- * Returns 1 when the switch was not idle, else 0 with the medians. */
-static int idle_switch(struct rxvk_op *ops, double *off_ms, double *on_ms)
+/* 5: the early switch where it has nothing to do: three renderers, off, on
+ * and off again (a control: two renderers alike, so what the second "off"
+ * differs by is what instances differ by without the switch), frames
+ * interleaved in rotating order so drift on a shared machine hits all
+ * alike.  Each frame's time is split into rxvk_submit, the read and
+ * rxvk_finish.  Returns 1 when the switch was not idle, else 0 with the
+ * medians: frame[r], and submit, read, finish [r] (ms). */
+struct idle_cost {
+	double frame[IDLE_R], submit[IDLE_R], read[IDLE_R], finish[IDLE_R];
+};
+
+static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 {
 	size_t n = 0;
-	double idle[2][IDLE_ROUNDS];
-	struct rxvk *pair[2];
-	for (int on = 0; on < 2; on++) {
-		pair[on] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
-		                                      .readback_early = on ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
-		n = frame_ops(ops, pair[on]);
+	double t[4][IDLE_R][IDLE_ROUNDS];
+	struct rxvk *r3[IDLE_R];
+	for (int r = 0; r < IDLE_R; r++) {
+		r3[r] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
+		                                   .readback_early = r == 1 ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
+		n = frame_ops(ops, r3[r]);
 		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
-			rxvk_submit(pair[on], ops, n, NULL);
-			rxvk_finish(pair[on]);
+			rxvk_submit(r3[r], ops, n, NULL);
+			rxvk_finish(r3[r]);
 		}
 	}
 	for (int k = 0; k < IDLE_ROUNDS; k++)
-		for (int i = 0; i < 2; i++) {
-			int on = (k + i) % 2;
+		for (int i = 0; i < IDLE_R; i++) {
+			int r = (k + i) % IDLE_R;
 			double t0 = now_us();
-			rxvk_submit(pair[on], ops, n, NULL);
-			rxvk_invalidate(pair[on], SCRATCH, 8, NULL);
-			rxvk_finish(pair[on]);
-			idle[on][k] = (now_us() - t0) / 1000.0;
+			rxvk_submit(r3[r], ops, n, NULL);
+			double t1 = now_us();
+			rxvk_invalidate(r3[r], SCRATCH, 8, NULL);
+			double t2 = now_us();
+			rxvk_finish(r3[r]);
+			double t3 = now_us();
+			t[0][r][k] = (t3 - t0) / 1000.0;
+			t[1][r][k] = (t1 - t0) / 1000.0;
+			t[2][r][k] = (t2 - t1) / 1000.0;
+			t[3][r][k] = (t3 - t2) / 1000.0;
 		}
-	for (int on = 0; on < 2; on++) {
+	for (int r = 0; r < IDLE_R; r++) {
 		struct rxvk_counters c;
-		rxvk_counters_get(pair[on], &c);
-		if (on && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
+		rxvk_counters_get(r3[r], &c);
+		if (r == 1 && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
 			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
 			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
 			return 1;
 		}
-		rxvk_destroy(pair[on]);
+		rxvk_destroy(r3[r]);
+		ic->frame[r] = median(t[0][r], IDLE_ROUNDS);
+		ic->submit[r] = median(t[1][r], IDLE_ROUNDS);
+		ic->read[r] = median(t[2][r], IDLE_ROUNDS);
+		ic->finish[r] = median(t[3][r], IDLE_ROUNDS);
 	}
-	*off_ms = median(idle[0], IDLE_ROUNDS);
-	*on_ms = median(idle[1], IDLE_ROUNDS);
 	return 0;
 }
 
@@ -589,8 +607,8 @@ int main(int argc, char **argv)
 		}
 
 	/* 5: the early switch where it has nothing to do */
-	double off_ms, on_ms;
-	if (idle_switch(ops, &off_ms, &on_ms))
+	struct idle_cost ic;
+	if (idle_switch(ops, &ic))
 		return 1;
 
 	printf("device: %s (%s)\n\n", info.name, info.driver);
@@ -625,9 +643,18 @@ int main(int argc, char **argv)
 		printf("\n%s: early against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
 		       modes[m], arm_release[m][0] / arm_release[m][1], arm_release[m][0] / arm_release[m][2]);
 	}
-	printf("early switch idle (mirrored, nothing in place), median of %d interleaved frames: "
-	       "%.3f ms a frame off, %.3f ms on: %+.2f%%\n",
-	       IDLE_ROUNDS, off_ms, on_ms, (on_ms / off_ms - 1) * 100);
+	/* the switch against both renderers without it: a difference between
+	 * instances alike (the control's) is not the switch's */
+	double off_ms = (ic.frame[0] + ic.frame[2]) / 2, on_ms = ic.frame[1];
+	printf("early switch idle (mirrored, nothing in place), median of %d frames, three renderers "
+	       "interleaved: %.3f ms a frame off, %.3f ms on, %.3f ms off (the control): on %+.2f%% against "
+	       "both off; the control %+.2f%% against the first off\n",
+	       IDLE_ROUNDS, ic.frame[0], ic.frame[1], ic.frame[2], (on_ms / off_ms - 1) * 100,
+	       (ic.frame[2] / ic.frame[0] - 1) * 100);
+	printf("early switch idle, a frame's parts (submit / read / finish), ms: off %.3f / %.3f / %.3f; "
+	       "on %.3f / %.3f / %.3f; control %.3f / %.3f / %.3f\n",
+	       ic.submit[0], ic.read[0], ic.finish[0], ic.submit[1], ic.read[1], ic.finish[1], ic.submit[2],
+	       ic.read[2], ic.finish[2]);
 	if (!floor_path)
 		return 0;
 	return check_floors(&fl, &pc, arm_wake, on_ms / off_ms - 1, check);
