@@ -18,9 +18,9 @@
  *    parts and replay CPU per frame; no switch, early 1, early marker, late;
  *    guest memory in place, then mirrored (every block active first);
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
- *    time of a 1500-op frame with the switch on against the mean of two
- *    renderers with it off, created before and after it; the second "off"
- *    against the first is printed as the control.
+ *    time of a 1500-op frame, two renderers with the switch on against two
+ *    with it off (created off, on, off, on); what renderers alike differ
+ *    by is printed beside it.
  * Medians over repeated rounds; output is a Markdown table.
  *
  * --floor FILE: what vkprobe printed in the same call (one run or several,
@@ -193,15 +193,16 @@ struct part_cost {
 	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing (any thread) */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
 	double pool_us, pools, pools_inline;   /* of taking one: making pools there; pools made, there */
+	double make_us, reset_us, resets;      /* a pool: making one, resetting one (µs each); resets */
 	double part_inline_us;                 /* one more part, recorded on the render thread (RX_VK_PARALLEL=1) */
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
 	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
-	double ipool_us, ipools, ipools_inline;
+	double ipool_us, ipools, ipools_inline, imake_us, ireset_us, iresets;
 };
 
 /* Median µs a part of 1500 one-op parts, and the per-step counters' means. */
 static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
-                        double *pub, double *get, double *play, double pools[3])
+                        double *pub, double *get, double *play, double pools[6])
 {
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
 	struct rxvk_config eff;
@@ -228,6 +229,9 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	pools[0] = (double)(p1.part_cmd_pool_ns - p0.part_cmd_pool_ns) / 1e3 / parts_n;
 	pools[1] = (double)p1.part_cmd_pools; /* the renderer's life: 9 rounds and its set-up */
 	pools[2] = (double)p1.part_cmd_pools_inline;
+	pools[3] = p1.part_cmd_pools ? (double)p1.part_cmd_pool_make_ns / 1e3 / (double)p1.part_cmd_pools : 0;
+	pools[4] = p1.part_cmd_pool_resets ? (double)p1.part_cmd_pool_reset_ns / 1e3 / (double)p1.part_cmd_pool_resets : 0;
+	pools[5] = (double)p1.part_cmd_pool_resets;
 	return median(per_part, 9);
 }
 
@@ -248,13 +252,16 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
-	double pools[3];
+	double pools[6];
 	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us,
 	                        &pc->play_us, pools) -
 	              pc->op_us;
 	pc->pool_us = pools[0];
 	pc->pools = pools[1];
 	pc->pools_inline = pools[2];
+	pc->make_us = pools[3];
+	pc->reset_us = pools[4];
+	pc->resets = pools[5];
 	uint32_t one = 1;
 	pc->part_inline_us = parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us,
 	                               &pc->iplay_us, pools) -
@@ -262,45 +269,50 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	pc->ipool_us = pools[0];
 	pc->ipools = pools[1];
 	pc->ipools_inline = pools[2];
+	pc->imake_us = pools[3];
+	pc->ireset_us = pools[4];
+	pc->iresets = pools[5];
 	return n;
 }
 
-enum { IDLE_ROUNDS = 21, IDLE_R = 3 };
+enum { IDLE_ROUNDS = 21, IDLE_R = 4 };
 
-/* 5: the early switch where it has nothing to do: three renderers, off, on
- * and off again (a control: two renderers alike, so what the second "off"
- * differs by is what instances differ by without the switch), frames
- * interleaved in rotating order so drift on a shared machine hits all
- * alike.  Each frame's time is split into rxvk_submit, the read and
- * rxvk_finish.  Returns 1 when the switch was not idle, else 0 with the
- * medians: frame[r], and submit, read, finish [r] (ms). */
+/* 5: the early switch where it has nothing to do: four renderers, created
+ * off, on, off, on, frames interleaved in rotating order so drift on a
+ * shared machine hits all alike.  Two of each: what the two "off" (or the
+ * two "on") differ by is what renderers alike differ by, the yardstick for
+ * what the switch costs.  Each frame's time is split into rxvk_submit, the
+ * read and rxvk_finish, and the parts' recording CPU (any thread) is kept.
+ * Returns 1 when a switch was not idle, else 0 with the medians (ms). */
 struct idle_cost {
-	double frame[IDLE_R], submit[IDLE_R], read[IDLE_R], finish[IDLE_R];
+	double frame[IDLE_R], submit[IDLE_R], read[IDLE_R], finish[IDLE_R], record[IDLE_R];
 };
 
 static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 {
 	size_t n = 0;
 	double t[4][IDLE_R][IDLE_ROUNDS];
-	struct rxvk *r3[IDLE_R];
+	struct rxvk *r4[IDLE_R];
+	struct rxvk_counters c0[IDLE_R];
 	for (int r = 0; r < IDLE_R; r++) {
-		r3[r] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
-		                                   .readback_early = r == 1 ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
-		n = frame_ops(ops, r3[r]);
+		r4[r] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
+		                                   .readback_early = r % 2 ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
+		n = frame_ops(ops, r4[r]);
 		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
-			rxvk_submit(r3[r], ops, n, NULL);
-			rxvk_finish(r3[r]);
+			rxvk_submit(r4[r], ops, n, NULL);
+			rxvk_finish(r4[r]);
 		}
+		rxvk_counters_get(r4[r], &c0[r]);
 	}
 	for (int k = 0; k < IDLE_ROUNDS; k++)
 		for (int i = 0; i < IDLE_R; i++) {
 			int r = (k + i) % IDLE_R;
 			double t0 = now_us();
-			rxvk_submit(r3[r], ops, n, NULL);
+			rxvk_submit(r4[r], ops, n, NULL);
 			double t1 = now_us();
-			rxvk_invalidate(r3[r], SCRATCH, 8, NULL);
+			rxvk_invalidate(r4[r], SCRATCH, 8, NULL);
 			double t2 = now_us();
-			rxvk_finish(r3[r]);
+			rxvk_finish(r4[r]);
 			double t3 = now_us();
 			t[0][r][k] = (t3 - t0) / 1000.0;
 			t[1][r][k] = (t1 - t0) / 1000.0;
@@ -309,17 +321,18 @@ static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 		}
 	for (int r = 0; r < IDLE_R; r++) {
 		struct rxvk_counters c;
-		rxvk_counters_get(r3[r], &c);
-		if (r == 1 && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
+		rxvk_counters_get(r4[r], &c);
+		if (r % 2 && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
 			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
 			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
 			return 1;
 		}
-		rxvk_destroy(r3[r]);
+		rxvk_destroy(r4[r]);
 		ic->frame[r] = median(t[0][r], IDLE_ROUNDS);
 		ic->submit[r] = median(t[1][r], IDLE_ROUNDS);
 		ic->read[r] = median(t[2][r], IDLE_ROUNDS);
 		ic->finish[r] = median(t[3][r], IDLE_ROUNDS);
+		ic->record[r] = (double)(c.part_record_ns - c0[r].part_record_ns) / 1e6 / IDLE_ROUNDS;
 	}
 	return 0;
 }
@@ -622,6 +635,8 @@ int main(int argc, char **argv)
 	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
 	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
 	       pc.pool_us, pc.pools, pc.pools_inline);
+	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
+	       pc.make_us, pc.reset_us, pc.resets);
 	printf("| one more part, recorded on the render thread (RX_VK_PARALLEL=1) | %.2f µs |\n", pc.part_inline_us);
 	printf("| its CPU: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", pc.irec_us,
 	       pc.isub_us, pc.ipub_us);
@@ -629,6 +644,8 @@ int main(int argc, char **argv)
 	       pc.iget_us, pc.iplay_us, pc.irec_us - pc.iget_us - pc.iplay_us);
 	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
 	       pc.ipool_us, pc.ipools, pc.ipools_inline);
+	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
+	       pc.imake_us, pc.ireset_us, pc.iresets);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "
@@ -643,18 +660,18 @@ int main(int argc, char **argv)
 		printf("\n%s: early against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
 		       modes[m], arm_release[m][0] / arm_release[m][1], arm_release[m][0] / arm_release[m][2]);
 	}
-	/* the switch against both renderers without it: a difference between
-	 * instances alike (the control's) is not the switch's */
-	double off_ms = (ic.frame[0] + ic.frame[2]) / 2, on_ms = ic.frame[1];
-	printf("early switch idle (mirrored, nothing in place), median of %d frames, three renderers "
-	       "interleaved: %.3f ms a frame off, %.3f ms on, %.3f ms off (the control): on %+.2f%% against "
-	       "both off; the control %+.2f%% against the first off\n",
-	       IDLE_ROUNDS, ic.frame[0], ic.frame[1], ic.frame[2], (on_ms / off_ms - 1) * 100,
-	       (ic.frame[2] / ic.frame[0] - 1) * 100);
-	printf("early switch idle, a frame's parts (submit / read / finish), ms: off %.3f / %.3f / %.3f; "
-	       "on %.3f / %.3f / %.3f; control %.3f / %.3f / %.3f\n",
-	       ic.submit[0], ic.read[0], ic.finish[0], ic.submit[1], ic.read[1], ic.finish[1], ic.submit[2],
-	       ic.read[2], ic.finish[2]);
+	/* the switch: both renderers with it against both without it; the
+	 * renderers alike against each other are the yardstick */
+	double off_ms = (ic.frame[0] + ic.frame[2]) / 2, on_ms = (ic.frame[1] + ic.frame[3]) / 2;
+	printf("early switch idle (mirrored, nothing in place), median of %d frames, four renderers "
+	       "interleaved (created off, on, off, on): %.3f, %.3f ms a frame off, %.3f, %.3f ms on: "
+	       "%+.2f%%; renderers alike: off %+.2f%%, on %+.2f%%\n",
+	       IDLE_ROUNDS, ic.frame[0], ic.frame[2], ic.frame[1], ic.frame[3], (on_ms / off_ms - 1) * 100,
+	       (ic.frame[2] / ic.frame[0] - 1) * 100, (ic.frame[3] / ic.frame[1] - 1) * 100);
+	printf("early switch idle, a frame (submit / read / finish, ms; parts' recording CPU a frame, ms):");
+	for (int r = 0; r < IDLE_R; r++)
+		printf(" %s %.3f / %.3f / %.3f (%.3f)%s", r % 2 ? "on" : "off", ic.submit[r], ic.read[r],
+		       ic.finish[r], ic.record[r], r + 1 < IDLE_R ? ";" : "\n");
 	if (!floor_path)
 		return 0;
 	return check_floors(&fl, &pc, arm_wake, on_ms / off_ms - 1, check);

@@ -97,6 +97,7 @@ struct recorder {
 static int chunk_make(struct rxvk *rx, struct cmd_chunk **out)
 {
 	struct recorder *r = rx->recorder;
+	uint64_t t0 = rxvk_now_ns();
 	struct cmd_chunk *ch = calloc(1, sizeof *ch);
 	if (!ch)
 		return -ENOMEM;
@@ -121,6 +122,7 @@ static int chunk_make(struct rxvk *rx, struct cmd_chunk **out)
 	r->all = ch;
 	pthread_mutex_unlock(&r->recycle_lock);
 	CNT_ADD(rx, part_cmd_pools, 1);
+	CNT_ADD(rx, part_cmd_pool_make_ns, rxvk_now_ns() - t0);
 	*out = ch;
 	return 0;
 }
@@ -163,7 +165,10 @@ static void *recycler_main(void *arg)
 		                           .pSemaphores = &rx->timeline,
 		                           .pValues = &c->last };
 		VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);
+		uint64_t t0 = rxvk_now_ns();
 		if (res == VK_SUCCESS && vkResetCommandPool(rx->device, c->pool, 0) == VK_SUCCESS) {
+			CNT_ADD(rx, part_cmd_pool_resets, 1);
+			CNT_ADD(rx, part_cmd_pool_reset_ns, rxvk_now_ns() - t0);
 			pthread_mutex_lock(&r->recycle_lock);
 			r->pending = c->next;
 			if (!r->pending)
