@@ -35,6 +35,10 @@
  * whose poller shares the cores: see docs/performance.md), gives no ratio: those lines say
  * "not measurable" and do not fail the check.
  *
+ * --parts N: measures one more part with N one-op parts against one N-op
+ * part (2 to 1500; 1500 by default).  vkprobe's bare part is 1000 parts:
+ * with --parts 1000 both keep as many parts queued on the GPU.
+ *
  *   rxvk-bench-replay --ranges [spin-iterations] [rounds]   (rounds: 15)
  *
  * instead measures how replay's CPU grows with the ranges the early policy
@@ -198,11 +202,14 @@ struct part_cost {
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
 	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
 	double ipool_us, ipools, ipools_inline, imake_us, ireset_us, iresets;
+	double e2e_us, ie2e_us;                /* a part of the one-op parts, submit to finish (GPU included) */
+	size_t parts;                          /* one-op parts a round (--parts) */
 };
 
-/* Median µs a part of 1500 one-op parts, and the per-step counters' means. */
+/* Median µs a part of n one-op parts, and the per-step counters' means;
+ * pools[6], a part's submit-to-finish time. */
 static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
-                        double *pub, double *get, double *play, double pools[6])
+                        double *pub, double *get, double *play, double pools[7])
 {
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
 	struct rxvk_config eff;
@@ -210,13 +217,14 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	*parallel = eff.parallel;
 	frame_ops(ops, rx);
 	struct rxvk_counters p0, p1;
-	double per_part[9];
+	double per_part[9], e2e[9];
 	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
 		rxvk_submit(rx, ops, n, NULL);
 		per_part[k] = (now_us() - t0) / (double)n;
 		rxvk_finish(rx);
+		e2e[k] = (now_us() - t0) / (double)n;
 	}
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
@@ -232,6 +240,7 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	pools[3] = p1.part_cmd_pools ? (double)p1.part_cmd_pool_make_ns / 1e3 / (double)p1.part_cmd_pools : 0;
 	pools[4] = p1.part_cmd_pool_resets ? (double)p1.part_cmd_pool_reset_ns / 1e3 / (double)p1.part_cmd_pool_resets : 0;
 	pools[5] = (double)p1.part_cmd_pool_resets;
+	pools[6] = median(e2e, 9);
 	return median(per_part, 9);
 }
 
@@ -240,11 +249,12 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
 	rxvk_device_info_get(rx, info);
 	size_t n = frame_ops(ops, rx);
+	size_t np = pc->parts < n ? pc->parts : n; /* the ops (and one-op parts) measured here */
 	double per_op[9];
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
-		rxvk_submit(rx, ops, n, NULL);
-		per_op[k] = (now_us() - t0) / (double)n;
+		rxvk_submit(rx, ops, np, NULL);
+		per_op[k] = (now_us() - t0) / (double)np;
 		rxvk_finish(rx);
 	}
 	rxvk_destroy(rx);
@@ -252,8 +262,8 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
-	double pools[6];
-	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us,
+	double pools[7];
+	pc->part_us = parts_run(ops, np, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us,
 	                        &pc->play_us, pools) -
 	              pc->op_us;
 	pc->pool_us = pools[0];
@@ -262,8 +272,9 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	pc->make_us = pools[3];
 	pc->reset_us = pools[4];
 	pc->resets = pools[5];
+	pc->e2e_us = pools[6];
 	uint32_t one = 1;
-	pc->part_inline_us = parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us,
+	pc->part_inline_us = parts_run(ops, np, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us,
 	                               &pc->iplay_us, pools) -
 	                     pc->op_us;
 	pc->ipool_us = pools[0];
@@ -272,6 +283,7 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	pc->imake_us = pools[3];
 	pc->ireset_us = pools[4];
 	pc->iresets = pools[5];
+	pc->ie2e_us = pools[6];
 	return n;
 }
 
@@ -541,15 +553,24 @@ int main(int argc, char **argv)
 	struct floors fl = { 0 };
 	const char *floor_path = NULL;
 	bool check = false;
+	size_t parts = NOPS;
 	int a0 = 1;
 	for (; a0 < argc && strncmp(argv[a0], "--", 2) == 0; a0++) {
 		if (strcmp(argv[a0], "--check") == 0) {
 			check = true;
 		} else if (strcmp(argv[a0], "--floor") == 0 && a0 + 1 < argc) {
 			floor_path = argv[++a0];
+		} else if (strcmp(argv[a0], "--parts") == 0 && a0 + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++a0], &end, 10);
+			if (*end || v < 2 || v > NOPS) {
+				fprintf(stderr, "rxvk-bench-replay: --parts %s: expected 2 to %d\n", argv[a0], NOPS);
+				return 2;
+			}
+			parts = (size_t)v;
 		} else {
 			fprintf(stderr, "rxvk-bench-replay: unknown option %s\n"
-			                "usage: rxvk-bench-replay [--floor FILE [--check]] [spin-iterations]\n"
+			                "usage: rxvk-bench-replay [--floor FILE [--check]] [--parts N] [spin-iterations]\n"
 			                "       rxvk-bench-replay --ranges [spin-iterations] [rounds]\n", argv[a0]);
 			return 2;
 		}
@@ -565,7 +586,7 @@ int main(int argc, char **argv)
 	struct rxvk_device_info info;
 
 	/* 1 and 2: CPU cost of replay, one part and one part per op */
-	struct part_cost pc;
+	struct part_cost pc = { .parts = parts };
 	size_t n = replay_cost(ops, &info, &pc);
 	struct rxvk *rx;
 
@@ -627,8 +648,9 @@ int main(int argc, char **argv)
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
-	printf("| one more part (1500 parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parallel,
+	printf("| one more part (%zu parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parts, pc.parallel,
 	       getenv("RX_VK_PARALLEL") ? "" : " (its default here)", pc.part_us);
+	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pc.e2e_us);
 	printf("| its CPU, on whichever thread: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
 	       pc.rec_us, pc.sub_us, pc.pub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
@@ -638,6 +660,7 @@ int main(int argc, char **argv)
 	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
 	       pc.make_us, pc.reset_us, pc.resets);
 	printf("| one more part, recorded on the render thread (RX_VK_PARALLEL=1) | %.2f µs |\n", pc.part_inline_us);
+	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pc.ie2e_us);
 	printf("| its CPU: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", pc.irec_us,
 	       pc.isub_us, pc.ipub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
