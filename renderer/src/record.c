@@ -91,7 +91,7 @@ struct recorder {
 };
 
 #define RECYCLE_SLICE_NS 500000ull
-#define RESERVE_MAX 64u
+#define RESERVE_MAX 32u
 
 /* A new chunk, its pool and command buffers made. */
 static int chunk_make(struct rxvk *rx, struct cmd_chunk **out)
@@ -127,10 +127,13 @@ static int chunk_make(struct rxvk *rx, struct cmd_chunk **out)
 	return 0;
 }
 
-/* The recycler: keeps `reserve` chunks ready, making new ones when too few
- * are; resets used-up chunks once the timeline has passed their newest
- * value.  It waits for the timeline in slices, so a shortfall of ready
- * chunks is seen within one. */
+/* The recycler: resets used-up chunks once the timeline has passed their
+ * newest value, oldest first, and keeps `reserve` chunks ready, making new
+ * ones when too few are.  Resetting comes first: it costs a few tens of µs
+ * where making a chunk costs half a millisecond on NVIDIA's driver
+ * (docs/performance.md), so while parts run it only makes chunks the
+ * finished ones cannot supply.  It waits for the timeline in slices, so a
+ * shortfall of ready chunks is seen within one. */
 static void *recycler_main(void *arg)
 {
 	struct rxvk *rx = arg;
@@ -139,8 +142,38 @@ static void *recycler_main(void *arg)
 	for (;;) {
 		if (r->recycler_stop)
 			break;
-		if (r->n_ready < r->reserve && !r->make_failed &&
-		    !__atomic_load_n(&rx->test.no_chunks_ahead, __ATOMIC_RELAXED)) {
+		bool short_of_ready = r->n_ready < r->reserve && !r->make_failed &&
+		                      !__atomic_load_n(&rx->test.no_chunks_ahead, __ATOMIC_RELAXED);
+		if (r->pending) {
+			struct cmd_chunk *c = r->pending;
+			pthread_mutex_unlock(&r->recycle_lock);
+			VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+			                           .semaphoreCount = 1,
+			                           .pSemaphores = &rx->timeline,
+			                           .pValues = &c->last };
+			/* short of ready chunks: only a look, then make one */
+			uint64_t slice = short_of_ready ? 0 : RECYCLE_SLICE_NS;
+			VkResult res = vkWaitSemaphores(rx->device, &wi, slice);
+			uint64_t t0 = rxvk_now_ns();
+			if (res == VK_SUCCESS && vkResetCommandPool(rx->device, c->pool, 0) == VK_SUCCESS) {
+				CNT_ADD(rx, part_cmd_pool_resets, 1);
+				CNT_ADD(rx, part_cmd_pool_reset_ns, rxvk_now_ns() - t0);
+				pthread_mutex_lock(&r->recycle_lock);
+				r->pending = c->next;
+				if (!r->pending)
+					r->pending_tail = NULL;
+				c->used = 0;
+				c->next = r->ready;
+				r->ready = c;
+				r->n_ready++;
+				continue;
+			}
+			/* not yet (or a lost device: the chunk stays pending, unused) */
+			pthread_mutex_lock(&r->recycle_lock);
+			if (!short_of_ready)
+				continue;
+		}
+		if (short_of_ready) {
 			pthread_mutex_unlock(&r->recycle_lock);
 			struct cmd_chunk *c;
 			int rc = chunk_make(rx, &c);
@@ -154,33 +187,7 @@ static void *recycler_main(void *arg)
 			r->n_ready++;
 			continue;
 		}
-		if (!r->pending) {
-			pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
-			continue;
-		}
-		struct cmd_chunk *c = r->pending;
-		pthread_mutex_unlock(&r->recycle_lock);
-		VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-		                           .semaphoreCount = 1,
-		                           .pSemaphores = &rx->timeline,
-		                           .pValues = &c->last };
-		VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);
-		uint64_t t0 = rxvk_now_ns();
-		if (res == VK_SUCCESS && vkResetCommandPool(rx->device, c->pool, 0) == VK_SUCCESS) {
-			CNT_ADD(rx, part_cmd_pool_resets, 1);
-			CNT_ADD(rx, part_cmd_pool_reset_ns, rxvk_now_ns() - t0);
-			pthread_mutex_lock(&r->recycle_lock);
-			r->pending = c->next;
-			if (!r->pending)
-				r->pending_tail = NULL;
-			c->used = 0;
-			c->next = r->ready;
-			r->ready = c;
-			r->n_ready++;
-			continue;
-		}
-		/* not yet (or a lost device: the chunk stays pending, unused) */
-		pthread_mutex_lock(&r->recycle_lock);
+		pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
 	}
 	pthread_mutex_unlock(&r->recycle_lock);
 	return NULL;
