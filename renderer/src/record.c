@@ -4,8 +4,9 @@
  *
  * With RX_VK_PARALLEL=1 a part is recorded and submitted on the render
  * thread as soon as it ends.  With RX_VK_PARALLEL=N (by default a quarter of
- * the CPUs, 1 to 4), N threads record parts (each with its own command
- * pools) while the render thread goes on deciding the next ones.  A part is
+ * the CPUs, 1 to 4), N threads record parts (each into its own chunk of
+ * command buffers, taken from one ready list) while the render thread goes
+ * on deciding the next ones.  A part is
  * submitted as soon as it and every part before it are recorded, by the
  * recording thread that finished the last of them: a part that ends early
  * for a read (RX_VK_READBACK_EARLY=1) reaches the GPU without waiting for
