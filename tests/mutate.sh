@@ -127,9 +127,12 @@ mutant current-target-not-reloaded $rp rxvk-reuse \
 mutant failed-load-left-valid $rp rxvk-reuse \
 	'\t\tif (t->load_value == job->value)\n\t\t\tt->image_valid = false;\n' ''
 mutant chunk-reset-before-its-parts-ran $rc rxvk-reuse \
-	'VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);' 'VkResult res = VK_SUCCESS;\n\t\t(void)wi;'
+	'VkResult res = vkWaitSemaphores(rx->device, &wi, slice);' 'VkResult res = VK_SUCCESS;\n\t\t\t(void)wi, (void)slice;'
 mutant chunk-taken-before-reset $rc rxvk-reuse \
-	'__ATOMIC_ACQUIRE) == CHUNK_READY) {' '__ATOMIC_ACQUIRE) != CHUNK_IN_USE) {'
+	'\tif (!c || c->used == CHUNK_CMDS) {\n\t\tpthread_mutex_lock' \
+	'\tif (c && c->used == CHUNK_CMDS)\n\t\tc->used = 0;\n\tif (!c) {\n\t\tpthread_mutex_lock'
+mutant no-ready-chunk-none-made $rc rxvk-reuse \
+	'\t\t*cur = c;\n\t\tif (!c) {' '\t\t*cur = c;\n\t\tif (0) {'
 
 # parts recorded and submitted on threads (RX_VK_PARALLEL >= 2)
 mutant thread-part-left-for-next-handover $rc rxvk-readback \

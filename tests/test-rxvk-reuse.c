@@ -6,11 +6,12 @@
  * load and failed leaves the target to be loaded again, so what the GPU
  * wrote into its memory before survives the resubmission; and command
  * buffers, recycled a chunk at a time, are reset only once their parts
- * have run.  Each case fails on the wrong behaviour (tests/mutate.sh has a
+ * have run, and when no chunk is ready a part's recording makes one.  Each case fails on the wrong behaviour (tests/mutate.sh has a
  * mutant for each).  On a real device (lavapipe in CI) with the validation
  * layer and its synchronization validation on. */
 #include "rxvk-test.h"
 #include "private.h"
+#include "rxvk-gate.h"
 
 #include <unistd.h>
 
@@ -242,6 +243,37 @@ static void test_split__command_buffers_recycled_only_after_their_parts_ran(void
 	(void)state;
 }
 
+/* With no chunk of command buffers made ahead (the test hook) and every
+ * part held at a gate, so none is recycled, the chunks beyond the ones made
+ * ready at the start are made while taking a command buffer, at least one
+ * a 32 parts beyond those; every part's value lands. */
+static void test_split__chunk_made_on_the_path_when_none_is_ready(void **state)
+{
+	struct rxvk *rx = rxt_create((struct rxvk_config){ .part_ops = 1 });
+	struct rxvk_config eff;
+	rxvk_config_get(rx, &eff);
+	uint64_t ready_at_start = 2 * (eff.parallel < 2 ? 0 : eff.parallel) + 2;
+	rx->test.no_chunks_ahead = true;
+	size_t n = 0;
+	for (uint32_t i = 0; i < 400; i++)
+		ops[n++] = rxt_spin(SCRATCH + 8 * (uint64_t)i, 1, 7000u + i);
+	struct rxvk_counters c0 = counters(rx);
+	rxt_gate_hold(rx, 0); /* nothing runs, so no chunk comes back */
+	submit(rx, ops, n);
+	rxt_gate_submitted(rx);
+	struct rxvk_counters c1 = counters(rx);
+	rxt_gate_open(rx);
+	assert_int_equal(rxvk_finish(rx), 0);
+	assert_int_equal(c1.parts - c0.parts, n);
+	uint64_t made = c1.part_cmd_pools_inline - c0.part_cmd_pools_inline;
+	assert_true(made >= (n + 31) / 32 - ready_at_start);
+	assert_int_equal(c1.part_cmd_pools - c0.part_cmd_pools, made);
+	for (uint32_t i = 0; i < 400; i++)
+		assert_int_equal(word(rx, SCRATCH + 8 * (uint64_t)i), 7000u + i);
+	rxt_destroy_gated(rx);
+	(void)state;
+}
+
 int main(void)
 {
 	/* the validation layer's synchronization validation on every device
@@ -253,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_wrote__target_current_by_flips_alone_takes_the_cpu_bytes),
 		cmocka_unit_test(test_rollback__failed_part_with_a_target_load_loads_it_again),
 		cmocka_unit_test(test_split__command_buffers_recycled_only_after_their_parts_ran),
+		cmocka_unit_test(test_split__chunk_made_on_the_path_when_none_is_ready),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,9 @@
  *    parts and replay CPU per frame; no switch, early 1, early marker, late;
  *    guest memory in place, then mirrored (every block active first);
  * 5. the early switch with nothing to do (mirrored, no in-place page): replay
- *    time of a 1500-op frame with the switch on against off.
+ *    time of a 1500-op frame, two renderers with the switch on against two
+ *    with it off (created off, on, off, on); what renderers alike differ
+ *    by is printed beside it.
  * Medians over repeated rounds; output is a Markdown table.
  *
  * --floor FILE: what vkprobe printed in the same call (one run or several,
@@ -32,6 +34,10 @@
  * wake-up that is not positive, the floor's or this program's (lavapipe,
  * whose poller shares the cores: see docs/performance.md), gives no ratio: those lines say
  * "not measurable" and do not fail the check.
+ *
+ * --parts N: measures one more part with N one-op parts against one N-op
+ * part (2 to 1500; 1500 by default).  vkprobe's bare part is 1000 parts:
+ * with --parts 1000 both keep as many parts queued on the GPU.
  *
  *   rxvk-bench-replay --ranges [spin-iterations] [rounds]   (rounds: 15)
  *
@@ -190,14 +196,20 @@ struct part_cost {
 	double op_us, part_us;                 /* per op in one part; one more part (the default path) */
 	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing (any thread) */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
+	double pool_us, pools, pools_inline;   /* of taking one: making pools there; pools made, there */
+	double make_us, reset_us, resets;      /* a pool: making one, resetting one (µs each); resets */
 	double part_inline_us;                 /* one more part, recorded on the render thread (RX_VK_PARALLEL=1) */
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
 	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
+	double ipool_us, ipools, ipools_inline, imake_us, ireset_us, iresets;
+	double e2e_us, ie2e_us;                /* a part of the one-op parts, submit to finish (GPU included) */
+	size_t parts;                          /* one-op parts a round (--parts) */
 };
 
-/* Median µs a part of 1500 one-op parts, and the per-step counters' means. */
+/* Median µs a part of n one-op parts, and the per-step counters' means;
+ * pools[6], a part's submit-to-finish time. */
 static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
-                        double *pub, double *get, double *play)
+                        double *pub, double *get, double *play, double pools[7])
 {
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
 	struct rxvk_config eff;
@@ -205,13 +217,14 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	*parallel = eff.parallel;
 	frame_ops(ops, rx);
 	struct rxvk_counters p0, p1;
-	double per_part[9];
+	double per_part[9], e2e[9];
 	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
 		rxvk_submit(rx, ops, n, NULL);
 		per_part[k] = (now_us() - t0) / (double)n;
 		rxvk_finish(rx);
+		e2e[k] = (now_us() - t0) / (double)n;
 	}
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
@@ -221,6 +234,13 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	*pub = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
 	*get = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
 	*play = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
+	pools[0] = (double)(p1.part_cmd_pool_ns - p0.part_cmd_pool_ns) / 1e3 / parts_n;
+	pools[1] = (double)p1.part_cmd_pools; /* the renderer's life: 9 rounds and its set-up */
+	pools[2] = (double)p1.part_cmd_pools_inline;
+	pools[3] = p1.part_cmd_pools ? (double)p1.part_cmd_pool_make_ns / 1e3 / (double)p1.part_cmd_pools : 0;
+	pools[4] = p1.part_cmd_pool_resets ? (double)p1.part_cmd_pool_reset_ns / 1e3 / (double)p1.part_cmd_pool_resets : 0;
+	pools[5] = (double)p1.part_cmd_pool_resets;
+	pools[6] = median(e2e, 9);
 	return median(per_part, 9);
 }
 
@@ -229,11 +249,12 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = NOPS });
 	rxvk_device_info_get(rx, info);
 	size_t n = frame_ops(ops, rx);
+	size_t np = pc->parts < n ? pc->parts : n; /* the ops (and one-op parts) measured here */
 	double per_op[9];
 	for (int k = 0; k < 9; k++) {
 		double t0 = now_us();
-		rxvk_submit(rx, ops, n, NULL);
-		per_op[k] = (now_us() - t0) / (double)n;
+		rxvk_submit(rx, ops, np, NULL);
+		per_op[k] = (now_us() - t0) / (double)np;
 		rxvk_finish(rx);
 	}
 	rxvk_destroy(rx);
@@ -241,54 +262,90 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
-	pc->part_us = parts_run(ops, n, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us, &pc->play_us) -
+	double pools[7];
+	pc->part_us = parts_run(ops, np, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us,
+	                        &pc->play_us, pools) -
 	              pc->op_us;
+	pc->pool_us = pools[0];
+	pc->pools = pools[1];
+	pc->pools_inline = pools[2];
+	pc->make_us = pools[3];
+	pc->reset_us = pools[4];
+	pc->resets = pools[5];
+	pc->e2e_us = pools[6];
 	uint32_t one = 1;
-	pc->part_inline_us =
-		parts_run(ops, n, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us, &pc->iplay_us) - pc->op_us;
+	pc->part_inline_us = parts_run(ops, np, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us,
+	                               &pc->iplay_us, pools) -
+	                     pc->op_us;
+	pc->ipool_us = pools[0];
+	pc->ipools = pools[1];
+	pc->ipools_inline = pools[2];
+	pc->imake_us = pools[3];
+	pc->ireset_us = pools[4];
+	pc->iresets = pools[5];
+	pc->ie2e_us = pools[6];
 	return n;
 }
 
-enum { IDLE_ROUNDS = 21 };
+enum { IDLE_ROUNDS = 21, IDLE_R = 4 };
 
-/* 5: the early switch where it has nothing to do: two renderers, frames
- * interleaved off/on so drift on a shared machine hits both alike.
- * Returns 1 when the switch was not idle, else 0 with the medians. */
-static int idle_switch(struct rxvk_op *ops, double *off_ms, double *on_ms)
+/* 5: the early switch where it has nothing to do: four renderers, created
+ * off, on, off, on, frames interleaved in rotating order so drift on a
+ * shared machine hits all alike.  Two of each: what the two "off" (or the
+ * two "on") differ by is what renderers alike differ by, the yardstick for
+ * what the switch costs.  Each frame's time is split into rxvk_submit, the
+ * read and rxvk_finish, and the parts' recording CPU (any thread) is kept.
+ * Returns 1 when a switch was not idle, else 0 with the medians (ms). */
+struct idle_cost {
+	double frame[IDLE_R], submit[IDLE_R], read[IDLE_R], finish[IDLE_R], record[IDLE_R];
+};
+
+static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 {
 	size_t n = 0;
-	double idle[2][IDLE_ROUNDS];
-	struct rxvk *pair[2];
-	for (int on = 0; on < 2; on++) {
-		pair[on] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
-		                                      .readback_early = on ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
-		n = frame_ops(ops, pair[on]);
+	double t[4][IDLE_R][IDLE_ROUNDS];
+	struct rxvk *r4[IDLE_R];
+	struct rxvk_counters c0[IDLE_R];
+	for (int r = 0; r < IDLE_R; r++) {
+		r4[r] = make((struct rxvk_config){ .mirror = RXVK_SWITCH_ON, .guest_mb = 32,
+		                                   .readback_early = r % 2 ? RXVK_EARLY_PART : RXVK_EARLY_OFF });
+		n = frame_ops(ops, r4[r]);
 		for (int k = 0; k < 3; k++) { /* activate the mirror blocks */
-			rxvk_submit(pair[on], ops, n, NULL);
-			rxvk_finish(pair[on]);
+			rxvk_submit(r4[r], ops, n, NULL);
+			rxvk_finish(r4[r]);
 		}
+		rxvk_counters_get(r4[r], &c0[r]);
 	}
 	for (int k = 0; k < IDLE_ROUNDS; k++)
-		for (int i = 0; i < 2; i++) {
-			int on = (k + i) % 2;
+		for (int i = 0; i < IDLE_R; i++) {
+			int r = (k + i) % IDLE_R;
 			double t0 = now_us();
-			rxvk_submit(pair[on], ops, n, NULL);
-			rxvk_invalidate(pair[on], SCRATCH, 8, NULL);
-			rxvk_finish(pair[on]);
-			idle[on][k] = (now_us() - t0) / 1000.0;
+			rxvk_submit(r4[r], ops, n, NULL);
+			double t1 = now_us();
+			rxvk_invalidate(r4[r], SCRATCH, 8, NULL);
+			double t2 = now_us();
+			rxvk_finish(r4[r]);
+			double t3 = now_us();
+			t[0][r][k] = (t3 - t0) / 1000.0;
+			t[1][r][k] = (t1 - t0) / 1000.0;
+			t[2][r][k] = (t2 - t1) / 1000.0;
+			t[3][r][k] = (t3 - t2) / 1000.0;
 		}
-	for (int on = 0; on < 2; on++) {
+	for (int r = 0; r < IDLE_R; r++) {
 		struct rxvk_counters c;
-		rxvk_counters_get(pair[on], &c);
-		if (on && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
+		rxvk_counters_get(r4[r], &c);
+		if (r % 2 && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
 			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
 			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
 			return 1;
 		}
-		rxvk_destroy(pair[on]);
+		rxvk_destroy(r4[r]);
+		ic->frame[r] = median(t[0][r], IDLE_ROUNDS);
+		ic->submit[r] = median(t[1][r], IDLE_ROUNDS);
+		ic->read[r] = median(t[2][r], IDLE_ROUNDS);
+		ic->finish[r] = median(t[3][r], IDLE_ROUNDS);
+		ic->record[r] = (double)(c.part_record_ns - c0[r].part_record_ns) / 1e6 / IDLE_ROUNDS;
 	}
-	*off_ms = median(idle[0], IDLE_ROUNDS);
-	*on_ms = median(idle[1], IDLE_ROUNDS);
 	return 0;
 }
 
@@ -496,15 +553,24 @@ int main(int argc, char **argv)
 	struct floors fl = { 0 };
 	const char *floor_path = NULL;
 	bool check = false;
+	size_t parts = NOPS;
 	int a0 = 1;
 	for (; a0 < argc && strncmp(argv[a0], "--", 2) == 0; a0++) {
 		if (strcmp(argv[a0], "--check") == 0) {
 			check = true;
 		} else if (strcmp(argv[a0], "--floor") == 0 && a0 + 1 < argc) {
 			floor_path = argv[++a0];
+		} else if (strcmp(argv[a0], "--parts") == 0 && a0 + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++a0], &end, 10);
+			if (*end || v < 2 || v > NOPS) {
+				fprintf(stderr, "rxvk-bench-replay: --parts %s: expected 2 to %d\n", argv[a0], NOPS);
+				return 2;
+			}
+			parts = (size_t)v;
 		} else {
 			fprintf(stderr, "rxvk-bench-replay: unknown option %s\n"
-			                "usage: rxvk-bench-replay [--floor FILE [--check]] [spin-iterations]\n"
+			                "usage: rxvk-bench-replay [--floor FILE [--check]] [--parts N] [spin-iterations]\n"
 			                "       rxvk-bench-replay --ranges [spin-iterations] [rounds]\n", argv[a0]);
 			return 2;
 		}
@@ -520,7 +586,7 @@ int main(int argc, char **argv)
 	struct rxvk_device_info info;
 
 	/* 1 and 2: CPU cost of replay, one part and one part per op */
-	struct part_cost pc;
+	struct part_cost pc = { .parts = parts };
 	size_t n = replay_cost(ops, &info, &pc);
 	struct rxvk *rx;
 
@@ -575,24 +641,34 @@ int main(int argc, char **argv)
 		}
 
 	/* 5: the early switch where it has nothing to do */
-	double off_ms, on_ms;
-	if (idle_switch(ops, &off_ms, &on_ms))
+	struct idle_cost ic;
+	if (idle_switch(ops, &ic))
 		return 1;
 
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
-	printf("| one more part (1500 parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parallel,
+	printf("| one more part (%zu parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parts, pc.parallel,
 	       getenv("RX_VK_PARALLEL") ? "" : " (its default here)", pc.part_us);
+	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pc.e2e_us);
 	printf("| its CPU, on whichever thread: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
 	       pc.rec_us, pc.sub_us, pc.pub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
 	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
+	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
+	       pc.pool_us, pc.pools, pc.pools_inline);
+	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
+	       pc.make_us, pc.reset_us, pc.resets);
 	printf("| one more part, recorded on the render thread (RX_VK_PARALLEL=1) | %.2f µs |\n", pc.part_inline_us);
+	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pc.ie2e_us);
 	printf("| its CPU: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", pc.irec_us,
 	       pc.isub_us, pc.ipub_us);
 	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
 	       pc.iget_us, pc.iplay_us, pc.irec_us - pc.iget_us - pc.iplay_us);
+	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
+	       pc.ipool_us, pc.ipools, pc.ipools_inline);
+	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
+	       pc.imake_us, pc.ireset_us, pc.iresets);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "
@@ -607,9 +683,18 @@ int main(int argc, char **argv)
 		printf("\n%s: early against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
 		       modes[m], arm_release[m][0] / arm_release[m][1], arm_release[m][0] / arm_release[m][2]);
 	}
-	printf("early switch idle (mirrored, nothing in place), median of %d interleaved frames: "
-	       "%.3f ms a frame off, %.3f ms on: %+.2f%%\n",
-	       IDLE_ROUNDS, off_ms, on_ms, (on_ms / off_ms - 1) * 100);
+	/* the switch: both renderers with it against both without it; the
+	 * renderers alike against each other are the yardstick */
+	double off_ms = (ic.frame[0] + ic.frame[2]) / 2, on_ms = (ic.frame[1] + ic.frame[3]) / 2;
+	printf("early switch idle (mirrored, nothing in place), median of %d frames, four renderers "
+	       "interleaved (created off, on, off, on): %.3f, %.3f ms a frame off, %.3f, %.3f ms on: "
+	       "%+.2f%%; renderers alike: off %+.2f%%, on %+.2f%%\n",
+	       IDLE_ROUNDS, ic.frame[0], ic.frame[2], ic.frame[1], ic.frame[3], (on_ms / off_ms - 1) * 100,
+	       (ic.frame[2] / ic.frame[0] - 1) * 100, (ic.frame[3] / ic.frame[1] - 1) * 100);
+	printf("early switch idle, a frame (submit / read / finish, ms; parts' recording CPU a frame, ms):");
+	for (int r = 0; r < IDLE_R; r++)
+		printf(" %s %.3f / %.3f / %.3f (%.3f)%s", r % 2 ? "on" : "off", ic.submit[r], ic.read[r],
+		       ic.finish[r], ic.record[r], r + 1 < IDLE_R ? ";" : "\n");
 	if (!floor_path)
 		return 0;
 	return check_floors(&fl, &pc, arm_wake, on_ms / off_ms - 1, check);

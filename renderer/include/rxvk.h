@@ -283,6 +283,12 @@ struct rxvk_counters {
 	uint64_t part_publish_ns;     /* parts: publishing writes and reads to the page tables */
 	uint64_t part_cmd_get_ns;     /* of part_record_ns: taking a command buffer */
 	uint64_t part_play_ns;        /* of part_record_ns: the commands, between begin and end */
+	uint64_t part_cmd_pools;      /* command pools made (each a chunk of 32 command buffers) */
+	uint64_t part_cmd_pools_inline; /* of those, made while taking a command buffer (none ready) */
+	uint64_t part_cmd_pool_ns;    /* of part_cmd_get_ns: making those */
+	uint64_t part_cmd_pool_make_ns; /* making pools, on any thread */
+	uint64_t part_cmd_pool_resets;  /* pools reset by the recycler (their parts ran) */
+	uint64_t part_cmd_pool_reset_ns; /* the recycler's vkResetCommandPool */
 	uint64_t reads_whole;         /* waited for the whole submission */
 	uint64_t reads_whole_wait_ns;
 	uint64_t reads_early_fallback;/* early on, writer not known: whole submission */

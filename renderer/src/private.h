@@ -169,6 +169,9 @@ struct rxvk {
 		/* the pause leaves the parts handed over to the recording threads
 		 * (no drain first): they are submitted as those threads get to them */
 		bool hold_no_drain;
+		/* the recycler makes no chunk of command buffers ahead: every
+		 * chunk beyond the first ones is made on the recording path */
+		bool no_chunks_ahead;
 	} test;
 	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */

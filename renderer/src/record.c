@@ -4,8 +4,9 @@
  *
  * With RX_VK_PARALLEL=1 a part is recorded and submitted on the render
  * thread as soon as it ends.  With RX_VK_PARALLEL=N (by default a quarter of
- * the CPUs, 1 to 4), N threads record parts (each with its own command
- * pools) while the render thread goes on deciding the next ones.  A part is
+ * the CPUs, 1 to 4), N threads record parts (each into its own chunk of
+ * command buffers, taken from one ready list) while the render thread goes
+ * on deciding the next ones.  A part is
  * submitted as soon as it and every part before it are recorded, by the
  * recording thread that finished the last of them: a part that ends early
  * for a read (RX_VK_READBACK_EARLY=1) reaches the GPU without waiting for
@@ -23,46 +24,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Command buffers come in chunks, one pool a chunk, handed out in timeline
- * order and taken back a whole chunk at a time, the way a command list is
- * recycled in DXVK: a chunk whose command buffers are all handed out goes
- * to the recycler thread, which waits until the timeline has passed the
- * newest value they signal and makes all of them new again with one
- * vkResetCommandPool.  The thread that records takes a command buffer with
- * an index step: no reset of its own and no look at the timeline, which
- * were most of what a part cost beyond its vkQueueSubmit
- * (docs/performance.md). */
+/* Command buffers come in chunks, one pool a chunk, the way a command list
+ * is recycled in DXVK.  A thread that records holds one chunk and takes its
+ * command buffers in timeline order with an index step.  A used-up chunk
+ * goes to the recycler thread, which waits until the timeline has passed
+ * the newest value its command buffers signal, makes all of them new again
+ * with one vkResetCommandPool and puts the chunk on one list of ready chunks
+ * that every thread takes from.  Whenever fewer than `reserve` chunks are
+ * ready, the recycler makes new ones there, ahead of need, so the thread
+ * that records swaps a used-up chunk for a ready one under one lock, and
+ * makes a pool itself only when none is ready (counted:
+ * part_cmd_pools_inline).  A ring of chunks a thread, each thread making a
+ * pool whenever its own next chunk was not reset yet, made twice the pools
+ * with two threads as with one, and making them was most of what taking a
+ * command buffer cost on a thread (docs/performance.md). */
 #define CHUNK_CMDS 32
 
-enum { CHUNK_READY, CHUNK_IN_USE, CHUNK_PENDING };
-
 struct cmd_chunk {
-	VkCommandPool pool;    /* owned by whoever holds the chunk (state) */
+	VkCommandPool pool;    /* owned by whoever holds the chunk */
 	VkCommandBuffer cmd[CHUNK_CMDS];
 	unsigned used;         /* handed out since the pool was last reset */
 	uint64_t last;         /* the newest value one of them signals */
-	int state;             /* CHUNK_*, atomic: the recycler sets READY */
-	struct cmd_chunk *next_pending;
-};
-
-/* One recording thread's chunks, a ring in timeline order: the chunk after
- * `cur` is the oldest.  Chunks never move (the recycler holds pointers). */
-struct cmd_ring {
-	struct cmd_chunk **v;
-	size_t n, cap;
-	size_t cur;
+	struct cmd_chunk *next;  /* on the pending or the ready list */
+	struct cmd_chunk *all;   /* every chunk made, for freeing */
 };
 
 struct recorder_thread {
 	pthread_t thread;
-	struct cmd_ring ring;
+	struct cmd_chunk *cur; /* the chunk it takes command buffers from */
 	bool started;
 };
 
 /* Records parts into command buffers: inline when RX_VK_PARALLEL=1, on
  * RX_VK_PARALLEL threads otherwise; submits them in timeline order. */
 struct recorder {
-	struct cmd_ring ring;           /* the render thread's (RX_VK_PARALLEL=1) */
+	struct cmd_chunk *cur;          /* the render thread's chunk */
 	/* every part's closing commands (the barrier after its work and the
 	 * host barrier), recorded once and submitted after each part */
 	VkCommandPool close_pool;
@@ -80,74 +76,29 @@ struct recorder {
 	bool render_waits;              /* the render thread waits on `done` */
 	struct part_job *free_jobs;
 	bool stop;
-	/* the recycler: chunks waiting for the timeline, oldest first */
+	/* the recycler: chunks waiting for the timeline, oldest first, and
+	 * chunks ready to hand out; all under recycle_lock */
 	pthread_t recycler;
 	bool recycler_started, recycler_stop;
 	pthread_mutex_t recycle_lock;
 	pthread_cond_t recycle_cond;
 	struct cmd_chunk *pending, *pending_tail;
+	struct cmd_chunk *ready;
+	unsigned n_ready;
+	unsigned reserve;               /* chunks kept ready: two a recording thread and two,
+	                                 * one more each time none was ready */
+	bool make_failed;               /* the recycler stopped making chunks ahead */
+	struct cmd_chunk *all;
 };
 
-#define RECYCLE_SLICE_NS 50000000ull
+#define RECYCLE_SLICE_NS 500000ull
+#define RESERVE_MAX 32u
 
-static void *recycler_main(void *arg)
+/* A new chunk, its pool and command buffers made. */
+static int chunk_make(struct rxvk *rx, struct cmd_chunk **out)
 {
-	struct rxvk *rx = arg;
 	struct recorder *r = rx->recorder;
-	pthread_mutex_lock(&r->recycle_lock);
-	for (;;) {
-		while (!r->pending && !r->recycler_stop)
-			pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
-		if (r->recycler_stop)
-			break;
-		struct cmd_chunk *c = r->pending;
-		pthread_mutex_unlock(&r->recycle_lock);
-		VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-		                           .semaphoreCount = 1,
-		                           .pSemaphores = &rx->timeline,
-		                           .pValues = &c->last };
-		VkResult res = vkWaitSemaphores(rx->device, &wi, RECYCLE_SLICE_NS);
-		if (res == VK_SUCCESS && vkResetCommandPool(rx->device, c->pool, 0) == VK_SUCCESS) {
-			pthread_mutex_lock(&r->recycle_lock);
-			r->pending = c->next_pending;
-			if (!r->pending)
-				r->pending_tail = NULL;
-			c->used = 0;
-			__atomic_store_n(&c->state, CHUNK_READY, __ATOMIC_RELEASE);
-			continue;
-		}
-		/* not yet (or a lost device: the chunk stays pending, unused) */
-		pthread_mutex_lock(&r->recycle_lock);
-	}
-	pthread_mutex_unlock(&r->recycle_lock);
-	return NULL;
-}
-
-static void chunk_retire(struct recorder *r, struct cmd_chunk *c)
-{
-	pthread_mutex_lock(&r->recycle_lock);
-	c->state = CHUNK_PENDING;
-	c->next_pending = NULL;
-	if (r->pending_tail)
-		r->pending_tail->next_pending = c;
-	else
-		r->pending = c;
-	r->pending_tail = c;
-	pthread_cond_signal(&r->recycle_cond);
-	pthread_mutex_unlock(&r->recycle_lock);
-}
-
-/* A new chunk after `cur` (so still the newest in ring order). */
-static int chunk_add(struct rxvk *rx, struct cmd_ring *ring)
-{
-	if (ring->n == ring->cap) {
-		size_t c = ring->cap ? ring->cap * 2 : 4;
-		struct cmd_chunk **v = realloc(ring->v, c * sizeof *v);
-		if (!v)
-			return -ENOMEM;
-		ring->v = v;
-		ring->cap = c;
-	}
+	uint64_t t0 = rxvk_now_ns();
 	struct cmd_chunk *ch = calloc(1, sizeof *ch);
 	if (!ch)
 		return -ENOMEM;
@@ -167,32 +118,120 @@ static int chunk_add(struct rxvk *rx, struct cmd_ring *ring)
 		free(ch);
 		return rc;
 	}
-	size_t at = ring->n ? ring->cur + 1 : 0;
-	memmove(&ring->v[at + 1], &ring->v[at], (ring->n - at) * sizeof *ring->v);
-	ring->v[at] = ch;
-	ring->n++;
-	ring->cur = at;
-	ch->state = CHUNK_IN_USE;
+	pthread_mutex_lock(&r->recycle_lock);
+	ch->all = r->all;
+	r->all = ch;
+	pthread_mutex_unlock(&r->recycle_lock);
+	CNT_ADD(rx, part_cmd_pools, 1);
+	CNT_ADD(rx, part_cmd_pool_make_ns, rxvk_now_ns() - t0);
+	*out = ch;
 	return 0;
 }
 
-/* A command buffer in the initial state for the part that signals `value`. */
-static int cmd_get(struct rxvk *rx, struct cmd_ring *ring, uint64_t value, VkCommandBuffer *out)
+/* The recycler: resets used-up chunks once the timeline has passed their
+ * newest value, oldest first, and keeps `reserve` chunks ready, making new
+ * ones when too few are.  Resetting comes first: it costs a few tens of µs
+ * where making a chunk costs half a millisecond on NVIDIA's driver
+ * (docs/performance.md), so while parts run it only makes chunks the
+ * finished ones cannot supply.  It waits for the timeline in slices, so a
+ * shortfall of ready chunks is seen within one. */
+static void *recycler_main(void *arg)
 {
-	struct cmd_chunk *c = ring->n ? ring->v[ring->cur] : NULL;
+	struct rxvk *rx = arg;
+	struct recorder *r = rx->recorder;
+	pthread_mutex_lock(&r->recycle_lock);
+	for (;;) {
+		if (r->recycler_stop)
+			break;
+		bool short_of_ready = r->n_ready < r->reserve && !r->make_failed &&
+		                      !__atomic_load_n(&rx->test.no_chunks_ahead, __ATOMIC_RELAXED);
+		if (r->pending) {
+			struct cmd_chunk *c = r->pending;
+			pthread_mutex_unlock(&r->recycle_lock);
+			VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+			                           .semaphoreCount = 1,
+			                           .pSemaphores = &rx->timeline,
+			                           .pValues = &c->last };
+			/* short of ready chunks: only a look, then make one */
+			uint64_t slice = short_of_ready ? 0 : RECYCLE_SLICE_NS;
+			VkResult res = vkWaitSemaphores(rx->device, &wi, slice);
+			uint64_t t0 = rxvk_now_ns();
+			if (res == VK_SUCCESS && vkResetCommandPool(rx->device, c->pool, 0) == VK_SUCCESS) {
+				CNT_ADD(rx, part_cmd_pool_resets, 1);
+				CNT_ADD(rx, part_cmd_pool_reset_ns, rxvk_now_ns() - t0);
+				pthread_mutex_lock(&r->recycle_lock);
+				r->pending = c->next;
+				if (!r->pending)
+					r->pending_tail = NULL;
+				c->used = 0;
+				c->next = r->ready;
+				r->ready = c;
+				r->n_ready++;
+				continue;
+			}
+			/* not yet (or a lost device: the chunk stays pending, unused) */
+			pthread_mutex_lock(&r->recycle_lock);
+			if (!short_of_ready)
+				continue;
+		}
+		if (short_of_ready) {
+			pthread_mutex_unlock(&r->recycle_lock);
+			struct cmd_chunk *c;
+			int rc = chunk_make(rx, &c);
+			pthread_mutex_lock(&r->recycle_lock);
+			if (rc < 0) {
+				r->make_failed = true; /* the recording path makes its own */
+				continue;
+			}
+			c->next = r->ready;
+			r->ready = c;
+			r->n_ready++;
+			continue;
+		}
+		pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
+	}
+	pthread_mutex_unlock(&r->recycle_lock);
+	return NULL;
+}
+
+/* A command buffer in the initial state for the part that signals `value`,
+ * from the chunk *cur (the calling thread's); a used-up chunk is swapped
+ * for a ready one. */
+static int cmd_get(struct rxvk *rx, struct cmd_chunk **cur, uint64_t value, VkCommandBuffer *out)
+{
+	struct recorder *r = rx->recorder;
+	struct cmd_chunk *c = *cur;
 	if (!c || c->used == CHUNK_CMDS) {
-		if (c)
-			chunk_retire(rx->recorder, c);
-		size_t next = ring->n ? (ring->cur + 1) % ring->n : 0;
-		if (ring->n && __atomic_load_n(&ring->v[next]->state, __ATOMIC_ACQUIRE) == CHUNK_READY) {
-			ring->cur = next;
-			c = ring->v[next];
-			c->state = CHUNK_IN_USE;
-		} else {
-			int rc = chunk_add(rx, ring);
+		pthread_mutex_lock(&r->recycle_lock);
+		if (c) { /* to the recycler, reset once its parts have run */
+			c->next = NULL;
+			if (r->pending_tail)
+				r->pending_tail->next = c;
+			else
+				r->pending = c;
+			r->pending_tail = c;
+		}
+		c = r->ready;
+		if (c) {
+			r->ready = c->next;
+			r->n_ready--;
+		}
+		pthread_cond_signal(&r->recycle_cond);
+		pthread_mutex_unlock(&r->recycle_lock);
+		*cur = c;
+		if (!c) {
+			uint64_t t0 = rxvk_now_ns();
+			int rc = chunk_make(rx, &c);
 			if (rc < 0)
 				return rc;
-			c = ring->v[ring->cur];
+			CNT_ADD(rx, part_cmd_pools_inline, 1);
+			CNT_ADD(rx, part_cmd_pool_ns, rxvk_now_ns() - t0);
+			*cur = c;
+			/* parts came faster than the recycler kept up: keep more ready */
+			pthread_mutex_lock(&r->recycle_lock);
+			if (r->reserve < RESERVE_MAX)
+				r->reserve++;
+			pthread_mutex_unlock(&r->recycle_lock);
 		}
 	}
 	c->last = value;
@@ -200,22 +239,23 @@ static int cmd_get(struct rxvk *rx, struct cmd_ring *ring, uint64_t value, VkCom
 	return 0;
 }
 
-/* After the recycler has stopped and the device is idle. */
-static void ring_free(struct rxvk *rx, struct cmd_ring *ring)
+/* After the recycler and the recording threads have stopped and the
+ * device is idle. */
+static void chunks_free(struct rxvk *rx, struct recorder *r)
 {
-	for (size_t i = 0; i < ring->n; i++) {
+	while (r->all) {
+		struct cmd_chunk *c = r->all;
+		r->all = c->all;
 		if (rx->device)
-			vkDestroyCommandPool(rx->device, ring->v[i]->pool, NULL);
-		free(ring->v[i]);
+			vkDestroyCommandPool(rx->device, c->pool, NULL);
+		free(c);
 	}
-	free(ring->v);
-	memset(ring, 0, sizeof *ring);
 }
 
-static int record_job(struct rxvk *rx, struct cmd_ring *ring, struct part_job *job)
+static int record_job(struct rxvk *rx, struct cmd_chunk **cur, struct part_job *job)
 {
 	uint64_t t0 = rxvk_now_ns();
-	int rc = cmd_get(rx, ring, job->value, &job->cmd);
+	int rc = cmd_get(rx, cur, job->value, &job->cmd);
 	if (rc < 0)
 		return rc;
 	uint64_t t1 = rxvk_now_ns();
@@ -377,7 +417,7 @@ static void *recorder_main(void *arg)
 		if (!job)
 			break;
 		pthread_mutex_unlock(&r->lock);
-		int rc = record_job(rx, &t->ring, job);
+		int rc = record_job(rx, &t->cur, job);
 		pthread_mutex_lock(&r->lock);
 		job->state = rc < 0 ? rc : JOB_RECORDED;
 		submit_ready_locked(rx, r);
@@ -435,7 +475,7 @@ static int drain(struct rxvk *rx, bool all)
 		struct part_job *mine = take_locked(r);
 		if (mine) {
 			pthread_mutex_unlock(&r->lock);
-			int jrc = record_job(rx, &r->ring, mine);
+			int jrc = record_job(rx, &r->cur, mine);
 			pthread_mutex_lock(&r->lock);
 			mine->state = jrc < 0 ? jrc : JOB_RECORDED;
 			continue;
@@ -452,7 +492,7 @@ int rxvk_recorder_put(struct rxvk *rx, struct part_job *job)
 {
 	struct recorder *r = rx->recorder;
 	if (r->n_threads == 0) {
-		int rc = record_job(rx, &r->ring, job);
+		int rc = record_job(rx, &r->cur, job);
 		if (rc == 0)
 			rc = submit_job(rx, job);
 		if (rc < 0)
@@ -526,10 +566,20 @@ int rxvk_recorder_init(struct rxvk *rx)
 	int crc = close_record(rx, r);
 	if (crc < 0)
 		return crc;
+	unsigned n = rx->set.cfg.parallel;
+	r->reserve = 2 * (n < 2 ? 0 : n) + 2;
+	/* the first ready chunks, before any part needs one */
+	for (unsigned i = 0; i < r->reserve; i++) {
+		struct cmd_chunk *c;
+		if ((crc = chunk_make(rx, &c)) < 0)
+			return crc;
+		c->next = r->ready;
+		r->ready = c;
+		r->n_ready++;
+	}
 	if (pthread_create(&r->recycler, NULL, recycler_main, rx) != 0)
 		return -EAGAIN;
 	r->recycler_started = true;
-	unsigned n = rx->set.cfg.parallel;
 	if (n < 2)
 		return 0;
 	r->threads = calloc(n, sizeof *r->threads);
@@ -568,8 +618,6 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		for (unsigned i = 0; i < r->n_threads; i++)
 			if (r->threads[i].started)
 				pthread_join(r->threads[i].thread, NULL);
-		for (unsigned i = 0; i < r->n_threads; i++)
-			ring_free(rx, &r->threads[i].ring);
 		free(r->threads);
 		r->threads = NULL;
 	}
@@ -583,7 +631,7 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		free(j->blocks_undo);
 		free(j);
 	}
-	ring_free(rx, &r->ring);
+	chunks_free(rx, r);
 	if (r->close_pool && rx->device)
 		vkDestroyCommandPool(rx->device, r->close_pool, NULL);
 	pthread_cond_destroy(&r->work);

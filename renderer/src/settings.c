@@ -232,8 +232,10 @@ int rxvk_settings_resolve(struct settings *set, const struct rxvk_config *config
 		config = &zero;
 	if (!config->ignore_env) {
 		rc = file_env_read(&fe, "rx_env.txt");
-		if (rc < 0)
+		if (rc < 0) {
+			file_env_free(&fe); /* the lines read before the bad one */
 			return rc;
+		}
 	}
 	for (size_t i = 0; i < N_SETTINGS && rc == 0; i++) {
 		const struct setting *s = &table[i];
