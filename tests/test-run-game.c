@@ -1,6 +1,7 @@
 /* test-run-game: one run supervised, with the stand-in game
  * (tests/doubles/game-double.c): a normal end at the route's end with the
- * shots asked for; a game that hangs, crashes, exits early, never shows a
+ * shots asked for; a game that hangs, crashes (also slowly, as a core being
+ * dumped: still a crash, not a hang), exits early, never shows a
  * frame, cannot start, ignores SIGTERM and leaves a child behind; a harness
  * asked to stop.  Each ends as it should, with its reason, and nothing of
  * the run is left running.  With frames = mangohud, the stand-in plays
@@ -67,8 +68,10 @@ static void stop_after_a_second(void *ctx, double route_s)
 		stop_now = 1;
 }
 
-static void play(struct env *e, const char *const *args, double start_timeout_s, bool interrupt,
-                 struct run_game_result *r)
+/* One run of the stand-in with args, on route (the env's 3 s route when
+ * NULL), the watchdog at 1 s. */
+static void play_on(struct env *e, const char *const *args, double start_timeout_s, bool interrupt,
+                    const struct route *route, double stop_timeout_s, struct run_game_result *r)
 {
 	const char *argv[16] = { e->game };
 	size_t n = 1;
@@ -84,14 +87,14 @@ static void play(struct env *e, const char *const *args, double start_timeout_s,
 		.argv = argv,
 		.envp = envp,
 		.run_dir = run_dir,
-		.route = e->route,
+		.route = route ? route : e->route,
 		.pad_spec = e->pad,
 		.pad_option = "--pad",
 		.mangohud = e->mangohud,
 		.watchdog_s = 1,
 		.start_timeout_s = start_timeout_s,
 		.hard_limit_s = 30,
-		.stop_timeout_s = 1,
+		.stop_timeout_s = stop_timeout_s,
 		.stop = &stop_now,
 		.on_tick = interrupt ? stop_after_a_second : NULL,
 	};
@@ -99,6 +102,12 @@ static void play(struct env *e, const char *const *args, double start_timeout_s,
 	int rc = run_game(&spec, r, msg, sizeof msg);
 	if (rc != 0)
 		fail_msg("run_game: %d %s", rc, msg);
+}
+
+static void play(struct env *e, const char *const *args, double start_timeout_s, bool interrupt,
+                 struct run_game_result *r)
+{
+	play_on(e, args, start_timeout_s, interrupt, NULL, 1, r);
 }
 
 static void test_run_game__plays_the_route_and_stops_the_game(void **state)
@@ -164,6 +173,42 @@ static void test_run_game__crash_keeps_status_and_log(void **state)
 	assert_int_equal(r.exit_status, 134);
 	assert_non_null(strstr(r.log_tail, "crashing on purpose"));
 	run_game_result_finish(&r);
+}
+
+/* A crash that takes longer to end than the watchdog (a core being
+ * dumped, a crash signal not yet taken): the game is silent and not yet
+ * reaped when the watchdog comes, but on its way out, so the run waits for
+ * it and ends as the crash it is, not as a hang.  The stand-in crashes at
+ * 0.3 s and dies 4 s later: the 1 s watchdog finds it ending long before;
+ * the stop timeout of 10 s is the grace; the 20 s route has not ended. */
+static void slow_crash(struct env *e, const char *how, const char *reason)
+{
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, "long.route", p, sizeof p), "route long\nduration 20s\nwindow 0.5s 20s\n"
+	                                                        "0s press A 100ms\n19s mark late\n");
+	struct route *route = NULL;
+	struct util_diag re;
+	assert_int_equal(route_load(p, &route, &re), 0);
+	const char *args[] = { "--crash-after", "0.3", how, "4", NULL };
+	struct run_game_result r;
+	play_on(e, args, 10, false, route, 10, &r);
+	route_free(route);
+	if (r.end != RUN_END_CRASHED || !strstr(r.reason, reason) || !strstr(r.reason, "into the route"))
+		fail_msg("%s: end %d, exit status %d, %.1f s after the start, reason: %s", how, (int)r.end,
+		         r.exit_status, (double)(r.end_ns - r.spawn_ns) / 1e9, r.reason);
+	run_game_result_finish(&r);
+}
+
+/* its main thread gone (the leader a zombie), another thread aborts later */
+static void test_run_game__slow_crash_is_a_crash_not_a_hang(void **state)
+{
+	slow_crash(*state, "--crash-slowly", "crashed: killed by signal 6");
+}
+
+/* SIGSEGV pending, blocked, taken later */
+static void test_run_game__pending_crash_signal_is_a_crash_not_a_hang(void **state)
+{
+	slow_crash(*state, "--crash-pending", "crashed: killed by signal 11");
 }
 
 static void test_run_game__early_exit_is_a_crash(void **state)
@@ -316,6 +361,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__plays_the_route_and_stops_the_game, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__hung_game_is_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__crash_keeps_status_and_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_is_a_crash_not_a_hang, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__pending_crash_signal_is_a_crash_not_a_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__early_exit_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__no_first_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__program_that_cannot_start, setup, teardown),

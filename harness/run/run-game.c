@@ -13,6 +13,10 @@
  * the harness costs a few system calls a tick while a route plays.  The
  * game's frame log is only stat()ed for progress; it is read only until
  * its first row is found.
+ *
+ * A silent game that is on its way out (game_ending(): a crash being
+ * dumped, its threads exiting) is not called hung at once: it is waited
+ * for, so that a crash is reported as the crash it is.
  */
 #include "run.h"
 #include "run-private.h"
@@ -236,6 +240,7 @@ struct game {
 	struct run_mangohud mh;    /* MangoHud's control socket in the game */
 	int64_t mh_stop_sent_ns;   /* ":logging=0;" sent at the route's end */
 	int64_t next_sample_ns, next_tick_ns, limit_ns;
+	int64_t ending_since_ns;   /* when the watchdog first found the game ending; 0: never */
 };
 
 static void add_sample(struct game *g)
@@ -656,39 +661,127 @@ static void step_samples(struct game *g, int64_t now)
 		g->next_sample_ns = now + 1000000000;
 }
 
+static enum step step_hard_limit(struct game *g)
+{
+	set_reason(g->r, RUN_END_HUNG, "hung: still running at the hard limit of %.0f s",
+	           g->spec->hard_limit_s);
+	return STEP_END;
+}
+
+/*
+ * Whether the game is on its way out although it has not been reaped yet: a
+ * thread of it exiting (PF_EXITING, 0x00000004 in include/linux/sched.h, in
+ * the flags field of /proc/PID/task/TID/stat, proc(5)), a zombie or dead
+ * thread (state Z or X; a leader stays a zombie until its last thread has
+ * gone), or a crash signal pending and not yet taken (SIGKILL, SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP or SIGSYS in SigPnd or ShdPnd
+ * of .../status, bit N-1 for signal N: sent, or raised again by a handler
+ * that chains to the default, its threads not yet scheduled to act on it).
+ * A crash is like that for a while: every thread must run to exit, and a
+ * core dump (SteamOS pipes them to systemd-coredump) keeps the process
+ * until it is written, seconds for a game's address space.  A signal a
+ * game handles and lives through only delays the watchdog by its grace.
+ * False when it cannot tell.
+ */
+/* Up to size - 1 bytes of a small file (a /proc entry), NUL-terminated:
+ * the count, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(fd, buf, size - 1)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+static bool game_ending(pid_t pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	const unsigned long long crash_signals =
+		1ULL << (SIGKILL - 1) | 1ULL << (SIGSEGV - 1) | 1ULL << (SIGBUS - 1) |
+		1ULL << (SIGILL - 1) | 1ULL << (SIGFPE - 1) | 1ULL << (SIGABRT - 1) |
+		1ULL << (SIGTRAP - 1) | 1ULL << (SIGSYS - 1);
+	bool ending = false;
+	struct dirent *de;
+	while (!ending && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		char path[sizeof dir + sizeof de->d_name + 16], buf[1024];
+		snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
+		ssize_t n = read_small(path, buf, sizeof buf);
+		if (n <= 0)
+			continue;
+		/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm
+		 * may hold anything, so fields count from its last ')' */
+		const char *p = memrchr(buf, ')', (size_t)n);
+		char state = 0;
+		unsigned flags = 0;
+		if (p && sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) == 2 &&
+		    (state == 'Z' || state == 'X' || (flags & 0x00000004u)))
+			ending = true;
+		snprintf(path, sizeof path, "%s/%s/status", dir, de->d_name);
+		n = ending ? 0 : read_small(path, buf, sizeof buf);
+		for (int k = 0; k < 2 && n > 0 && !ending; k++) {
+			const char *key = k ? "\nShdPnd:" : "\nSigPnd:";
+			const char *pnd = memmem(buf, (size_t)n, key, 8);
+			unsigned long long mask = 0;
+			if (pnd && sscanf(pnd + 8, " %llx", &mask) == 1 && (mask & crash_signals))
+				ending = true;
+		}
+	}
+	closedir(d);
+	return ending;
+}
+
 /* The watchdog and the hard limit. */
 static enum step step_watchdog(struct game *g, int64_t now)
 {
 	const struct run_game_spec *s = g->spec;
 	struct run_game_result *r = g->r;
-	if (!g->stop_sent_ns) {
-		if (!r->first_frame_ns && now - r->spawn_ns > (int64_t)(s->start_timeout_s * 1e9)) {
-			if (s->mangohud)
-				set_reason(r, RUN_END_HUNG,
-				           "hung: no first frame within %.0f s of the start (MangoHud did not "
-				           "answer on its control socket '%s'%s)",
-				           s->start_timeout_s, g->mh.name,
-				           g->mh.fd >= 0 ? "" : ": is MangoHud loaded? OpenGL programs need launcher = mangohud");
-			else
-				set_reason(r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
-				           s->start_timeout_s);
-			return STEP_END;
-		}
-		bool watch = s->mangohud ? g->mh_seen && !g->mh_stop_sent_ns : r->first_frame_ns != 0;
-		if (watch && now - g->last_progress_ns > (int64_t)(s->watchdog_s * 1e9)) {
-			if (r->t0_ns)
-				set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s, at %.1f s into the route",
-				           s->watchdog_s, (double)(now - r->t0_ns) / 1e9);
-			else
-				set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s", s->watchdog_s);
-			return STEP_END;
-		}
+	bool no_first = !r->first_frame_ns && now - r->spawn_ns > (int64_t)(s->start_timeout_s * 1e9);
+	bool watch = s->mangohud ? g->mh_seen && !g->mh_stop_sent_ns : r->first_frame_ns != 0;
+	bool no_new = watch && now - g->last_progress_ns > (int64_t)(s->watchdog_s * 1e9);
+	if (!g->stop_sent_ns && (no_first || no_new) && game_ending(g->pid)) {
+		/* a game on its way out (a crash being dumped) is waited for, up
+		 * to the longer of the watchdog and the stop timeout, so that it
+		 * ends as what it is: reaped, with its own exit status */
+		double grace_s = s->watchdog_s > s->stop_timeout_s ? s->watchdog_s : s->stop_timeout_s;
+		if (!g->ending_since_ns)
+			g->ending_since_ns = now;
+		if (now - g->ending_since_ns <= (int64_t)(grace_s * 1e9))
+			return now > g->limit_ns ? step_hard_limit(g) : STEP_NEXT;
 	}
-	if (now > g->limit_ns) {
-		set_reason(r, RUN_END_HUNG, "hung: still running at the hard limit of %.0f s",
-		           s->hard_limit_s);
+	if (!g->stop_sent_ns && no_first) {
+		if (s->mangohud)
+			set_reason(r, RUN_END_HUNG,
+			           "hung: no first frame within %.0f s of the start (MangoHud did not "
+			           "answer on its control socket '%s'%s)",
+			           s->start_timeout_s, g->mh.name,
+			           g->mh.fd >= 0 ? "" : ": is MangoHud loaded? OpenGL programs need launcher = mangohud");
+		else
+			set_reason(r, RUN_END_HUNG, "hung: no first frame within %.0f s of the start",
+			           s->start_timeout_s);
 		return STEP_END;
 	}
+	if (!g->stop_sent_ns && no_new) {
+		if (r->t0_ns)
+			set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s, at %.1f s into the route",
+			           s->watchdog_s, (double)(now - r->t0_ns) / 1e9);
+		else
+			set_reason(r, RUN_END_HUNG, "hung: no new frame for %.0f s", s->watchdog_s);
+		return STEP_END;
+	}
+	if (now > g->limit_ns)
+		return step_hard_limit(g);
 	return STEP_NEXT;
 }
 

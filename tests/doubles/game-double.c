@@ -8,6 +8,13 @@
  *   --fps N            frames a second (default 60)
  *   --hang-after S     stop making frames after S seconds and sleep
  *   --crash-after S    abort() after S seconds
+ *   --crash-slowly D   with --crash-after: take D seconds to die, as a
+ *                      crash whose core is being dumped does: the main
+ *                      thread exits (the leader a zombie, no more frames)
+ *                      and a second thread abort()s D seconds later
+ *   --crash-pending D  with --crash-after: SIGSEGV raised while blocked,
+ *                      left pending D seconds (no frames), then unblocked:
+ *                      a crash signal sent but not yet taken
  *   --exit-after S     exit(--exit-code) after S seconds
  *   --exit-code N      (default 0)
  *   --ignore-term      ignore SIGTERM (the harness must SIGKILL it)
@@ -49,6 +56,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <png.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -338,10 +346,46 @@ static void frames_until(struct frame_clock *fc, int64_t t, FILE *frames, struct
 		fflush(frames);
 }
 
+static void *abort_later(void *arg)
+{
+	double s = *(const double *)arg;
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	abort();
+}
+
+/* --crash-slowly: the main thread leaves, a second thread ends the process
+ * by SIGABRT after s seconds. */
+static void crash_slowly_in(double s)
+{
+	static double arg;
+	arg = s;
+	pthread_t t;
+	if (pthread_create(&t, NULL, abort_later, &arg) == 0)
+		pthread_exit(NULL);
+}
+
+/* --crash-pending: SIGSEGV pending for s seconds, then taken. */
+static void crash_pending_for(double s)
+{
+	sigset_t segv;
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	sigprocmask(SIG_BLOCK, &segv, NULL);
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	sigprocmask(SIG_UNBLOCK, &segv, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct mango mango = { 0 };
 	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1, fill_after = -1;
+	double crash_slowly = -1, crash_pending = -1;
 	int exit_code = 0;
 	bool ignore_term = false, grandchild = false, no_frames = false, png = false;
 	for (int i = 1; i < argc; i++) {
@@ -355,6 +399,10 @@ int main(int argc, char **argv)
 			hang_after = atof(argv[++i]);
 		else if (strcmp(a, "--crash-after") == 0 && v)
 			crash_after = atof(argv[++i]);
+		else if (strcmp(a, "--crash-slowly") == 0 && v)
+			crash_slowly = atof(argv[++i]);
+		else if (strcmp(a, "--crash-pending") == 0 && v)
+			crash_pending = atof(argv[++i]);
 		else if (strcmp(a, "--exit-after") == 0 && v)
 			exit_after = atof(argv[++i]);
 		else if (strcmp(a, "--exit-code") == 0 && v)
@@ -424,6 +472,10 @@ int main(int argc, char **argv)
 		double up_s = (double)(t - start) / 1e9;
 		if (crash_after >= 0 && up_s >= crash_after) {
 			fprintf(stderr, "game-double: crashing on purpose\n");
+			if (crash_slowly > 0)
+				crash_slowly_in(crash_slowly);
+			if (crash_pending > 0)
+				crash_pending_for(crash_pending);
 			abort();
 		}
 		if (exit_after >= 0 && up_s >= exit_after) {
