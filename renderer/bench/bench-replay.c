@@ -191,25 +191,27 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
 }
 
 /* 1 and 2: CPU cost of replay, one part and one part per op; a part's
- * CPU split into recording, submitting and publishing */
-struct part_cost {
-	double op_us, part_us;                 /* per op in one part; one more part (the default path) */
+ * CPU split into recording, submitting and publishing, on one path */
+struct part_path {
+	double us;                             /* one more part (n one-op parts against one op each) */
+	double e2e_us;                         /* a part of those, submit to finish (GPU included) */
 	double rec_us, sub_us, pub_us;         /* a part: recording, vkQueueSubmit, publishing (any thread) */
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
 	double pool_us, pools, pools_inline;   /* of taking one: making pools there; pools made, there */
 	double make_us, reset_us, resets;      /* a pool: making one, resetting one (µs each); resets */
-	double part_inline_us;                 /* one more part, recorded on the render thread (RX_VK_PARALLEL=1) */
+};
+
+struct part_cost {
+	double op_us;                          /* per op in one part */
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
-	double irec_us, isub_us, ipub_us, iget_us, iplay_us; /* the same split, RX_VK_PARALLEL=1 */
-	double ipool_us, ipools, ipools_inline, imake_us, ireset_us, iresets;
-	double e2e_us, ie2e_us;                /* a part of the one-op parts, submit to finish (GPU included) */
+	struct part_path par;                  /* the default path */
+	struct part_path inl;                  /* every part recorded on the render thread (RX_VK_PARALLEL=1) */
 	size_t parts;                          /* one-op parts a round (--parts) */
 };
 
-/* Median µs a part of n one-op parts, and the per-step counters' means;
- * pools[6], a part's submit-to-finish time. */
-static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, double *rec, double *sub,
-                        double *pub, double *get, double *play, double pools[7])
+/* n one-op parts, 9 times: the median µs a part (op_us not taken off) and
+ * the per-step counters' means into *pp. */
+static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct part_path *pp)
 {
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
 	struct rxvk_config eff;
@@ -229,19 +231,21 @@ static double parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, doubl
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
 	double parts_n = (double)(p1.parts - p0.parts);
-	*rec = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
-	*sub = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
-	*pub = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
-	*get = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
-	*play = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
-	pools[0] = (double)(p1.part_cmd_pool_ns - p0.part_cmd_pool_ns) / 1e3 / parts_n;
-	pools[1] = (double)p1.part_cmd_pools; /* the renderer's life: 9 rounds and its set-up */
-	pools[2] = (double)p1.part_cmd_pools_inline;
-	pools[3] = p1.part_cmd_pools ? (double)p1.part_cmd_pool_make_ns / 1e3 / (double)p1.part_cmd_pools : 0;
-	pools[4] = p1.part_cmd_pool_resets ? (double)p1.part_cmd_pool_reset_ns / 1e3 / (double)p1.part_cmd_pool_resets : 0;
-	pools[5] = (double)p1.part_cmd_pool_resets;
-	pools[6] = median(e2e, 9);
-	return median(per_part, 9);
+	pp->rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
+	pp->sub_us = (double)(p1.part_submit_ns - p0.part_submit_ns) / 1e3 / parts_n;
+	pp->pub_us = (double)(p1.part_publish_ns - p0.part_publish_ns) / 1e3 / parts_n;
+	pp->get_us = (double)(p1.part_cmd_get_ns - p0.part_cmd_get_ns) / 1e3 / parts_n;
+	pp->play_us = (double)(p1.part_play_ns - p0.part_play_ns) / 1e3 / parts_n;
+	pp->pool_us = (double)(p1.part_cmd_pool_ns - p0.part_cmd_pool_ns) / 1e3 / parts_n;
+	pp->pools = (double)p1.part_cmd_pools; /* the renderer's life: 9 rounds and its set-up */
+	pp->pools_inline = (double)p1.part_cmd_pools_inline;
+	pp->make_us = p1.part_cmd_pools ? (double)p1.part_cmd_pool_make_ns / 1e3 / (double)p1.part_cmd_pools : 0;
+	pp->reset_us = p1.part_cmd_pool_resets
+	                       ? (double)p1.part_cmd_pool_reset_ns / 1e3 / (double)p1.part_cmd_pool_resets
+	                       : 0;
+	pp->resets = (double)p1.part_cmd_pool_resets;
+	pp->e2e_us = median(e2e, 9);
+	pp->us = median(per_part, 9);
 }
 
 static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
@@ -262,29 +266,28 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
-	double pools[7];
-	pc->part_us = parts_run(ops, np, &pc->parallel, &pc->rec_us, &pc->sub_us, &pc->pub_us, &pc->get_us,
-	                        &pc->play_us, pools) -
-	              pc->op_us;
-	pc->pool_us = pools[0];
-	pc->pools = pools[1];
-	pc->pools_inline = pools[2];
-	pc->make_us = pools[3];
-	pc->reset_us = pools[4];
-	pc->resets = pools[5];
-	pc->e2e_us = pools[6];
+	parts_run(ops, np, &pc->parallel, &pc->par);
+	pc->par.us -= pc->op_us;
 	uint32_t one = 1;
-	pc->part_inline_us = parts_run(ops, np, &one, &pc->irec_us, &pc->isub_us, &pc->ipub_us, &pc->iget_us,
-	                               &pc->iplay_us, pools) -
-	                     pc->op_us;
-	pc->ipool_us = pools[0];
-	pc->ipools = pools[1];
-	pc->ipools_inline = pools[2];
-	pc->imake_us = pools[3];
-	pc->ireset_us = pools[4];
-	pc->iresets = pools[5];
-	pc->ie2e_us = pools[6];
+	parts_run(ops, np, &one, &pc->inl);
+	pc->inl.us -= pc->op_us;
 	return n;
+}
+
+/* A path's rows of the table: its one more part (headed by `what`), and
+ * where the part's CPU went (`cpu` names on which thread). */
+static void print_path(const char *what, const char *cpu, const struct part_path *pp)
+{
+	printf("| %s | %.2f µs |\n", what, pp->us);
+	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pp->e2e_us);
+	printf("| its CPU%s: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", cpu,
+	       pp->rec_us, pp->sub_us, pp->pub_us);
+	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
+	       pp->get_us, pp->play_us, pp->rec_us - pp->get_us - pp->play_us);
+	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
+	       pp->pool_us, pp->pools, pp->pools_inline);
+	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
+	       pp->make_us, pp->reset_us, pp->resets);
 }
 
 enum { IDLE_ROUNDS = 21, IDLE_R = 4 };
@@ -530,10 +533,10 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	double part_floor = median(fl->part, fl->n_part), wake_floor = median(fl->wake, fl->n_wake);
 	int over = 0;
 	printf("\n| against vkprobe's floor (same call) | librxvk | ratio | target | |\n|---|---|---|---|---|\n");
-	over += ratio_line("one more part / bare part", pc->part_us, part_floor, 1.5);
+	over += ratio_line("one more part / bare part", pc->par.us, part_floor, 1.5);
 	/* not checked: the path RX_VK_PARALLEL=1 takes, for comparison */
 	ratio_line("not checked: one more part on the render thread (RX_VK_PARALLEL=1) / bare part",
-	           pc->part_inline_us, part_floor, 1.5);
+	           pc->inl.us, part_floor, 1.5);
 	over += ratio_line("early release (`1`), in place / wake-up", wake[0][1], wake_floor, 1.5);
 	over += ratio_line("early release (`1`), mirrored / wake-up", wake[1][1], wake_floor, 1.5);
 	over += ratio_line("marker release, in place / wake-up", wake[0][2], wake_floor, 1.0);
@@ -648,27 +651,11 @@ int main(int argc, char **argv)
 	printf("device: %s (%s)\n\n", info.name, info.driver);
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
-	printf("| one more part (%zu parts against one), RX_VK_PARALLEL=%u%s | %.2f µs |\n", pc.parts, pc.parallel,
-	       getenv("RX_VK_PARALLEL") ? "" : " (its default here)", pc.part_us);
-	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pc.e2e_us);
-	printf("| its CPU, on whichever thread: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n",
-	       pc.rec_us, pc.sub_us, pc.pub_us);
-	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
-	       pc.get_us, pc.play_us, pc.rec_us - pc.get_us - pc.play_us);
-	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
-	       pc.pool_us, pc.pools, pc.pools_inline);
-	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
-	       pc.make_us, pc.reset_us, pc.resets);
-	printf("| one more part, recorded on the render thread (RX_VK_PARALLEL=1) | %.2f µs |\n", pc.part_inline_us);
-	printf("| a part of those, submit to finish (the GPU's included) | %.2f µs |\n", pc.ie2e_us);
-	printf("| its CPU: recording / vkQueueSubmit / publishing | %.2f / %.2f / %.2f µs |\n", pc.irec_us,
-	       pc.isub_us, pc.ipub_us);
-	printf("| of its recording: taking a command buffer / its commands / begin and end | %.2f / %.2f / %.2f µs |\n",
-	       pc.iget_us, pc.iplay_us, pc.irec_us - pc.iget_us - pc.iplay_us);
-	printf("| of taking a command buffer: making command pools there / pools made in 9 rounds, there | %.2f µs / %.0f, %.0f |\n",
-	       pc.ipool_us, pc.ipools, pc.ipools_inline);
-	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
-	       pc.imake_us, pc.ireset_us, pc.iresets);
+	char first[128];
+	snprintf(first, sizeof first, "one more part (%zu parts against one), RX_VK_PARALLEL=%u%s", pc.parts,
+	         pc.parallel, getenv("RX_VK_PARALLEL") ? "" : " (its default here)");
+	print_path(first, ", on whichever thread", &pc.par);
+	print_path("one more part, recorded on the render thread (RX_VK_PARALLEL=1)", "", &pc.inl);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "
