@@ -211,6 +211,55 @@ static void test_run_game__pending_crash_signal_is_a_crash_not_a_hang(void **sta
 	slow_crash(*state, "--crash-pending", "crashed: killed by signal 11");
 }
 
+/* A shot asked for near the route's end that a busy game takes late: the
+ * game is stopped only once it has (up to the stop timeout), so the shot
+ * is there.  An 8 s route asks for "early" at 0.2 s and "late" at 7.5 s;
+ * the stand-in takes each shot 1.5 s after it is asked: "early" long
+ * before the end (the game takes shots), "late" after it. */
+static void test_run_game__late_shot_is_waited_for(void **state)
+{
+	struct env *e = *state;
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, "shots.route", p, sizeof p), "route shots\nduration 8s\nwindow 0.5s 8s\n"
+	                                                         "0.2s shot early\n7.5s shot late\n");
+	struct route *route = NULL;
+	struct util_diag re;
+	assert_int_equal(route_load(p, &route, &re), 0);
+	const char *args[] = { "--png", "--shot-delay", "1.5", NULL };
+	struct run_game_result r;
+	play_on(e, args, 10, false, route, 10, &r);
+	route_free(route);
+	assert_int_equal(r.end, RUN_END_OK);
+	assert_int_equal(r.shots_asked, 2);
+	struct stat st;
+	assert_int_equal(stat(tdir_file(&e->t, "run/shots/early.png", p, sizeof p), &st), 0);
+	if (stat(tdir_file(&e->t, "run/shots/late.png", p, sizeof p), &st) != 0)
+		fail_msg("the shot asked for at 7.5 s is not there: the game was stopped before it took it");
+	/* stopped once it had taken it, not at the route's end */
+	assert_true(r.end_ns - r.t0_ns >= 9000000000LL);
+	run_game_result_finish(&r);
+}
+
+/* A game that answers no shot (one that does not take them) is stopped
+ * at the route's end as before, without waiting. */
+static void test_run_game__game_without_shots_is_not_waited_for(void **state)
+{
+	struct env *e = *state;
+	const char *args[] = { "--png", "--shot-delay", "60", NULL };
+	struct run_game_result r;
+	play_on(e, args, 10, false, NULL, 10, &r);
+	assert_int_equal(r.end, RUN_END_OK);
+	assert_int_equal(r.shots_asked, 2);
+	char p[PATH_MAX];
+	struct stat st;
+	assert_int_not_equal(stat(tdir_file(&e->t, "run/shots/one.png", p, sizeof p), &st), 0);
+	/* not the 10 s stop timeout on top of the 3 s route */
+	if (r.end_ns - r.t0_ns >= 10000000000LL)
+		fail_msg("stopped %.1f s after the route's start: it waited for shots never taken",
+		         (double)(r.end_ns - r.t0_ns) / 1e9);
+	run_game_result_finish(&r);
+}
+
 static void test_run_game__early_exit_is_a_crash(void **state)
 {
 	struct env *e = *state;
@@ -363,6 +412,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__crash_keeps_status_and_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_is_a_crash_not_a_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__pending_crash_signal_is_a_crash_not_a_hang, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__late_shot_is_waited_for, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__game_without_shots_is_not_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__early_exit_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__no_first_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__program_that_cannot_start, setup, teardown),

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -241,6 +242,7 @@ struct game {
 	int64_t mh_stop_sent_ns;   /* ":logging=0;" sent at the route's end */
 	int64_t next_sample_ns, next_tick_ns, limit_ns;
 	int64_t ending_since_ns;   /* when the watchdog first found the game ending; 0: never */
+	bool shots_all_answered;   /* at the route's end: no shot asked for is still to come */
 };
 
 static void add_sample(struct game *g)
@@ -617,8 +619,53 @@ static bool mangohud_log_done(struct game *g, int64_t now)
 	return now - g->mh_stop_sent_ns > (int64_t)(g->spec->stop_timeout_s * 1e9);
 }
 
+/* Whether the game answered the shot asked for as name: its PNG is in
+ * the shots folder, or a log of the game has its "shot NAME frame" line
+ * (or "shot NAME:", a shot it could not write). */
+static bool shot_answered(const struct game *g, const char *name, const char *const texts[2])
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (snprintf(path, sizeof path, "%s/%s.png", g->shots_dir, name) < (int)sizeof path &&
+	    stat(path, &st) == 0)
+		return true;
+	char frame[ROUTE_MAX_NAME + 16], failed[ROUTE_MAX_NAME + 16];
+	snprintf(frame, sizeof frame, "shot %s frame ", name);
+	snprintf(failed, sizeof failed, "shot %s:", name);
+	for (int i = 0; i < 2; i++)
+		if (texts[i] && (strstr(texts[i], frame) || strstr(texts[i], failed)))
+			return true;
+	return false;
+}
+
+/* At the route's end: are the shots asked for all answered, so that the
+ * game can be stopped?  Yes when none were asked, when the harness reads
+ * the window itself (window_shots: taken as asked), when the game answered
+ * none of them (it does not take shots: nothing to wait for), or after the
+ * stop timeout.  Else the game, busy, is still to take one asked for near
+ * the end (the route's last shot on a loaded machine): it keeps running
+ * until it has. */
+static bool shots_answered(struct game *g, int64_t now)
+{
+	const struct run_game_result *r = g->r;
+	if (g->shots_all_answered || !r->shots_asked || g->spec->window_shots ||
+	    now - g->route_end_ns > (int64_t)(g->spec->stop_timeout_s * 1e9))
+		return true;
+	char *texts[2] = { NULL, NULL };
+	size_t len;
+	util_read_file(g->log_path, 64u << 20, 0, &texts[0], &len);
+	util_read_file(g->err_path, 64u << 20, 0, &texts[1], &len);
+	size_t answered = 0;
+	for (size_t i = 0; i < r->shots_asked; i++)
+		answered += shot_answered(g, r->shot_names[i], (const char *const *)texts);
+	free(texts[0]);
+	free(texts[1]);
+	g->shots_all_answered = answered == r->shots_asked || answered == 0;
+	return g->shots_all_answered;
+}
+
 /* The route: its notices, and the game stopped at its end (MangoHud's log
- * written first). */
+ * written first, the shots asked for taken). */
 static enum step step_route(struct game *g, int64_t now)
 {
 	const struct run_game_spec *s = g->spec;
@@ -638,7 +685,7 @@ static enum step step_route(struct game *g, int64_t now)
 		if (s->mangohud && run_mangohud_logging(&g->mh, false) == 0)
 			g->mh_stop_sent_ns = now; /* the game ends once the log is written */
 	}
-	if (g->route_end_ns && !g->stop_sent_ns && mangohud_log_done(g, now)) {
+	if (g->route_end_ns && !g->stop_sent_ns && mangohud_log_done(g, now) && shots_answered(g, now)) {
 		/* the normal end: SIGTERM, the game flushes and exits */
 		kill(-g->pid, SIGTERM);
 		g->stop_sent_ns = now;

@@ -24,6 +24,8 @@
  *                      working folder (a file "filler" written until a
  *                      write fails), then go on as a game whose writes fail
  *   --png              also write shots as PNG files
+ *   --shot-delay S     take each shot S seconds after it was asked for (a
+ *                      game too busy to take it at once)
  *   --pad X            accepted and ignored, as the demo game takes it
  *   --mangohud V       play MangoHud V (0.6 or 0.7) in the game, as
  *                      MANGOHUD_CONFIG asks (output_folder, control): its
@@ -385,7 +387,7 @@ int main(int argc, char **argv)
 {
 	struct mango mango = { 0 };
 	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1, fill_after = -1;
-	double crash_slowly = -1, crash_pending = -1;
+	double crash_slowly = -1, crash_pending = -1, shot_delay = 0;
 	int exit_code = 0;
 	bool ignore_term = false, grandchild = false, no_frames = false, png = false;
 	for (int i = 1; i < argc; i++) {
@@ -403,6 +405,8 @@ int main(int argc, char **argv)
 			crash_slowly = atof(argv[++i]);
 		else if (strcmp(a, "--crash-pending") == 0 && v)
 			crash_pending = atof(argv[++i]);
+		else if (strcmp(a, "--shot-delay") == 0 && v)
+			shot_delay = atof(argv[++i]);
 		else if (strcmp(a, "--exit-after") == 0 && v)
 			exit_after = atof(argv[++i]);
 		else if (strcmp(a, "--exit-code") == 0 && v)
@@ -462,6 +466,11 @@ int main(int argc, char **argv)
 	}
 	int ctl = control ? open(control, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
 	char ctl_buf[512];
+	struct {
+		char name[128];
+		int64_t due_ns;
+	} pending[16]; /* shots asked for, taken when due (--shot-delay) */
+	size_t n_pending = 0;
 	size_t ctl_len = 0;
 
 	struct frame_clock fc;
@@ -500,18 +509,23 @@ int main(int argc, char **argv)
 			char *nl;
 			while ((nl = memchr(ctl_buf, '\n', ctl_len))) {
 				*nl = 0;
-				if (strncmp(ctl_buf, "shot ", 5) == 0) {
-					const char *name = ctl_buf + 5;
-					if (png && shot_dir)
-						write_png(shot_dir, name, luma);
-					else
-						logf_("forest: shot %s frame %" PRIu64 " luma %d.00 checksum %016x", name,
-						      fc.frame, luma, (unsigned)luma * 2654435761u);
+				if (strncmp(ctl_buf, "shot ", 5) == 0 && n_pending < 16) {
+					snprintf(pending[n_pending].name, sizeof pending[n_pending].name, "%.127s", ctl_buf + 5);
+					pending[n_pending++].due_ns = t + (int64_t)(shot_delay * 1e9);
 				}
 				size_t used = (size_t)(nl - ctl_buf) + 1;
 				memmove(ctl_buf, nl + 1, ctl_len - used);
 				ctl_len -= used;
 			}
+		}
+		while (n_pending && pending[0].due_ns <= t) {
+			const char *name = pending[0].name;
+			if (png && shot_dir)
+				write_png(shot_dir, name, luma);
+			else
+				logf_("forest: shot %s frame %" PRIu64 " luma %d.00 checksum %016x", name, fc.frame,
+				      luma, (unsigned)luma * 2654435761u);
+			memmove(pending, pending + 1, --n_pending * sizeof *pending);
 		}
 		frames_until(&fc, t, no_frames ? NULL : frames, mango.version && !no_frames ? &mango : NULL,
 		             rb);
