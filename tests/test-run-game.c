@@ -104,6 +104,20 @@ static void play_on(struct env *e, const char *const *args, double start_timeout
 		fail_msg("run_game: %d %s", rc, msg);
 }
 
+/* One run of the stand-in with args on a route of its own (text, written
+ * to the test's folder as name), the stop timeout at 10 s. */
+static void play_route(struct env *e, const char *const *args, const char *name, const char *text,
+                       struct run_game_result *r)
+{
+	char p[PATH_MAX];
+	write_text(tdir_file(&e->t, name, p, sizeof p), text);
+	struct route *route = NULL;
+	struct util_diag re;
+	assert_int_equal(route_load(p, &route, &re), 0);
+	play_on(e, args, 10, false, route, 10, r);
+	route_free(route);
+}
+
 static void play(struct env *e, const char *const *args, double start_timeout_s, bool interrupt,
                  struct run_game_result *r)
 {
@@ -183,16 +197,10 @@ static void test_run_game__crash_keeps_status_and_log(void **state)
  * the stop timeout of 10 s is the grace; the 20 s route has not ended. */
 static void slow_crash(struct env *e, const char *how, const char *reason)
 {
-	char p[PATH_MAX];
-	write_text(tdir_file(&e->t, "long.route", p, sizeof p), "route long\nduration 20s\nwindow 0.5s 20s\n"
-	                                                        "0s press A 100ms\n19s mark late\n");
-	struct route *route = NULL;
-	struct util_diag re;
-	assert_int_equal(route_load(p, &route, &re), 0);
 	const char *args[] = { "--crash-after", "0.3", how, "4", NULL };
 	struct run_game_result r;
-	play_on(e, args, 10, false, route, 10, &r);
-	route_free(route);
+	play_route(e, args, "long.route",
+	           "route long\nduration 20s\nwindow 0.5s 20s\n0s press A 100ms\n19s mark late\n", &r);
 	if (r.end != RUN_END_CRASHED || !strstr(r.reason, reason) || !strstr(r.reason, "into the route"))
 		fail_msg("%s: end %d, exit status %d, %.1f s after the start, reason: %s", how, (int)r.end,
 		         r.exit_status, (double)(r.end_ns - r.spawn_ns) / 1e9, r.reason);
@@ -219,16 +227,11 @@ static void test_run_game__pending_crash_signal_is_a_crash_not_a_hang(void **sta
 static void test_run_game__late_shot_is_waited_for(void **state)
 {
 	struct env *e = *state;
-	char p[PATH_MAX];
-	write_text(tdir_file(&e->t, "shots.route", p, sizeof p), "route shots\nduration 8s\nwindow 0.5s 8s\n"
-	                                                         "0.2s shot early\n7.5s shot late\n");
-	struct route *route = NULL;
-	struct util_diag re;
-	assert_int_equal(route_load(p, &route, &re), 0);
 	const char *args[] = { "--png", "--shot-delay", "1.5", NULL };
 	struct run_game_result r;
-	play_on(e, args, 10, false, route, 10, &r);
-	route_free(route);
+	play_route(e, args, "shots.route",
+	           "route shots\nduration 8s\nwindow 0.5s 8s\n0.2s shot early\n7.5s shot late\n", &r);
+	char p[PATH_MAX];
 	assert_int_equal(r.end, RUN_END_OK);
 	assert_int_equal(r.shots_asked, 2);
 	struct stat st;
