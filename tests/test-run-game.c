@@ -207,6 +207,22 @@ static void slow_crash(struct env *e, const char *how, const char *reason)
 	run_game_result_finish(&r);
 }
 
+/* The same slow crash when the route ends while the run waits for it: the
+ * game, stopped at the route's end, dies of its own SIGABRT, and the run is
+ * still the crash (not a normal end whose log lacks the window). */
+static void test_run_game__slow_crash_past_the_route_end_is_a_crash(void **state)
+{
+	struct env *e = *state;
+	const char *args[] = { "--crash-after", "0.3", "--crash-slowly", "4", NULL };
+	struct run_game_result r;
+	play_route(e, args, "short.route",
+	           "route short\nduration 2s\nwindow 0.5s 2s\n0s press A 100ms\n1.9s mark late\n", &r);
+	if (r.end != RUN_END_CRASHED || !strstr(r.reason, "crashed: killed by signal 6") ||
+	    !strstr(r.reason, "its last frame at") || r.exit_status != 134)
+		fail_msg("end %d, exit status %d, reason: %s", (int)r.end, r.exit_status, r.reason);
+	run_game_result_finish(&r);
+}
+
 /* its main thread gone (the leader a zombie), another thread aborts later */
 static void test_run_game__slow_crash_is_a_crash_not_a_hang(void **state)
 {
@@ -415,6 +431,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__crash_keeps_status_and_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_is_a_crash_not_a_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__pending_crash_signal_is_a_crash_not_a_hang, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_past_the_route_end_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__late_shot_is_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__game_without_shots_is_not_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__early_exit_is_a_crash, setup, teardown),

@@ -510,6 +510,19 @@ static enum step step_reap(struct game *g, int64_t now)
 		return STEP_NEXT;
 	g->reaped = true;
 	r->exit_status = exit_status_of(g->wstatus);
+	if (g->stop_sent_ns && r->end == RUN_END_OK && g->ending_since_ns && WIFSIGNALED(g->wstatus) &&
+	    WTERMSIG(g->wstatus) != SIGTERM && WTERMSIG(g->wstatus) != SIGKILL) {
+		/* it was on its way out before the route's end stopped it (the
+		 * watchdog's wait), and died of its own signal: a crash */
+		char how[96];
+		describe_exit(how, sizeof how, g->wstatus);
+		set_reason(r, RUN_END_CRASHED,
+		           "crashed: %s (its last frame at %.1f s into the route; it took %.1f s to end), "
+		           "before the route's end (%.0f s)",
+		           how, (double)(g->last_progress_ns - r->t0_ns) / 1e9,
+		           (double)(now - g->last_progress_ns) / 1e9, (double)route_duration_ms(s->route) / 1e3);
+		return STEP_END;
+	}
 	if (g->stop_sent_ns || r->end != RUN_END_OK)
 		return STEP_END; /* we stopped it */
 	if (r->t0_ns)
