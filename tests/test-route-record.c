@@ -382,7 +382,13 @@ static void test_record__a_played_route_records_the_same_events(void **state)
 		exact += b[i].t_ms == a[i].t_ms;
 	}
 	print_message("%d of %zu events at the same millisecond\n", exact, n1);
-	assert_int_equal(route_duration_ms(first), route_duration_ms(second));
+	/* the duration is the end or the last event, whichever is later: it
+	 * comes back as late as that event may (a release at the end, recorded
+	 * 1 ms late at a load average of 13, made 900 ms into 901) */
+	int64_t d1 = route_duration_ms(first), d2 = route_duration_ms(second);
+	if (d2 < d1 || d2 > d1 + slack_ms)
+		fail_msg("duration %lld ms, recorded as %lld ms (frames came up to %.3f ms late)",
+		         (long long)d1, (long long)d2, late_max_ns / 1e6);
 	free(a);
 	free(b);
 	route_free(first);
