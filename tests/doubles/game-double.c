@@ -348,12 +348,17 @@ static void frames_until(struct frame_clock *fc, int64_t t, FILE *frames, struct
 		fflush(frames);
 }
 
-static void *abort_later(void *arg)
+/* Sleeps s seconds, whatever signals come meanwhile. */
+static void sleep_s(double s)
 {
-	double s = *(const double *)arg;
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+static void *abort_later(void *arg)
+{
+	sleep_s(*(const double *)arg);
 	abort();
 }
 
@@ -377,9 +382,7 @@ static void crash_pending_for(double s)
 	sigprocmask(SIG_BLOCK, &segv, NULL);
 	signal(SIGSEGV, SIG_DFL);
 	raise(SIGSEGV);
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	sleep_s(s);
 	sigprocmask(SIG_UNBLOCK, &segv, NULL);
 }
 
