@@ -26,7 +26,8 @@
  * a part's submit to finish, the submits held back, and (over the rounds
  * that held one back) the parts pending when the first was.  Defaults suit a GPU; lavapipe wants small sizes
  * (--fill 4,65536 --parts 100,400).  Exits 77 where there is no Vulkan
- * device. */
+ * device, 2 on a bad option; with RX_VK_VALIDATION=1 the validation layer
+ * is on and any warning or error it reports makes it exit 1. */
 #include <volk.h>
 
 #include <errno.h>
@@ -61,6 +62,7 @@ static double median(double *v, int n)
 
 struct gpu {
 	VkInstance instance;
+	VkDebugUtilsMessengerEXT messenger;  /* with RX_VK_VALIDATION=1 */
 	VkPhysicalDevice phys;
 	VkDevice device;
 	VkQueue queue;
@@ -74,6 +76,41 @@ struct gpu {
 	uint64_t value;         /* the last value submitted */
 	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 };
+
+/* With RX_VK_VALIDATION=1 (as the tests run it) the validation layer is
+ * on, and a warning or error it reports makes the program exit 1. */
+static unsigned validation_messages;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                                    VkDebugUtilsMessageTypeFlagsEXT type,
+                                                    const VkDebugUtilsMessengerCallbackDataEXT *d,
+                                                    void *user)
+{
+	(void)type, (void)user;
+	if (sev & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) {
+		validation_messages++;
+		fprintf(stderr, "rxvk-bench-queue: validation: %s\n", d->pMessage ? d->pMessage : "(no message)");
+	}
+	return VK_FALSE;
+}
+
+static bool validation_wanted(void)
+{
+	const char *v = getenv("RX_VK_VALIDATION");
+	if (!v || strcmp(v, "1") != 0)
+		return false;
+	uint32_t n = 0;
+	vkEnumerateInstanceLayerProperties(&n, NULL);
+	VkLayerProperties *props = calloc(n ? n : 1, sizeof *props);
+	bool found = false;
+	if (props && vkEnumerateInstanceLayerProperties(&n, props) == VK_SUCCESS)
+		for (uint32_t i = 0; i < n && !found; i++)
+			found = strcmp(props[i].layerName, "VK_LAYER_KHRONOS_validation") == 0;
+	free(props);
+	if (!found)
+		fprintf(stderr, "rxvk-bench-queue: RX_VK_VALIDATION=1 but no VK_LAYER_KHRONOS_validation: running without it\n");
+	return found;
+}
 
 static int fail(const char *what, VkResult r)
 {
@@ -101,11 +138,30 @@ static int gpu_init(struct gpu *g, VkDeviceSize buf_B)
 	                          .pApplicationName = "rxvk-bench-queue",
 	                          .apiVersion = VK_API_VERSION_1_2 };
 	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app };
+	bool validate = validation_wanted();
+	const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+	VkDebugUtilsMessengerCreateInfoEXT dmi = {
+		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+		.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+		                   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+		.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+		               VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+		.pfnUserCallback = on_validation
+	};
+	if (validate) {
+		ici.pNext = &dmi; /* messages from vkCreateInstance itself */
+		ici.enabledLayerCount = 1;
+		ici.ppEnabledLayerNames = &layer;
+		ici.enabledExtensionCount = 1;
+		ici.ppEnabledExtensionNames = &ext;
+	}
 	if (vkCreateInstance(&ici, NULL, &g->instance) != VK_SUCCESS) {
 		fprintf(stderr, "rxvk-bench-queue: no Vulkan instance\n");
 		return -ENODEV;
 	}
 	volkLoadInstanceOnly(g->instance);
+	if (validate)
+		CK(vkCreateDebugUtilsMessengerEXT(g->instance, &dmi, NULL, &g->messenger));
 	uint32_t n = 0;
 	vkEnumeratePhysicalDevices(g->instance, &n, NULL);
 	if (n == 0) {
@@ -429,5 +485,10 @@ int main(int argc, char **argv)
 	free(submit_us);
 	free(store);
 	free(cells);
+	if (validation_messages) {
+		fprintf(stderr, "rxvk-bench-queue: %u validation message%s\n", validation_messages,
+		        validation_messages == 1 ? "" : "s");
+		return 1;
+	}
 	return 0;
 }
