@@ -1,9 +1,11 @@
-/* bench-queue: how deep one Vulkan queue lets submissions pile up before
- * vkQueueSubmit itself starts to wait for the GPU, measured with no librxvk
- * in the way.  It is the control for rxvk-bench-replay's "one more part":
- * when that bench queues 1500 parts far faster than the GPU runs them, some
- * runs go at the GPU's pace, and the question is whether the driver holds
- * the submits back or the renderer does (docs/performance.md).
+/* bench-queue: what one vkQueueSubmit costs a thread that submits parts
+ * far faster than the GPU runs them, and whether the queue holds submits
+ * back as they pile up, measured with no librxvk in the process.  It is the
+ * control for rxvk-bench-replay's "one more part", whose runs on the H200
+ * split into a level near vkprobe's bare part and one at 20-30 µs a part
+ * with vkQueueSubmit itself taking most of it: is that the renderer or the
+ * driver?  (docs/performance.md: the driver, in some processes and not in
+ * others.)
  *
  *   rxvk-bench-queue [--fill B[,B...]] [--parts N[,N...]] [--rounds R]
  *
@@ -24,8 +26,8 @@
  * interleaved; per cell the table gives the median over rounds of: the mean
  * submit in the first and in the last quarter of the parts, the mean of all,
  * a part's submit to finish, the submits held back, and (over the rounds
- * that held one back) the parts pending when the first was.  Defaults suit a GPU; lavapipe wants small sizes
- * (--fill 4,65536 --parts 100,400).  Exits 77 where there is no Vulkan
+ * that held one back) the parts pending when the first was.  Defaults
+ * suit a GPU; lavapipe wants small sizes (--fill 4,65536 --parts 100,400).  Exits 77 where there is no Vulkan
  * device, 2 on a bad option; with RX_VK_VALIDATION=1 the validation layer
  * is on and any warning or error it reports makes it exit 1. */
 #include <volk.h>
