@@ -531,7 +531,7 @@ static int ranges_main(uint32_t iters, int rounds)
  * vkQueueSubmit alone took over twice vkprobe's whole bare part and at
  * least three quarters of a part's submit to finish.  On the H200 the
  * driver's submit takes 15-30 µs in some processes and 2-4 µs in others,
- * with no librxvk in the process (rxvk-bench-queue: 7 of 12 processes free
+ * with no librxvk in the process (rxvk-bench-queue: 6 of 12 processes free
  * to run on any CPU, none of 30 pinned to one; docs/performance.md).  A
  * renderer that made its own submits slower without their setting the
  * pace is still judged. */
