@@ -30,7 +30,10 @@
  * its target: one more part (the default path) <= 1.5x a bare part, an early release (`1`,
  * after the writer's value is visible, either memory mode) <= 1.5x the
  * wake-up, a marker's release <= 1.0x the wake-up, the early switch idle
- * under 1 %.  With --check it exits 3 when one is over its target.  A
+ * under 1 %.  With --check it exits 3 when one is over its target, and 4
+ * when none is over but one more part could not be judged because the
+ * driver's vkQueueSubmit set the pace (submits_held(): a slow-submit mode
+ * of the driver that rxvk-bench-queue shows with no librxvk; run again).  A
  * wake-up that is not positive, the floor's or this program's (lavapipe,
  * whose poller shares the cores: see docs/performance.md), gives no ratio: those lines say
  * "not measurable" and do not fail the check.
@@ -524,6 +527,19 @@ static int ranges_main(uint32_t iters, int rounds)
 
 /* The ratios to vkprobe's floors (see the top); 3 with `check` when one
  * is over its target. */
+/* Whether the driver's vkQueueSubmit, not the renderer, set a path's pace:
+ * vkQueueSubmit alone took over twice vkprobe's whole bare part and at
+ * least three quarters of a part's submit to finish.  On the H200 the
+ * driver's submit takes 15-30 µs in some processes and 2-4 µs in others,
+ * with no librxvk in the process (rxvk-bench-queue: 6 of 12 processes free
+ * to run on any CPU, none of 30 pinned to one; docs/performance.md).  A
+ * renderer that made its own submits slower without their setting the
+ * pace is still judged. */
+static bool submits_held(const struct part_path *pp, double part_floor)
+{
+	return part_floor > 0 && pp->sub_us > 2 * part_floor && pp->sub_us >= 0.75 * pp->e2e_us;
+}
+
 static int check_floors(struct floors *fl, const struct part_cost *pc, double wake[2][4], double idle,
                         bool check)
 {
@@ -533,7 +549,14 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	double part_floor = median(fl->part, fl->n_part), wake_floor = median(fl->wake, fl->n_wake);
 	int over = 0;
 	printf("\n| against vkprobe's floor (same call) | librxvk | ratio | target | |\n|---|---|---|---|---|\n");
-	over += ratio_line("one more part / bare part", pc->par.us, part_floor, 1.5);
+	bool held = submits_held(&pc->par, part_floor);
+	if (held)
+		printf("| one more part / bare part | %.2f µs | %.2f× | ≤ 1.5× | not judged: vkQueueSubmit alone took "
+		       "%.2f µs a part of %.2f µs submit to finish, the driver's slow-submit mode (rxvk-bench-queue "
+		       "shows it with no librxvk) |\n",
+		       pc->par.us, pc->par.us / part_floor, pc->par.sub_us, pc->par.e2e_us);
+	else
+		over += ratio_line("one more part / bare part", pc->par.us, part_floor, 1.5);
 	/* not checked: the path RX_VK_PARALLEL=1 takes, for comparison */
 	ratio_line("not checked: one more part on the render thread (RX_VK_PARALLEL=1) / bare part",
 	           pc->inl.us, part_floor, 1.5);
@@ -544,8 +567,11 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	printf("| early switch idle | %+.2f %% | — | < 1 %% | %s |\n", idle * 100, idle < 0.01 ? "met" : "**over**");
 	over += idle >= 0.01;
 	if (check)
-		printf("\ncheck: %d of 6 over target\n", over);
-	return check && over ? 3 : 0;
+		printf("\ncheck: %d of 6 over target%s\n", over,
+		       held ? "; one more part not judged (the driver's submits were slow in this process: run again)" : "");
+	if (!check)
+		return 0;
+	return over ? 3 : held ? 4 : 0;
 }
 
 int main(int argc, char **argv)
