@@ -106,16 +106,22 @@ static void play_on(struct env *e, const char *const *args, double start_timeout
 
 /* One run of the stand-in with args on a route of its own (text, written
  * to the test's folder as name), the stop timeout at 10 s. */
-static void play_route(struct env *e, const char *const *args, const char *name, const char *text,
-                       struct run_game_result *r)
+static void play_route_stop(struct env *e, const char *const *args, const char *name, const char *text,
+                            double stop_timeout_s, struct run_game_result *r)
 {
 	char p[PATH_MAX];
 	write_text(tdir_file(&e->t, name, p, sizeof p), text);
 	struct route *route = NULL;
 	struct util_diag re;
 	assert_int_equal(route_load(p, &route, &re), 0);
-	play_on(e, args, 10, false, route, 10, r);
+	play_on(e, args, 10, false, route, stop_timeout_s, r);
 	route_free(route);
+}
+
+static void play_route(struct env *e, const char *const *args, const char *name, const char *text,
+                       struct run_game_result *r)
+{
+	play_route_stop(e, args, name, text, 10, r);
 }
 
 static void play(struct env *e, const char *const *args, double start_timeout_s, bool interrupt,
@@ -256,6 +262,30 @@ static void test_run_game__late_shot_is_waited_for(void **state)
 		fail_msg("the shot asked for at 7.5 s is not there: the game was stopped before it took it");
 	/* stopped once it had taken it, not at the route's end */
 	assert_true(r.end_ns - r.t0_ns >= 9000000000LL);
+	run_game_result_finish(&r);
+}
+
+/* The same with the shots answered only in the game's log ("shot NAME
+ * frame ..." lines, no PNG): the log is read again while the game is
+ * waited for, so the late shot's line, written after the route's end, is
+ * seen and the game stopped then, not at the stop timeout (60 s here, so a
+ * game stopped by it is told apart whatever the machine's load). */
+static void test_run_game__late_shot_in_the_log_is_waited_for(void **state)
+{
+	struct env *e = *state;
+	const char *args[] = { "--shot-delay", "1.5", NULL };
+	struct run_game_result r;
+	play_route_stop(e, args, "shots.route",
+	                "route shots\nduration 8s\nwindow 0.5s 8s\n0.2s shot early\n7.5s shot late\n", 60, &r);
+	assert_int_equal(r.end, RUN_END_OK);
+	assert_int_equal(r.shots_asked, 2);
+	double ran_s = (double)(r.end_ns - r.t0_ns) / 1e9;
+	if (ran_s < 9)
+		fail_msg("stopped %.1f s after the route's start: before the late shot (asked at 7.5 s, "
+		         "taken 1.5 s later)", ran_s);
+	if (ran_s >= 8 + 60)
+		fail_msg("stopped %.1f s after the route's start: at the stop timeout, the late shot's "
+		         "log line not seen", ran_s);
 	run_game_result_finish(&r);
 }
 
@@ -433,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__pending_crash_signal_is_a_crash_not_a_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_past_the_route_end_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__late_shot_is_waited_for, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__late_shot_in_the_log_is_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__game_without_shots_is_not_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__early_exit_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__no_first_frame, setup, teardown),

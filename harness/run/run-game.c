@@ -243,6 +243,8 @@ struct game {
 	int64_t next_sample_ns, next_tick_ns, limit_ns;
 	int64_t ending_since_ns;   /* when the watchdog first found the game ending; 0: never */
 	bool shots_all_answered;   /* at the route's end: no shot asked for is still to come */
+	bool *shot_seen;           /* at the route's end: shot_names[i] answered (shots_asked of them) */
+	off_t shot_scan_B[2];      /* renderer.log and stderr.log read up to here for shot lines */
 };
 
 static void add_sample(struct game *g)
@@ -344,8 +346,10 @@ static int setup_paths(struct game *g)
 	return 0;
 }
 
-static void free_paths(struct game *g)
+/* What a run's game owns on the heap: its paths, the shots' flags. */
+static void free_owned(struct game *g)
 {
+	free(g->shot_seen);
 	free(g->frames_path);
 	free(g->log_path);
 	free(g->shots_dir);
@@ -651,26 +655,64 @@ static bool shot_answered(const struct game *g, const char *name, const char *co
 	return false;
 }
 
+/* The whole lines appended to path since *off_B, NUL-terminated (the caller
+ * frees them), *off_B moved past them; a line still being written is left
+ * for the next call.  NULL when there is nothing new (or the file cannot be
+ * read).  At most 64 MiB a call, as a log read whole was before. */
+static char *read_new_lines(const char *path, off_t *off_B)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	char *buf = NULL;
+	if (fstat(fd, &st) < 0 || st.st_size <= *off_B)
+		goto out;
+	size_t want = (size_t)(st.st_size - *off_B);
+	if (want > (64u << 20))
+		want = 64u << 20;
+	if (!(buf = malloc(want + 1)))
+		goto out;
+	ssize_t got = pread(fd, buf, want, *off_B);
+	size_t keep = got > 0 ? (size_t)got : 0;
+	while (keep > 0 && buf[keep - 1] != '\n')
+		keep--;
+	if (keep == 0) {
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	buf[keep] = '\0';
+	*off_B += (off_t)keep;
+out:
+	close(fd);
+	return buf;
+}
+
 /* At the route's end: are the shots asked for all answered, so that the
  * game can be stopped?  Yes when none were asked, when the harness reads
  * the window itself (window_shots: taken as asked), when the game answered
  * none of them (it does not take shots: nothing to wait for), or after the
  * stop timeout.  Else the game, busy, is still to take one asked for near
  * the end (the route's last shot on a loaded machine): it keeps running
- * until it has. */
+ * until it has.  Called every tick while that lasts: a shot found answered
+ * stays so, and each call reads only the lines the game's logs gained. */
 static bool shots_answered(struct game *g, int64_t now)
 {
 	const struct run_game_result *r = g->r;
 	if (g->shots_all_answered || !r->shots_asked || g->spec->window_shots ||
 	    now - g->route_end_ns > (int64_t)(g->spec->stop_timeout_s * 1e9))
 		return true;
-	char *texts[2] = { NULL, NULL };
-	size_t len;
-	util_read_file(g->log_path, 64u << 20, 0, &texts[0], &len);
-	util_read_file(g->err_path, 64u << 20, 0, &texts[1], &len);
+	if (!g->shot_seen && !(g->shot_seen = calloc(r->shots_asked, sizeof *g->shot_seen)))
+		return true; /* out of memory: the game is not kept waiting for it */
+	char *texts[2] = { read_new_lines(g->log_path, &g->shot_scan_B[0]),
+		           read_new_lines(g->err_path, &g->shot_scan_B[1]) };
 	size_t answered = 0;
-	for (size_t i = 0; i < r->shots_asked; i++)
-		answered += shot_answered(g, r->shot_names[i], (const char *const *)texts);
+	for (size_t i = 0; i < r->shots_asked; i++) {
+		if (!g->shot_seen[i])
+			g->shot_seen[i] = shot_answered(g, r->shot_names[i], (const char *const *)texts);
+		answered += g->shot_seen[i];
+	}
 	free(texts[0]);
 	free(texts[1]);
 	g->shots_all_answered = answered == r->shots_asked || answered == 0;
@@ -951,7 +993,7 @@ static void teardown(struct game *g)
 	unlink(g->control_path);
 	snprintf(r->mangohud_version, sizeof r->mangohud_version, "%s", g->mh.version);
 	run_mangohud_finish(&g->mh);
-	free_paths(g);
+	free_owned(g);
 }
 
 /* The teardown when the run could not be set up. */
@@ -966,7 +1008,7 @@ static void abandon(struct game *g)
 	if (g->control_path)
 		unlink(g->control_path);
 	run_mangohud_finish(&g->mh);
-	free_paths(g);
+	free_owned(g);
 	run_game_result_finish(g->r);
 }
 
