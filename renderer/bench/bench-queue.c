@@ -73,6 +73,7 @@ struct gpu {
 	VkDeviceMemory mem;
 	VkDeviceSize buf_B;
 	VkCommandPool pool;
+	VkCommandPool close_pool;
 	VkCommandBuffer close;  /* the renderer's shape: a barrier, shared by every part */
 	VkSemaphore timeline;
 	uint64_t value;         /* the last value submitted */
@@ -245,10 +246,9 @@ static int gpu_init(struct gpu *g, VkDeviceSize buf_B)
 	 * barrier, recorded once for simultaneous use */
 	VkCommandPoolCreateInfo cpci = pci;
 	cpci.flags = 0;
-	VkCommandPool close_pool;
-	CK(vkCreateCommandPool(g->device, &cpci, NULL, &close_pool));
+	CK(vkCreateCommandPool(g->device, &cpci, NULL, &g->close_pool));
 	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	                                    .commandPool = close_pool,
+	                                    .commandPool = g->close_pool,
 	                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
 	                                    .commandBufferCount = 1 };
 	CK(vkAllocateCommandBuffers(g->device, &cai, &g->close));
@@ -262,6 +262,27 @@ static int gpu_init(struct gpu *g, VkDeviceSize buf_B)
 	                     &mb, 0, NULL, 0, NULL);
 	CK(vkEndCommandBuffer(g->close));
 	return 0;
+}
+
+/* Everything gpu_init made, whatever it got to (NULL handles are skipped
+ * by Vulkan's destroy calls; g is zeroed first). */
+static void gpu_finish(struct gpu *g)
+{
+	if (g->device) {
+		vkDeviceWaitIdle(g->device);
+		vkDestroySemaphore(g->device, g->timeline, NULL);
+		vkDestroyCommandPool(g->device, g->close_pool, NULL);
+		vkDestroyCommandPool(g->device, g->pool, NULL);
+		vkDestroyBuffer(g->device, g->buf, NULL);
+		vkFreeMemory(g->device, g->mem, NULL);
+		vkDestroyDevice(g->device, NULL);
+	}
+	if (g->instance) {
+		if (g->messenger)
+			vkDestroyDebugUtilsMessengerEXT(g->instance, g->messenger, NULL);
+		vkDestroyInstance(g->instance, NULL);
+	}
+	memset(g, 0, sizeof *g);
 }
 
 static int wait_value(struct gpu *g, uint64_t v)
@@ -432,10 +453,10 @@ int main(int argc, char **argv)
 
 	struct gpu g = { 0 };
 	int rc = gpu_init(&g, (VkDeviceSize)max_fill);
-	if (rc == -ENODEV)
-		return 77;
-	if (rc < 0)
-		return 1;
+	if (rc < 0) {
+		gpu_finish(&g);
+		return rc == -ENODEV ? 77 : 1;
+	}
 	int ncell = nf * np * 2;
 	struct cell *cells = calloc((size_t)ncell, sizeof *cells);
 	double *store = calloc((size_t)ncell * 6 * (size_t)rounds, sizeof *store);
@@ -456,8 +477,10 @@ int main(int argc, char **argv)
 	/* rounds interleaved over every cell, so drift hits all alike */
 	for (int k = 0; k < rounds; k++)
 		for (int i = 0; i < ncell; i++)
-			if (round_run(&g, &cells[i], k, submit_us) < 0)
+			if (round_run(&g, &cells[i], k, submit_us) < 0) {
+				gpu_finish(&g);
 				return 1;
+			}
 
 	printf("%s: one thread submits N parts (one vkQueueSubmit each, a timeline signal), "
 	       "medians of %d rounds; held back: a submit over %.0f µs\n\n",
@@ -483,7 +506,7 @@ int main(int argc, char **argv)
 		       c->parts, c->close ? "renderer's" : "bare", median(c->first, rounds), median(c->last, rounds),
 		       median(c->all, rounds), median(c->e2e, rounds), median(c->held, rounds), pend_s);
 	}
-	vkDeviceWaitIdle(g.device);
+	gpu_finish(&g);
 	free(submit_us);
 	free(store);
 	free(cells);
