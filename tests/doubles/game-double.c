@@ -386,62 +386,89 @@ static void crash_pending_for(double s)
 	sigprocmask(SIG_UNBLOCK, &segv, NULL);
 }
 
+/* The options, and their table: each sets one field of struct options. */
+struct options {
+	double fps, hang_after, crash_after, exit_after, fill_after;
+	double crash_slowly, crash_pending, shot_delay;
+	int exit_code;
+	bool ignore_term, grandchild, no_frames, png, mango_no_csv;
+	const char *mangohud;  /* "0.6" (version 6) or any other (7); NULL: none */
+};
+
+enum opt_kind { OPT_NUMBER, OPT_INT, OPT_FLAG, OPT_TEXT, OPT_IGNORED };
+
+static const struct {
+	const char *name;
+	enum opt_kind kind;
+	size_t off;
+} option_table[] = {
+	{ "--fps", OPT_NUMBER, offsetof(struct options, fps) },
+	{ "--fill-disk-after", OPT_NUMBER, offsetof(struct options, fill_after) },
+	{ "--hang-after", OPT_NUMBER, offsetof(struct options, hang_after) },
+	{ "--crash-after", OPT_NUMBER, offsetof(struct options, crash_after) },
+	{ "--crash-slowly", OPT_NUMBER, offsetof(struct options, crash_slowly) },
+	{ "--crash-pending", OPT_NUMBER, offsetof(struct options, crash_pending) },
+	{ "--shot-delay", OPT_NUMBER, offsetof(struct options, shot_delay) },
+	{ "--exit-after", OPT_NUMBER, offsetof(struct options, exit_after) },
+	{ "--exit-code", OPT_INT, offsetof(struct options, exit_code) },
+	{ "--pad", OPT_IGNORED, 0 },
+	{ "--ignore-term", OPT_FLAG, offsetof(struct options, ignore_term) },
+	{ "--grandchild", OPT_FLAG, offsetof(struct options, grandchild) },
+	{ "--no-frames", OPT_FLAG, offsetof(struct options, no_frames) },
+	{ "--png", OPT_FLAG, offsetof(struct options, png) },
+	{ "--mangohud", OPT_TEXT, offsetof(struct options, mangohud) },
+	{ "--mangohud-no-csv", OPT_FLAG, offsetof(struct options, mango_no_csv) },
+};
+
+/* argv into *o through option_table; 0, or -1 with the message printed. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	for (int i = 1; i < argc; i++) {
+		size_t k = 0, n = sizeof option_table / sizeof option_table[0];
+		while (k < n && strcmp(argv[i], option_table[k].name) != 0)
+			k++;
+		if (k == n) {
+			fprintf(stderr, "game-double: unknown option '%s'\n", argv[i]);
+			return -1;
+		}
+		char *field = (char *)o + option_table[k].off;
+		if (option_table[k].kind == OPT_FLAG) {
+			*(bool *)field = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "game-double: %s needs a value\n", argv[i]);
+			return -1;
+		}
+		const char *v = argv[++i];
+		if (option_table[k].kind == OPT_TEXT)
+			*(const char **)field = v;
+		else if (option_table[k].kind == OPT_INT)
+			*(int *)field = atoi(v);
+		else if (option_table[k].kind != OPT_IGNORED)
+			*(double *)field = atof(v);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct mango mango = { 0 };
-	double fps = 60, hang_after = -1, crash_after = -1, exit_after = -1, fill_after = -1;
-	double crash_slowly = -1, crash_pending = -1, shot_delay = 0;
-	int exit_code = 0;
-	bool ignore_term = false, grandchild = false, no_frames = false, png = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--fps") == 0 && v)
-			fps = atof(argv[++i]);
-		else if (strcmp(a, "--fill-disk-after") == 0 && v)
-			fill_after = atof(argv[++i]);
-		else if (strcmp(a, "--hang-after") == 0 && v)
-			hang_after = atof(argv[++i]);
-		else if (strcmp(a, "--crash-after") == 0 && v)
-			crash_after = atof(argv[++i]);
-		else if (strcmp(a, "--crash-slowly") == 0 && v)
-			crash_slowly = atof(argv[++i]);
-		else if (strcmp(a, "--crash-pending") == 0 && v)
-			crash_pending = atof(argv[++i]);
-		else if (strcmp(a, "--shot-delay") == 0 && v)
-			shot_delay = atof(argv[++i]);
-		else if (strcmp(a, "--exit-after") == 0 && v)
-			exit_after = atof(argv[++i]);
-		else if (strcmp(a, "--exit-code") == 0 && v)
-			exit_code = atoi(argv[++i]);
-		else if (strcmp(a, "--pad") == 0 && v)
-			i++;
-		else if (strcmp(a, "--ignore-term") == 0)
-			ignore_term = true;
-		else if (strcmp(a, "--grandchild") == 0)
-			grandchild = true;
-		else if (strcmp(a, "--no-frames") == 0)
-			no_frames = true;
-		else if (strcmp(a, "--png") == 0)
-			png = true;
-		else if (strcmp(a, "--mangohud") == 0 && v)
-			mango.version = strcmp(argv[++i], "0.6") == 0 ? 6 : 7;
-		else if (strcmp(a, "--mangohud-no-csv") == 0)
-			mango.no_csv = true;
-		else {
-			fprintf(stderr, "game-double: unknown option '%s'\n", a);
-			return 2;
-		}
-	}
-	struct sigaction sa = { .sa_handler = ignore_term ? SIG_IGN : on_term };
+	struct options o = { .fps = 60, .hang_after = -1, .crash_after = -1, .exit_after = -1,
+		             .fill_after = -1, .crash_slowly = -1, .crash_pending = -1 };
+	if (parse_options(argc, argv, &o) < 0)
+		return 2;
+	struct mango mango = { .no_csv = o.mango_no_csv };
+	if (o.mangohud)
+		mango.version = strcmp(o.mangohud, "0.6") == 0 ? 6 : 7;
+	struct sigaction sa = { .sa_handler = o.ignore_term ? SIG_IGN : on_term };
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	if (grandchild && fork() == 0) {
+	if (o.grandchild && fork() == 0) {
 		for (;;)
 			pause();
 	}
 
-	fps = fps_from_env(fps);
+	o.fps = fps_from_env(o.fps);
 	const char *frames_path = getenv("RX_FRAME_LOG");
 	const char *log_path = getenv("RX_LOG");
 	const char *control = getenv("RX_CONTROL");
@@ -477,30 +504,30 @@ int main(int argc, char **argv)
 	size_t ctl_len = 0;
 
 	struct frame_clock fc;
-	frame_clock_init(&fc, fps);
+	frame_clock_init(&fc, o.fps);
 	int64_t start = fc.next_ns;
 	while (!stop) {
 		int64_t t = now_ns();
 		double up_s = (double)(t - start) / 1e9;
-		if (crash_after >= 0 && up_s >= crash_after) {
+		if (o.crash_after >= 0 && up_s >= o.crash_after) {
 			fprintf(stderr, "game-double: crashing on purpose\n");
-			if (crash_slowly > 0)
-				crash_slowly_in(crash_slowly);
-			if (crash_pending > 0)
-				crash_pending_for(crash_pending);
+			if (o.crash_slowly > 0)
+				crash_slowly_in(o.crash_slowly);
+			if (o.crash_pending > 0)
+				crash_pending_for(o.crash_pending);
 			abort();
 		}
-		if (exit_after >= 0 && up_s >= exit_after) {
-			fprintf(stderr, "game-double: exiting with %d\n", exit_code);
+		if (o.exit_after >= 0 && up_s >= o.exit_after) {
+			fprintf(stderr, "game-double: exiting with %d\n", o.exit_code);
 			if (frames)
 				fclose(frames);
-			return exit_code;
+			return o.exit_code;
 		}
-		if (fill_after >= 0 && up_s >= fill_after) {
-			fill_after = -1;
+		if (o.fill_after >= 0 && up_s >= o.fill_after) {
+			o.fill_after = -1;
 			fill_disk();
 		}
-		if (hang_after >= 0 && up_s >= hang_after) {
+		if (o.hang_after >= 0 && up_s >= o.hang_after) {
 			fprintf(stderr, "game-double: hanging on purpose\n");
 			for (;;)
 				pause();
@@ -514,7 +541,7 @@ int main(int argc, char **argv)
 				*nl = 0;
 				if (strncmp(ctl_buf, "shot ", 5) == 0 && n_pending < 16) {
 					snprintf(pending[n_pending].name, sizeof pending[n_pending].name, "%.127s", ctl_buf + 5);
-					pending[n_pending++].due_ns = t + (int64_t)(shot_delay * 1e9);
+					pending[n_pending++].due_ns = t + (int64_t)(o.shot_delay * 1e9);
 				}
 				size_t used = (size_t)(nl - ctl_buf) + 1;
 				memmove(ctl_buf, nl + 1, ctl_len - used);
@@ -523,20 +550,20 @@ int main(int argc, char **argv)
 		}
 		while (n_pending && pending[0].due_ns <= t) {
 			const char *name = pending[0].name;
-			if (png && shot_dir)
+			if (o.png && shot_dir)
 				write_png(shot_dir, name, luma);
 			else
 				logf_("forest: shot %s frame %" PRIu64 " luma %d.00 checksum %016x", name, fc.frame,
 				      luma, (unsigned)luma * 2654435761u);
 			memmove(pending, pending + 1, --n_pending * sizeof *pending);
 		}
-		frames_until(&fc, t, no_frames ? NULL : frames, mango.version && !no_frames ? &mango : NULL,
+		frames_until(&fc, t, o.no_frames ? NULL : frames, mango.version && !o.no_frames ? &mango : NULL,
 		             rb);
 		struct timespec ts = { (time_t)(fc.next_ns / 1000000000), (long)(fc.next_ns % 1000000000) };
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 	/* the frames whose time came before the stop, however late it is */
-	frames_until(&fc, now_ns(), no_frames ? NULL : frames, mango.version && !no_frames ? &mango : NULL,
+	frames_until(&fc, now_ns(), o.no_frames ? NULL : frames, mango.version && !o.no_frames ? &mango : NULL,
 	             rb);
 	fprintf(stderr, "game-double: stopped by SIGTERM after %" PRIu64 " frames\n", fc.frame);
 	if (frames)
