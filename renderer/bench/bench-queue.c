@@ -44,27 +44,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-common.h"
+
 #define MAX_LIST 8
 #define HELD_US 10.0
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct gpu {
 	VkInstance instance;
@@ -371,7 +354,7 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 		fprintf(stderr, "rxvk-bench-queue: cannot start the waiting thread\n");
 		goto out;
 	}
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	for (int i = 0; i < n; i++) {
 		uint64_t value = ++g->value;
 		VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -383,9 +366,9 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 		                    .pCommandBuffers = (VkCommandBuffer[2]){ cmd[i], g->close },
 		                    .signalSemaphoreCount = 1,
 		                    .pSignalSemaphores = &g->timeline };
-		double s0 = now_us();
+		double s0 = bench_now_us();
 		r = vkQueueSubmit(g->queue, 1, &si, VK_NULL_HANDLE);
-		submit_us[i] = now_us() - s0;
+		submit_us[i] = bench_now_us() - s0;
 		if (r != VK_SUCCESS) {
 			rc = fail("vkQueueSubmit", r);
 			goto out;
@@ -400,7 +383,7 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 		}
 	}
 	rc = wait_value(g, g->value);
-	c->e2e[k] = (now_us() - t0) / n;
+	c->e2e[k] = (bench_now_us() - t0) / n;
 	if (waiting) {
 		__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 		pthread_join(w.thread, NULL);
@@ -554,10 +537,12 @@ int main(int argc, char **argv)
 		if (npend == 0)
 			snprintf(pend_s, sizeof pend_s, "none");
 		else
-			snprintf(pend_s, sizeof pend_s, "%.0f (%d of %d rounds)", median(pend, npend), npend, rounds);
+			snprintf(pend_s, sizeof pend_s, "%.0f (%d of %d rounds)", bench_median(pend, npend), npend,
+			         rounds);
 		printf("| %llu B | %d | %s | %.2f / %.2f / %.2f | %.2f | %.0f | %s |\n", (unsigned long long)c->fill_B,
-		       c->parts, c->waiter ? "renderer's, a thread waiting" : c->close ? "renderer's" : "bare", median(c->first, rounds), median(c->last, rounds),
-		       median(c->all, rounds), median(c->e2e, rounds), median(c->held, rounds), pend_s);
+		       c->parts, c->waiter ? "renderer's, a thread waiting" : c->close ? "renderer's" : "bare",
+		       bench_median(c->first, rounds), bench_median(c->last, rounds), bench_median(c->all, rounds),
+		       bench_median(c->e2e, rounds), bench_median(c->held, rounds), pend_s);
 	}
 	gpu_finish(&g);
 	free(submit_us);
