@@ -28,6 +28,11 @@ for fill in 4 64; do
 done
 [ "$(grep -c '^| [0-9]* B |' "$tmp/out")" -eq 8 ] || fail "expected 8 rows: $(cat "$tmp/out")"
 
+# --waiter: a third shape, with a thread waiting on the timeline meanwhile
+"$bin" --fill 4 --parts 8 --rounds 1 --waiter > "$tmp/out" 2> "$tmp/err" || fail "--waiter: exit $?: $(cat "$tmp/err")"
+[ "$(grep -c '^| 4 B | 8 |' "$tmp/out")" -eq 3 ] || fail "--waiter: expected 3 rows: $(cat "$tmp/out")"
+grep -qF "| 4 B | 8 | renderer's, a thread waiting |" "$tmp/out" || fail "--waiter: no waiting row: $(cat "$tmp/out")"
+
 refused() { # option value, what the message must name
 	"$bin" "$1" "$2" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
@@ -40,4 +45,4 @@ refused --parts 1 "--parts '1'"
 refused --parts 4,,8 "--parts '4,,8'"
 refused --rounds 0 "--rounds '0'"
 refused --bogus 1 "usage: rxvk-bench-queue"
-echo "ok: 8 rows, 6 bad options refused"
+echo "ok: 8 rows, 3 with --waiter, 6 bad options refused"

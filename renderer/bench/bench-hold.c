@@ -29,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-common.h"
+
 #define MB         (1ull << 20)
 #define INST       (2 * MB) /* quads: 16 B each */
 #define U_ADDR     (8 * MB)
@@ -44,18 +46,6 @@ static double now_s(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static struct rxvk_op target(uint64_t addr, uint32_t w, uint32_t h)
@@ -272,7 +262,7 @@ int main(int argc, char **argv)
 			}
 			double m[10];
 			for (int j = 0; j < 10; j++)
-				m[j] = median(v[j], rounds);
+				m[j] = bench_median(v[j], rounds);
 			printf("| %d | %.1f | %.2f | %.2f | %.2f / %.2f | %.2f | %.2f ms (%.1f%%) "
 			       "| %.2f ms (%.1f%%) |\n",
 			       arm == 0 ? 1 : 0, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7],

@@ -7,7 +7,7 @@
  * driver?  (docs/performance.md: the driver, in some processes and not in
  * others.)
  *
- *   rxvk-bench-queue [--fill B[,B...]] [--parts N[,N...]] [--rounds R]
+ *   rxvk-bench-queue [--fill B[,B...]] [--parts N[,N...]] [--rounds R] [--waiter]
  *
  * For each fill size B (a part's GPU work: one vkCmdFillBuffer of B bytes
  * into a device-local buffer) and each count N, N command buffers are
@@ -17,7 +17,10 @@
  *   bare      - the part's command buffer alone, as vkprobe's bare part;
  *   renderer's - the part's command buffer and one shared closing command
  *               buffer (a memory barrier, simultaneous use), as librxvk's
- *               parts are submitted (record.c, submit_job).
+ *               parts are submitted (record.c, submit_job);
+ *   renderer's, a thread waiting (--waiter) - the same while another
+ *               thread waits on the timeline, one value ahead of the
+ *               GPU, in 1 ms slices, as librxvk's recycler thread does.
  *
  * then waits for the last value.  Each vkQueueSubmit is timed.  A submit
  * that takes over HELD_US is counted as held back, and the parts still
@@ -33,6 +36,7 @@
 #include <volk.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,27 +44,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-common.h"
+
 #define MAX_LIST 8
 #define HELD_US 10.0
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct gpu {
 	VkInstance instance;
@@ -299,13 +286,43 @@ struct cell {
 	VkDeviceSize fill_B;
 	int parts;
 	bool close;                /* the renderer's shape */
+	bool waiter;               /* with a thread waiting on the timeline meanwhile */
 	double *first, *last, *all, *e2e, *held, *pending;  /* one a round */
 };
+
+/* --waiter: a thread that waits on the timeline the whole round, one value
+ * ahead of what the GPU has reached, in 1 ms slices, as librxvk's
+ * recycler thread does while parts are submitted (record.c). */
+struct waiter {
+	struct gpu *g;
+	pthread_t thread;
+	bool stop;             /* __atomic: set by the submitting thread */
+	unsigned waits;
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t done = 0;
+		vkGetSemaphoreCounterValue(w->g->device, w->g->timeline, &done);
+		uint64_t next = done + 1;
+		VkSemaphoreWaitInfo wi = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+		                           .semaphoreCount = 1,
+		                           .pSemaphores = &w->g->timeline,
+		                           .pValues = &next };
+		vkWaitSemaphores(w->g->device, &wi, 1000000);
+		w->waits++;
+	}
+	return NULL;
+}
 
 /* One round of one cell: record its parts, submit them, wait, free them. */
 static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 {
 	int n = c->parts;
+	struct waiter w = { .g = g };
+	bool waiting = false;
 	VkCommandBuffer *cmd = calloc((size_t)n, sizeof *cmd);
 	if (!cmd)
 		return -ENOMEM;
@@ -331,7 +348,13 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 	}
 	uint64_t v0 = g->value;
 	double held = 0, pending = -1;
-	double t0 = now_us();
+	waiting = c->waiter && pthread_create(&w.thread, NULL, waiter_main, &w) == 0;
+	if (c->waiter && !waiting) {
+		rc = -EAGAIN;
+		fprintf(stderr, "rxvk-bench-queue: cannot start the waiting thread\n");
+		goto out;
+	}
+	double t0 = bench_now_us();
 	for (int i = 0; i < n; i++) {
 		uint64_t value = ++g->value;
 		VkTimelineSemaphoreSubmitInfo ts = { .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -343,9 +366,9 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 		                    .pCommandBuffers = (VkCommandBuffer[2]){ cmd[i], g->close },
 		                    .signalSemaphoreCount = 1,
 		                    .pSignalSemaphores = &g->timeline };
-		double s0 = now_us();
+		double s0 = bench_now_us();
 		r = vkQueueSubmit(g->queue, 1, &si, VK_NULL_HANDLE);
-		submit_us[i] = now_us() - s0;
+		submit_us[i] = bench_now_us() - s0;
 		if (r != VK_SUCCESS) {
 			rc = fail("vkQueueSubmit", r);
 			goto out;
@@ -359,9 +382,15 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 			}
 		}
 	}
-	if ((rc = wait_value(g, g->value)) < 0)
+	rc = wait_value(g, g->value);
+	c->e2e[k] = (bench_now_us() - t0) / n;
+	if (waiting) {
+		__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+		pthread_join(w.thread, NULL);
+		waiting = false;
+	}
+	if (rc < 0)
 		goto out;
-	c->e2e[k] = (now_us() - t0) / n;
 	int q = n / 4 > 0 ? n / 4 : 1;
 	double first = 0, last = 0, all = 0;
 	for (int i = 0; i < n; i++) {
@@ -377,6 +406,10 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 	c->held[k] = held;
 	c->pending[k] = pending;
 out:
+	if (waiting) {
+		__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+		pthread_join(w.thread, NULL);
+	}
 	vkResetCommandPool(g->device, g->pool, 0);
 	free(cmd);
 	return rc;
@@ -418,7 +451,7 @@ static int parse_list(const char *opt, const char *s, double *v, int *n, double 
 int main(int argc, char **argv)
 {
 	double fills[MAX_LIST] = { 4, 16 * 1048576.0, 64 * 1048576.0 }, parts[MAX_LIST] = { 500, 1000, 1500, 3000 };
-	int nf = 3, np = 4, rounds = 5;
+	int nf = 3, np = 4, rounds = 5, shapes = 2;
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--fill") == 0 && a + 1 < argc) {
 			if (parse_list("--fill", argv[++a], fills, &nf, 4, 1024.0 * 1048576) < 0)
@@ -426,6 +459,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[a], "--parts") == 0 && a + 1 < argc) {
 			if (parse_list("--parts", argv[++a], parts, &np, 2, 100000) < 0)
 				return 2;
+		} else if (strcmp(argv[a], "--waiter") == 0) {
+			shapes = 3;
 		} else if (strcmp(argv[a], "--rounds") == 0 && a + 1 < argc) {
 			char *end;
 			long r = strtol(argv[++a], &end, 10);
@@ -435,7 +470,7 @@ int main(int argc, char **argv)
 			}
 			rounds = (int)r;
 		} else {
-			fprintf(stderr, "usage: rxvk-bench-queue [--fill B[,B...]] [--parts N[,N...]] [--rounds R]\n"
+			fprintf(stderr, "usage: rxvk-bench-queue [--fill B[,B...]] [--parts N[,N...]] [--rounds R] [--waiter]\n"
 			                "       (sizes take k and M; GPU defaults: --fill 4,16M,64M --parts 500,1000,1500,3000)\n");
 			return 2;
 		}
@@ -457,7 +492,7 @@ int main(int argc, char **argv)
 		gpu_finish(&g);
 		return rc == -ENODEV ? 77 : 1;
 	}
-	int ncell = nf * np * 2;
+	int ncell = nf * np * shapes;
 	struct cell *cells = calloc((size_t)ncell, sizeof *cells);
 	double *store = calloc((size_t)ncell * 6 * (size_t)rounds, sizeof *store);
 	double *submit_us = calloc((size_t)max_parts, sizeof *submit_us);
@@ -467,9 +502,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < ncell; i++) {
 		struct cell *c = &cells[i];
-		c->fill_B = (VkDeviceSize)fills[(i / 2) / np];
-		c->parts = (int)parts[(i / 2) % np];
-		c->close = i % 2;
+		c->fill_B = (VkDeviceSize)fills[(i / shapes) / np];
+		c->parts = (int)parts[(i / shapes) % np];
+		c->close = i % shapes > 0;
+		c->waiter = i % shapes == 2;
 		double *s = store + (size_t)i * 6 * (size_t)rounds;
 		c->first = s, c->last = s + rounds, c->all = s + 2 * rounds;
 		c->e2e = s + 3 * rounds, c->held = s + 4 * rounds, c->pending = s + 5 * rounds;
@@ -501,10 +537,12 @@ int main(int argc, char **argv)
 		if (npend == 0)
 			snprintf(pend_s, sizeof pend_s, "none");
 		else
-			snprintf(pend_s, sizeof pend_s, "%.0f (%d of %d rounds)", median(pend, npend), npend, rounds);
+			snprintf(pend_s, sizeof pend_s, "%.0f (%d of %d rounds)", bench_median(pend, npend), npend,
+			         rounds);
 		printf("| %llu B | %d | %s | %.2f / %.2f / %.2f | %.2f | %.0f | %s |\n", (unsigned long long)c->fill_B,
-		       c->parts, c->close ? "renderer's" : "bare", median(c->first, rounds), median(c->last, rounds),
-		       median(c->all, rounds), median(c->e2e, rounds), median(c->held, rounds), pend_s);
+		       c->parts, c->waiter ? "renderer's, a thread waiting" : c->close ? "renderer's" : "bare",
+		       bench_median(c->first, rounds), bench_median(c->last, rounds), bench_median(c->all, rounds),
+		       bench_median(c->e2e, rounds), bench_median(c->held, rounds), pend_s);
 	}
 	gpu_finish(&g);
 	free(submit_us);

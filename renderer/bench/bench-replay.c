@@ -62,30 +62,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-common.h"
+
 #define MB (1ull << 20)
 #define SLOT (2 * MB)
 #define SCRATCH (4 * MB)
 #define QUADS (3 * MB)
 #define NOPS 1500
-
-static double now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static struct rxvk *make(struct rxvk_config cfg)
 {
@@ -143,7 +126,7 @@ static void *poll_main(void *arg)
 		;
 	while (*p->word != p->value)
 		;
-	p->seen_us = now_us();
+	p->seen_us = bench_now_us();
 	return NULL;
 }
 
@@ -163,14 +146,14 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
 		pthread_t th;
 		pthread_create(&th, NULL, poll_main, &p);
 		atomic_store(&p.go, 1);
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		if (rxvk_submit(rx, ops, n, NULL) < 0) {
 			fprintf(stderr, "submit: %s\n", rxvk_last_error());
 			exit(1);
 		}
 		struct rxvk_wait wt;
 		rxvk_invalidate(rx, SLOT, 8, &wt);
-		double t1 = now_us();
+		double t1 = bench_now_us();
 		*what = names[wt.what];
 		if (wt.what != RXVK_WAIT_LATE && *p.word != value) {
 			fprintf(stderr, "read released before its writer's value was in memory\n");
@@ -187,8 +170,8 @@ static void wake_rounds(struct rxvk *rx, struct rxvk_op *ops, size_t n, size_t w
 		r[k] = (t1 - t0) / 1000.0;
 		rxvk_finish(rx);
 	}
-	*wake_us = median(w, rounds);
-	*release_ms = median(r, rounds);
+	*wake_us = bench_median(w, rounds);
+	*release_ms = bench_median(r, rounds);
 	free(w);
 	free(r);
 }
@@ -225,11 +208,11 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	double per_part[9], e2e[9];
 	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		rxvk_submit(rx, ops, n, NULL);
-		per_part[k] = (now_us() - t0) / (double)n;
+		per_part[k] = (bench_now_us() - t0) / (double)n;
 		rxvk_finish(rx);
-		e2e[k] = (now_us() - t0) / (double)n;
+		e2e[k] = (bench_now_us() - t0) / (double)n;
 	}
 	rxvk_counters_get(rx, &p1);
 	rxvk_destroy(rx);
@@ -247,8 +230,8 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	                       ? (double)p1.part_cmd_pool_reset_ns / 1e3 / (double)p1.part_cmd_pool_resets
 	                       : 0;
 	pp->resets = (double)p1.part_cmd_pool_resets;
-	pp->e2e_us = median(e2e, 9);
-	pp->us = median(per_part, 9);
+	pp->e2e_us = bench_median(e2e, 9);
+	pp->us = bench_median(per_part, 9);
 }
 
 static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
@@ -259,13 +242,13 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	size_t np = pc->parts < n ? pc->parts : n; /* the ops (and one-op parts) measured here */
 	double per_op[9];
 	for (int k = 0; k < 9; k++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 		rxvk_submit(rx, ops, np, NULL);
-		per_op[k] = (now_us() - t0) / (double)np;
+		per_op[k] = (bench_now_us() - t0) / (double)np;
 		rxvk_finish(rx);
 	}
 	rxvk_destroy(rx);
-	pc->op_us = median(per_op, 9);
+	pc->op_us = bench_median(per_op, 9);
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
@@ -325,13 +308,13 @@ static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 	for (int k = 0; k < IDLE_ROUNDS; k++)
 		for (int i = 0; i < IDLE_R; i++) {
 			int r = (k + i) % IDLE_R;
-			double t0 = now_us();
+			double t0 = bench_now_us();
 			rxvk_submit(r4[r], ops, n, NULL);
-			double t1 = now_us();
+			double t1 = bench_now_us();
 			rxvk_invalidate(r4[r], SCRATCH, 8, NULL);
-			double t2 = now_us();
+			double t2 = bench_now_us();
 			rxvk_finish(r4[r]);
-			double t3 = now_us();
+			double t3 = bench_now_us();
 			t[0][r][k] = (t3 - t0) / 1000.0;
 			t[1][r][k] = (t1 - t0) / 1000.0;
 			t[2][r][k] = (t2 - t1) / 1000.0;
@@ -346,10 +329,10 @@ static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 			return 1;
 		}
 		rxvk_destroy(r4[r]);
-		ic->frame[r] = median(t[0][r], IDLE_ROUNDS);
-		ic->submit[r] = median(t[1][r], IDLE_ROUNDS);
-		ic->read[r] = median(t[2][r], IDLE_ROUNDS);
-		ic->finish[r] = median(t[3][r], IDLE_ROUNDS);
+		ic->frame[r] = bench_median(t[0][r], IDLE_ROUNDS);
+		ic->submit[r] = bench_median(t[1][r], IDLE_ROUNDS);
+		ic->read[r] = bench_median(t[2][r], IDLE_ROUNDS);
+		ic->finish[r] = bench_median(t[3][r], IDLE_ROUNDS);
 		ic->record[r] = (double)(c.part_record_ns - c0[r].part_record_ns) / 1e6 / IDLE_ROUNDS;
 	}
 	return 0;
@@ -398,11 +381,11 @@ static int floors_read(const char *path, struct floors *f)
 
 static void print_range(const char *what, double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_d);
 	printf("vkprobe %s: %.2f", what, v[0]);
 	if (n > 1)
 		printf("–%.2f", v[n - 1]);
-	printf(" µs (%d run%s, median %.2f)\n", n, n > 1 ? "s" : "", median(v, n));
+	printf(" µs (%d run%s, median %.2f)\n", n, n > 1 ? "s" : "", bench_median(v, n));
 }
 
 /* One ratio line; returns 1 when it is over its target. */
@@ -457,8 +440,8 @@ static size_t writes_ops(struct rxvk_op *ops)
 
 static void print_spread(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
-	printf(" %.3f / %.3f / %.3f |", v[0], median(v, n), v[n - 1]);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_d);
+	printf(" %.3f / %.3f / %.3f |", v[0], bench_median(v, n), v[n - 1]);
 }
 
 static int ranges_main(uint32_t iters, int rounds)
@@ -492,12 +475,12 @@ static int ranges_main(uint32_t iters, int rounds)
 		for (int j = 0; j < N; j++) {
 			int i = (j + k) % N; /* a different renderer first each round */
 			for (int s = 0; s < SHAPES; s++) {
-				double t0 = now_us();
+				double t0 = bench_now_us();
 				if (rxvk_submit(rx[i], ops[s], n[s], NULL) < 0) {
 					fprintf(stderr, "submit: %s\n", rxvk_last_error());
 					return 1;
 				}
-				us[i][s][k] = (now_us() - t0) / (double)n[s];
+				us[i][s][k] = (bench_now_us() - t0) / (double)n[s];
 				rxvk_finish(rx[i]);
 			}
 		}
@@ -546,7 +529,7 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	printf("\n");
 	print_range("bare part (one vkQueueSubmit with a timeline signal)", fl->part, fl->n_part);
 	print_range("timeline wake-up after the writer's value", fl->wake, fl->n_wake);
-	double part_floor = median(fl->part, fl->n_part), wake_floor = median(fl->wake, fl->n_wake);
+	double part_floor = bench_median(fl->part, fl->n_part), wake_floor = bench_median(fl->wake, fl->n_wake);
 	int over = 0;
 	printf("\n| against vkprobe's floor (same call) | librxvk | ratio | target | |\n|---|---|---|---|---|\n");
 	bool held = submits_held(&pc->par, part_floor);
