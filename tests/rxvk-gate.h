@@ -163,6 +163,7 @@ static inline void rxt_gate_at(struct rxvk *rx, int g, uint32_t before_op, bool 
 {
 	struct rxt_gate_watch *w = &rxt_gate_watch_;
 	pthread_mutex_lock(&w->lock); /* the watcher may be opening the event */
+	rx->test.gate_lock = &w->lock; /* the renderer's own uses of the events take it too */
 	VkResult r;
 	if (!rx->test.gate_event[g]) {
 		VkEventCreateInfo ci = { .sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO };
@@ -286,6 +287,7 @@ static inline void rxt_gate_destroy(struct rxvk *rx)
 			vkDestroyEvent(rx->device, rx->test.gate_event[g], NULL);
 		rx->test.gate_event[g] = VK_NULL_HANDLE;
 	}
+	rx->test.gate_lock = NULL;
 	pthread_mutex_unlock(&rxt_gate_watch_.lock);
 	if (failed[0])
 		fail_msg("rxvk-gate: %s", failed);

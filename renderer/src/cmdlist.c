@@ -426,8 +426,14 @@ int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd)
 		case CL_HOST_BARRIER:
 		case CL_IMAGE_INIT:
 		case CL_MARKER:
-		case CL_GATE:
 			play_sync(c, cmd);
+			break;
+		case CL_GATE: /* a test's event: see private.h, gate_lock */
+			if (rx->test.gate_lock)
+				pthread_mutex_lock(rx->test.gate_lock);
+			play_sync(c, cmd);
+			if (rx->test.gate_lock)
+				pthread_mutex_unlock(rx->test.gate_lock);
 			break;
 		case CL_BEGIN_RENDERING:
 		case CL_END_RENDERING:

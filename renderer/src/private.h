@@ -159,6 +159,13 @@ struct rxvk {
 		 * whose bit i is in gate_at_wait as it starts waiting */
 		uint32_t gate_op[3];
 		VkEvent gate_event[3];
+		/* set by the test: held around every host use of a gate_event
+		 * here (vkSetEvent, and recording the wait for one), as the
+		 * test holds it around its own; an event's host access is
+		 * externally synchronized, and the validation layer caught a
+		 * read's vkSetEvent beside a recording thread's vkCmdWaitEvents
+		 * of the same event under load */
+		pthread_mutex_t *gate_lock;
 		uint32_t gate_at_wait;
 		uint32_t gate_waits;        /* atomic: reads that started waiting with gate_at_wait */
 		/* the recording stops after op hold_after_op - 1 of a submission

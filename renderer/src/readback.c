@@ -545,9 +545,13 @@ int rxvk_invalidate(struct rxvk *rx, uint64_t addr, uint64_t size_B, struct rxvk
 			 * marker) first, and list every read that waits */
 			bool by_marker;
 			uint32_t gates = __atomic_load_n(&rx->test.gate_at_wait, __ATOMIC_ACQUIRE);
+			if (gates && rx->test.gate_lock)
+				pthread_mutex_lock(rx->test.gate_lock);
 			for (int g = 0; g < 3; g++) /* a test's gates */
 				if ((gates >> g & 1) && rx->test.gate_event[g])
 					vkSetEvent(rx->device, rx->test.gate_event[g]);
+			if (gates && rx->test.gate_lock)
+				pthread_mutex_unlock(rx->test.gate_lock);
 			if (gates)
 				__atomic_fetch_add(&rx->test.gate_waits, 1, __ATOMIC_RELEASE);
 			if (rx->rb->diag.on && d.diag_value)
