@@ -257,6 +257,22 @@ static int64_t frames_late_max(const struct route *route, int64_t t0, const int6
 	return late_max;
 }
 
+/* Feeds the recorder every frame that comes within timeout_ms of the one
+ * before; the first instants frames' stamps go to stamps. */
+static void take_frames(int fd, int timeout_ms, struct route_recorder *rec, int64_t *stamps,
+                        size_t *n_frames, size_t instants)
+{
+	struct input_event in[PAD_FRAME_MAX];
+	int k;
+	while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, timeout_ms, NULL)) > 0) {
+		for (int i = 0; i < k; i++)
+			route_recorder_feed(rec, &in[i]);
+		if (*n_frames < instants)
+			stamps[(*n_frames)++] = tu_ev_ns(&in[k - 1]);
+	}
+	assert_int_equal(k, -ETIMEDOUT);
+}
+
 /* Plays route into a socket pad and records what a game receives; the
  * latest frame's lateness against its schedule, as the game received it,
  * goes to *late_max_ns. */
@@ -282,22 +298,20 @@ static struct route *play_and_record(const struct route *route, char **text, int
 		route_recorder_set_axis(rec, pad_axes[a].code, pad_axes[a].min, pad_axes[a].max);
 	assert_int_equal(route_player_start(pl, t0), 0);
 	struct route_notice no;
-	int k;
 	size_t n_frames = 0, instants = route_instant_count(route);
 	int64_t *stamps = calloc(instants + 1, sizeof *stamps);
 	assert_non_null(stamps);
 	for (;;) {
-		while ((k = tu_read_frame(fd, in, PAD_FRAME_MAX, 50, NULL)) > 0) {
-			for (int i = 0; i < k; i++)
-				route_recorder_feed(rec, &in[i]);
-			if (n_frames < instants)
-				stamps[n_frames++] = tu_ev_ns(&in[k - 1]);
-		}
+		take_frames(fd, 50, rec, stamps, &n_frames, instants);
 		int r = route_player_next(pl, &no);
 		if (r == 0 && no.type != ROUTE_NOTICE_SHOT && no.type != ROUTE_NOTICE_MARK)
 			break;
 	}
 	assert_int_equal(no.type, ROUTE_NOTICE_END);
+	/* the playing process has ended, so every frame it sent is in the
+	 * socket: the last ones may have come after the read above gave up
+	 * waiting (a busy machine can hold this process between the two) */
+	take_frames(fd, 0, rec, stamps, &n_frames, instants);
 	route_recorder_finish(rec, t0 + route_duration_ms(route) * 1000000LL);
 	int64_t w0, w1;
 	route_window_ms(route, &w0, &w1);
