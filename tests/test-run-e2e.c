@@ -2,8 +2,11 @@
  * routes/smoke.route, arms A (no switch) and C (RX_VK_READBACK_EARLY=1),
  * two rounds of ACCA after a warm-up.  The database (under a temporary
  * XDG_DATA_HOME) must hold the nine runs in that order with their metrics,
- * C must wait less for readbacks per frame than A, the table must be
- * printed, and `rxdeck list`, `show` and `import` must work on the result.
+ * each run's renderer must say its arm's switch and (C) have split parts
+ * after writers or (A) none, the table must be printed, and `rxdeck list`,
+ * `show` and `import` must work on the result.  Whether C waits less is a
+ * timing outcome (under load both arms' waits overlap): printed, measured
+ * by campaigns (docs/testing.md), not asserted.
  * Skips (77) where the demo game was not built or no Vulkan device works. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +30,39 @@ static int remove_tdir(void **state)
 	(void)state;
 	tdir_remove(&t);
 	return 0;
+}
+
+/* The renderer's last lines (librxvk, rxvk.c log_totals() and settings.c):
+ *   vk: switches: ... RX_VK_READBACK_EARLY=1 (env) ...
+ *   vk: totals: 11 submissions, 12224 ops, 61 parts (10 ended after a
+ *   writer); 45 reads, 21 waited 25.88 ms each (20 at the writer's part, ...
+ * read from a run's renderer.log; the switch must say early, as asked. */
+struct totals {
+	unsigned long long split, at_part;
+};
+
+static void read_totals(const char *run_dir, int early, struct totals *tot)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/renderer.log", run_dir);
+	char *log = test_read_text(path);
+	const char *sw = strstr(log, "vk: switches: ");
+	if (!sw)
+		fail_msg("%s: no 'vk: switches:' line", path);
+	const char *want = early ? "RX_VK_READBACK_EARLY=1 (env)" : "RX_VK_READBACK_EARLY=0 (default)";
+	const char *eol = strchr(sw, '\n');
+	const char *at = strstr(sw, want);
+	if (!at || (eol && at > eol))
+		fail_msg("%s: the switches line lacks '%s'", path, want);
+	const char *tl = strstr(log, "vk: totals: ");
+	if (!tl)
+		fail_msg("%s: no 'vk: totals:' line (did the game end normally?)", path);
+	const char *p = strstr(tl, " parts (");
+	const char *q = strstr(tl, " waited ");
+	if (!p || !q || sscanf(p, " parts (%llu ended after a writer)", &tot->split) != 1 ||
+	    !(q = strchr(q, '(')) || sscanf(q, "(%llu at the writer's part", &tot->at_part) != 1)
+		fail_msg("%s: cannot read the totals line", path);
+	free(log);
 }
 
 static void test_run_e2e__forest_two_arms_two_rounds(void **state)
@@ -106,21 +142,38 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 		struct db_shot *shots;
 		size_t ns;
 		assert_int_equal(db_shots_read(db, runs[i].id, &shots, &ns), 0);
-		assert_int_equal(ns, 3); /* walk, pan, end */
+		if (ns != 3) /* walk, pan, end */
+			fail_msg("run %zu (%c) stored %zu shots, not 3 (walk, pan, end)", i + 1,
+			         runs[i].arm_letter, ns);
 		free(shots);
+		double rb, fps;
+		assert_int_equal(db_metric_get(db, runs[i].id, "rb_wait_ms", &rb), 0);
+		assert_int_equal(db_metric_get(db, runs[i].id, "real_fps", &fps), 0);
+		/* the arm's switch reached the game, and the renderer did what it
+		 * says: its own counts, not how long anything took */
+		struct totals tot;
+		read_totals(runs[i].run_dir, runs[i].arm_letter == 'C', &tot);
+		if (runs[i].arm_letter == 'C' ? tot.split == 0 : tot.split + tot.at_part != 0)
+			fail_msg("run %zu (%c): %llu parts ended after a writer, %llu reads released at "
+			         "the writer's part, with RX_VK_READBACK_EARLY %s",
+			         i + 1, runs[i].arm_letter, tot.split, tot.at_part,
+			         runs[i].arm_letter == 'C' ? "on" : "off");
+		/* the waits, in the log of a passing run too: a timing outcome
+		 * (under load both arms run at 1-3 fps and their waits overlap),
+		 * measured by campaigns, never asserted here */
+		print_message("run %zu (%c): %.1f real fps, readback wait %.3f ms a frame; %llu parts "
+		              "ended after a writer, %llu reads released at the writer's part\n",
+		              i + 1, runs[i].arm_letter, fps, rb, tot.split, tot.at_part);
 		if (i == 0)
 			continue;
-		double rb;
-		assert_int_equal(db_metric_get(db, runs[i].id, "rb_wait_ms", &rb), 0);
 		int a = runs[i].arm_letter == 'C';
 		sum[a] += rb;
 		count[a]++;
 	}
 	assert_int_equal(count[0], 4);
 	assert_int_equal(count[1], 4);
-	double mean_a = sum[0] / 4, mean_c = sum[1] / 4;
-	if (!(mean_c < mean_a))
-		fail_msg("C waits %.3f ms a frame, A %.3f: the early readback should wait less", mean_c, mean_a);
+	print_message("readback wait a frame: A %.3f ms, C %.3f ms (means of 4 runs)\n", sum[0] / 4,
+	              sum[1] / 4);
 	char frames[PATH_MAX + 32], rlog[PATH_MAX + 32];
 	snprintf(frames, sizeof frames, "%s/frames.csv", runs[1].run_dir);
 	snprintf(rlog, sizeof rlog, "%s/renderer.log", runs[1].run_dir);
@@ -167,10 +220,13 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 	double fps;
 	assert_int_equal(db_metric_get(db, runs[11].id, "real_fps", &fps), 0);
 	/* the same frames, t0 at the first frame instead of at the route's start */
-	assert_true(fabs(fps - fps2) < fps2 * 0.25);
+	if (!(fabs(fps - fps2) < fps2 * 0.25))
+		fail_msg("run 2's frames imported: %.1f real fps, stored %.1f (over 25 %% apart)", fps, fps2);
 	free(runs);
 	db_close(db);
-	assert_int_equal(processes_mentioning(t.path), 0);
+	int left = processes_mentioning(t.path);
+	if (left != 0)
+		fail_msg("%d processes of the test's campaign are still running after rxdeck ended", left);
 }
 
 int main(void)
