@@ -11,6 +11,7 @@
  * camera still, a one-frame-old culling result draws the same picture, so
  * the three arms' frames must be byte-identical. */
 #include "test-forest-util.h"
+#include "test-rxvk-totals.h"
 
 #define SKIP_FRAMES 5
 
@@ -40,12 +41,13 @@ static void run_arm(const char *tag, const char *env_switch, struct arm *out)
 	                       NULL };
 	const char *env[] = { env_log, env_switch, NULL };
 	char *text = ft_run(tag, args, env, 0, 120);
-	const char *totals = text ? strstr(text, "totals: ") : NULL;
-	const char *reads = totals ? strstr(totals, " reads, ") : NULL;
-	if (!reads || sscanf(reads, " reads, %llu waited %*f ms each (%llu at the writer's part, %llu "
-	                            "for the whole submission, %llu late)",
-	                     &out->waited, &out->at_part, &out->whole, &out->late) != 4)
+	struct rxvk_totals tot;
+	if (rxvk_totals_read(text, &tot) != 0)
 		fail_msg("arm %s: no renderer totals line in its log:\n%s", tag, text ? text : "");
+	out->waited = tot.waited;
+	out->at_part = tot.at_part;
+	out->whole = tot.whole;
+	out->late = tot.late;
 	free(text);
 	size_t n;
 	struct ft_row *rows = ft_frame_log(log, &n);

@@ -233,6 +233,25 @@ static void test_record__window_must_fit(void **state)
 /* A stop combination the round trip never holds. */
 #define NEVER_STOP ((1u << PAD_BUTTON_LS) | (1u << PAD_BUTTON_RS) | (1u << PAD_BUTTON_GUIDE))
 
+static bool is_input(const struct route_event *e)
+{
+	return e->type == ROUTE_EVENT_KEY || e->type == ROUTE_EVENT_ABS;
+}
+
+/* An instant of a route's input, the events one frame carries: moves *i
+ * to its first KEY or ABS event and returns the index past its last (the
+ * events of the same millisecond, with any other kind among them, which
+ * is_input() tells apart); returns *i, equal to n, when none is left. */
+static size_t next_instant(const struct route_event *ev, size_t n, size_t *i)
+{
+	while (*i < n && !is_input(&ev[*i]))
+		(*i)++;
+	size_t end = *i;
+	while (end < n && (end == *i || ev[end].t_ms == ev[*i].t_ms || !is_input(&ev[end])))
+		end++;
+	return end;
+}
+
 /* The latest any frame the game received came against its instant's
  * schedule: frame k after the start carries the route's k-th instant (the
  * player sends one frame an instant; the neutral one at the end is past
@@ -245,16 +264,14 @@ static int64_t frames_late_max(const struct route *route, int64_t t0, const int6
 	const struct route_event *ev = route_events(route, &n);
 	int64_t late_max = 0;
 	size_t frame = 0;
-	for (size_t i = 0; i < n && frame < n_frames; i++) {
-		if (ev[i].type != ROUTE_EVENT_KEY && ev[i].type != ROUTE_EVENT_ABS)
-			continue;
-		int64_t t_ms = ev[i].t_ms;
-		int64_t late = stamps[frame++] - (t0 + t_ms * 1000000LL);
+	for (size_t i = 0; frame < n_frames;) {
+		size_t end = next_instant(ev, n, &i);
+		if (end == i)
+			break;
+		int64_t late = stamps[frame++] - (t0 + ev[i].t_ms * 1000000LL);
 		if (late > late_max)
 			late_max = late;
-		while (i + 1 < n && (ev[i + 1].t_ms == t_ms || (ev[i + 1].type != ROUTE_EVENT_KEY &&
-		                                                ev[i + 1].type != ROUTE_EVENT_ABS)))
-			i++;
+		i = end;
 	}
 	return late_max;
 }
@@ -355,11 +372,6 @@ static void state_apply(struct pad_state *st, const struct route_event *e)
 		st->abs[e->code] = e->value;
 }
 
-static bool is_input(const struct route_event *e)
-{
-	return e->type == ROUTE_EVENT_KEY || e->type == ROUTE_EVENT_ABS;
-}
-
 /* What the game received, recorded: a busy machine can hold the player
  * past several instants, which then go out together in one millisecond,
  * and the recorder rightly makes one instant of them (the last value of
@@ -383,11 +395,9 @@ static size_t check_as_received(const struct route *first, const struct route *s
 		bool changed[KEY_CNT] = { false };
 		/* the played instants that went out in this millisecond */
 		for (size_t group = 0; k < n_sent && sent_ms[k] == ms; k++, group++) {
-			while (i1 < n1 && !is_input(&e1[i1]))
-				i1++;
+			size_t end = next_instant(e1, n1, &i1);
 			assert_true(i1 < n1);
-			int64_t t = e1[i1].t_ms;
-			for (; i1 < n1 && (e1[i1].t_ms == t || !is_input(&e1[i1])); i1++) {
+			for (; i1 < end; i1++) {
 				if (!is_input(&e1[i1]))
 					continue;
 				if (e1[i1].type == ROUTE_EVENT_KEY && e1[i1].code < KEY_CNT &&
@@ -444,6 +454,44 @@ static int cmp_event(const void *x, const void *y)
 	return (a->code > b->code) - (a->code < b->code);
 }
 
+/* Every instant had a frame of its own: the recording has the played
+ * route's events, each instant's as a set, each at or after its time by
+ * at most slack_ms. */
+static void check_event_for_event(const struct route *first, const struct route *second,
+                                  const char *text1, const char *text2, int64_t slack_ms,
+                                  int64_t late_max_ns)
+{
+	size_t n1, n2;
+	const struct route_event *ea = route_events(first, &n1);
+	const struct route_event *eb = route_events(second, &n2);
+	/* the order of events within one instant carries no meaning (they
+	 * reach the game as one frame): compare each instant as a set */
+	struct route_event *a = malloc((n1 + 1) * sizeof *a), *b = malloc((n2 + 1) * sizeof *b);
+	memcpy(a, ea, n1 * sizeof *a);
+	memcpy(b, eb, n2 * sizeof *b);
+	qsort(a, n1, sizeof *a, cmp_event);
+	qsort(b, n2, sizeof *b, cmp_event);
+	if (n1 != n2)
+		fprintf(stderr, "first:\n%s\nsecond:\n%s\n", text1, text2);
+	assert_int_equal(n1, n2);
+	assert_true(n1 > 60);
+	int exact = 0;
+	for (size_t i = 0; i < n1; i++) {
+		assert_int_equal(a[i].type, b[i].type);
+		assert_int_equal(a[i].code, b[i].code);
+		assert_int_equal(a[i].value, b[i].value);
+		/* times come back through the clock: within the player's lateness */
+		if (b[i].t_ms < a[i].t_ms || b[i].t_ms > a[i].t_ms + slack_ms)
+			fail_msg("event %zu at %lld ms, recorded at %lld ms (frames came up to "
+			         "%.3f ms late)", i, (long long)a[i].t_ms, (long long)b[i].t_ms,
+			         late_max_ns / 1e6);
+		exact += b[i].t_ms == a[i].t_ms;
+	}
+	print_message("%d of %zu events at the same millisecond\n", exact, n1);
+	free(a);
+	free(b);
+}
+
 static void test_record__a_played_route_records_the_same_events(void **state)
 {
 	(void)state;
@@ -475,49 +523,16 @@ static void test_record__a_played_route_records_the_same_events(void **state)
 		fprintf(stderr, "first:\n%s\nsecond:\n%s\n", text1, text2);
 	size_t merged = check_as_received(first, second, sent_ms, n_sent);
 	free(sent_ms);
-	if (merged > 0) {
-		/* the player was held: what the game got is checked above,
-		 * event for event only where every instant had its own frame */
-		print_message("%zu of %zu instants went out in the millisecond of the one before "
-		              "(the player was held up to %.3f ms); the recording is what was sent\n",
-		              merged, n_sent, late_max_ns / 1e6);
-		route_free(first);
-		route_free(second);
-		free(text1);
-		free(text2);
-		return;
-	}
 	/* a frame is stamped when it is sent: each event comes back at or
 	 * after its schedule, late by at most the latest frame the game
 	 * received, plus the rounding to a millisecond */
 	int64_t slack_ms = (late_max_ns + 500000) / 1000000;
-	size_t n1, n2;
-	const struct route_event *ea = route_events(first, &n1);
-	const struct route_event *eb = route_events(second, &n2);
-	/* the order of events within one instant carries no meaning (they
-	 * reach the game as one frame): compare each instant as a set */
-	struct route_event *a = malloc((n1 + 1) * sizeof *a), *b = malloc((n2 + 1) * sizeof *b);
-	memcpy(a, ea, n1 * sizeof *a);
-	memcpy(b, eb, n2 * sizeof *b);
-	qsort(a, n1, sizeof *a, cmp_event);
-	qsort(b, n2, sizeof *b, cmp_event);
-	if (n1 != n2)
-		fprintf(stderr, "first:\n%s\nsecond:\n%s\n", text1, text2);
-	assert_int_equal(n1, n2);
-	assert_true(n1 > 60);
-	int exact = 0;
-	for (size_t i = 0; i < n1; i++) {
-		assert_int_equal(a[i].type, b[i].type);
-		assert_int_equal(a[i].code, b[i].code);
-		assert_int_equal(a[i].value, b[i].value);
-		/* times come back through the clock: within the player's lateness */
-		if (b[i].t_ms < a[i].t_ms || b[i].t_ms > a[i].t_ms + slack_ms)
-			fail_msg("event %zu at %lld ms, recorded at %lld ms (frames came up to "
-			         "%.3f ms late)", i, (long long)a[i].t_ms, (long long)b[i].t_ms,
-			         late_max_ns / 1e6);
-		exact += b[i].t_ms == a[i].t_ms;
-	}
-	print_message("%d of %zu events at the same millisecond\n", exact, n1);
+	if (merged == 0)
+		check_event_for_event(first, second, text1, text2, slack_ms, late_max_ns);
+	else /* the player was held: what the game got is checked above */
+		print_message("%zu of %zu instants went out in the millisecond of the one before "
+		              "(the player was held up to %.3f ms); the recording is what was sent\n",
+		              merged, n_sent, late_max_ns / 1e6);
 	/* the duration is the end or the last event, whichever is later: it
 	 * comes back as late as that event may (a release at the end, recorded
 	 * 1 ms late at a load average of 13, made 900 ms into 901) */
@@ -525,8 +540,6 @@ static void test_record__a_played_route_records_the_same_events(void **state)
 	if (d2 < d1 || d2 > d1 + slack_ms)
 		fail_msg("duration %lld ms, recorded as %lld ms (frames came up to %.3f ms late)",
 		         (long long)d1, (long long)d2, late_max_ns / 1e6);
-	free(a);
-	free(b);
 	route_free(first);
 	route_free(second);
 	free(text1);

@@ -20,6 +20,7 @@
 #include "results-db/db.h"
 #include "test-run-util.h"
 #include "test-rxdeck-proc.h"
+#include "test-rxvk-totals.h"
 
 static char forest[PATH_MAX];
 
@@ -32,16 +33,10 @@ static int remove_tdir(void **state)
 	return 0;
 }
 
-/* The renderer's last lines (librxvk, rxvk.c log_totals() and settings.c):
- *   vk: switches: ... RX_VK_READBACK_EARLY=1 (env) ...
- *   vk: totals: 11 submissions, 12224 ops, 61 parts (10 ended after a
- *   writer); 45 reads, 21 waited 25.88 ms each (20 at the writer's part, ...
- * read from a run's renderer.log; the switch must say early, as asked. */
-struct totals {
-	unsigned long long split, at_part;
-};
-
-static void read_totals(const char *run_dir, int early, struct totals *tot)
+/* A run's renderer.log: its switches line (renderer/src/settings.c) must
+ * say RX_VK_READBACK_EARLY as the arm asked, and its totals line is read
+ * into tot. */
+static void read_totals(const char *run_dir, int early, struct rxvk_totals *tot)
 {
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof path, "%s/renderer.log", run_dir);
@@ -54,14 +49,8 @@ static void read_totals(const char *run_dir, int early, struct totals *tot)
 	const char *at = strstr(sw, want);
 	if (!at || (eol && at > eol))
 		fail_msg("%s: the switches line lacks '%s'", path, want);
-	const char *tl = strstr(log, "vk: totals: ");
-	if (!tl)
-		fail_msg("%s: no 'vk: totals:' line (did the game end normally?)", path);
-	const char *p = strstr(tl, " parts (");
-	const char *q = strstr(tl, " waited ");
-	if (!p || !q || sscanf(p, " parts (%llu ended after a writer)", &tot->split) != 1 ||
-	    !(q = strchr(q, '(')) || sscanf(q, "(%llu at the writer's part", &tot->at_part) != 1)
-		fail_msg("%s: cannot read the totals line", path);
+	if (rxvk_totals_read(log, tot) != 0)
+		fail_msg("%s: no readable 'vk: totals:' line (did the game end normally?)", path);
 	free(log);
 }
 
@@ -151,7 +140,7 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 		assert_int_equal(db_metric_get(db, runs[i].id, "real_fps", &fps), 0);
 		/* the arm's switch reached the game, and the renderer did what it
 		 * says: its own counts, not how long anything took */
-		struct totals tot;
+		struct rxvk_totals tot;
 		read_totals(runs[i].run_dir, runs[i].arm_letter == 'C', &tot);
 		if (runs[i].arm_letter == 'C' ? tot.split == 0 : tot.split + tot.at_part != 0)
 			fail_msg("run %zu (%c): %llu parts ended after a writer, %llu reads released at "
