@@ -17,10 +17,10 @@
  *    on it: release time after submit and after the value was visible,
  *    parts and replay CPU per frame; no switch, early 1, early marker, late;
  *    guest memory in place, then mirrored (every block active first);
- * 5. the early switch with nothing to do (mirrored, no in-place page): replay
- *    time of a 1500-op frame, two renderers with the switch on against two
- *    with it off (created off, on, off, on); what renderers alike differ
- *    by is printed beside it.
+ * 5. the early switch with nothing to do (mirrored, no in-place page): a
+ *    1500-op frame's time, eight renderers with the switch on against eight
+ *    with it off (created off, on, off, on ...), with the standard error
+ *    that how renderers alike differ gives it.
  * Medians over repeated rounds; output is a Markdown table.
  *
  * --floor FILE: what vkprobe printed in the same call (one run or several,
@@ -54,6 +54,7 @@
  * their rounds interleaved; min / median / max µs an op. */
 #include "rxvk.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -276,15 +277,20 @@ static void print_path(const char *what, const char *cpu, const struct part_path
 	       pp->make_us, pp->reset_us, pp->resets);
 }
 
-enum { IDLE_ROUNDS = 21, IDLE_R = 4 };
+enum { IDLE_ROUNDS = 21, IDLE_R = 16, IDLE_OLD_R = 4 };
 
-/* 5: the early switch where it has nothing to do: four renderers, created
- * off, on, off, on, frames interleaved in rotating order so drift on a
- * shared machine hits all alike.  Two of each: what the two "off" (or the
- * two "on") differ by is what renderers alike differ by, the yardstick for
- * what the switch costs.  Each frame's time is split into rxvk_submit, the
- * read and rxvk_finish, and the parts' recording CPU (any thread) is kept.
- * Returns 1 when a switch was not idle, else 0 with the medians (ms). */
+/* 5: the early switch where it has nothing to do: IDLE_R renderers,
+ * created off, on, off, on ..., frames interleaved in rotating order so
+ * drift on a shared machine hits all alike.  Each renderer's median frame
+ * is one sample of its arm: renderers alike differ by a few per cent (where
+ * their memory landed, their threads), an offset no number of rounds takes
+ * away, so the switch's cost is the mean of the "on" renderers' medians
+ * against the mean of the "off" ones, with its standard error from how the
+ * renderers of one arm differ.  The first four (off, on, off, on) give the
+ * measure as it was with four renderers, printed beside it.  Each frame's
+ * time is split into rxvk_submit, the read and rxvk_finish, and the parts'
+ * recording CPU (any thread) is kept.  Returns 1 when a switch was not
+ * idle, else 0 with the medians (ms). */
 struct idle_cost {
 	double frame[IDLE_R], submit[IDLE_R], read[IDLE_R], finish[IDLE_R], record[IDLE_R];
 };
@@ -292,7 +298,7 @@ struct idle_cost {
 static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 {
 	size_t n = 0;
-	double t[4][IDLE_R][IDLE_ROUNDS];
+	static double t[4][IDLE_R][IDLE_ROUNDS];
 	struct rxvk *r4[IDLE_R];
 	struct rxvk_counters c0[IDLE_R];
 	for (int r = 0; r < IDLE_R; r++) {
@@ -320,13 +326,14 @@ static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 			t[2][r][k] = (t2 - t1) / 1000.0;
 			t[3][r][k] = (t3 - t2) / 1000.0;
 		}
+	int bad = 0;
 	for (int r = 0; r < IDLE_R; r++) {
 		struct rxvk_counters c;
 		rxvk_counters_get(r4[r], &c);
 		if (r % 2 && (c.early_ranges || c.parts_split_early || c.early_pages_noted)) {
 			fprintf(stderr, "early switch was not idle: %llu ranges, %llu splits\n",
 			        (unsigned long long)c.early_ranges, (unsigned long long)c.parts_split_early);
-			return 1;
+			bad = 1;
 		}
 		rxvk_destroy(r4[r]);
 		ic->frame[r] = bench_median(t[0][r], IDLE_ROUNDS);
@@ -335,7 +342,43 @@ static int idle_switch(struct rxvk_op *ops, struct idle_cost *ic)
 		ic->finish[r] = bench_median(t[3][r], IDLE_ROUNDS);
 		ic->record[r] = (double)(c.part_record_ns - c0[r].part_record_ns) / 1e6 / IDLE_ROUNDS;
 	}
-	return 0;
+	return bad;
+}
+
+/* The mean and the sample variance of the arm's renderers (r = arm, arm +
+ * 2, ... below nr) of v. */
+static void arm_stats(const double *v, int arm, int nr, double *mean, double *var)
+{
+	double s = 0, ss = 0;
+	int k = 0;
+	for (int r = arm; r < nr; r += 2, k++)
+		s += v[r];
+	*mean = s / k;
+	for (int r = arm; r < nr; r += 2)
+		ss += (v[r] - *mean) * (v[r] - *mean);
+	*var = k > 1 ? ss / (k - 1) : 0;
+}
+
+/* The switch's cost (on against off, a fraction), its standard error, and
+ * what one renderer's median differs by within an arm (the pooled
+ * standard deviation, a fraction of "off"). */
+struct idle_judged {
+	double cost, se, alike, off_ms, on_ms, cost_old;
+};
+
+static struct idle_judged idle_judge(const struct idle_cost *ic)
+{
+	struct idle_judged j;
+	double var_off, var_on, m_old_off, m_old_on, v;
+	arm_stats(ic->frame, 0, IDLE_R, &j.off_ms, &var_off);
+	arm_stats(ic->frame, 1, IDLE_R, &j.on_ms, &var_on);
+	j.cost = j.on_ms / j.off_ms - 1;
+	j.se = sqrt(var_off / (IDLE_R / 2) + var_on / (IDLE_R / 2)) / j.off_ms;
+	j.alike = sqrt((var_off + var_on) / 2) / j.off_ms;
+	arm_stats(ic->frame, 0, IDLE_OLD_R, &m_old_off, &v);
+	arm_stats(ic->frame, 1, IDLE_OLD_R, &m_old_on, &v);
+	j.cost_old = m_old_on / m_old_off - 1;
+	return j;
 }
 
 /* vkprobe's floors, from its output */
@@ -524,7 +567,7 @@ static bool submits_held(const struct part_path *pp, double part_floor)
 }
 
 static int check_floors(struct floors *fl, const struct part_cost *pc, double wake[2][4], double idle,
-                        bool check)
+                        double idle_se, bool check)
 {
 	printf("\n");
 	print_range("bare part (one vkQueueSubmit with a timeline signal)", fl->part, fl->n_part);
@@ -547,7 +590,8 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	over += ratio_line("early release (`1`), mirrored / wake-up", wake[1][1], wake_floor, 1.5);
 	over += ratio_line("marker release, in place / wake-up", wake[0][2], wake_floor, 1.0);
 	over += ratio_line("marker release, mirrored / wake-up", wake[1][2], wake_floor, 1.0);
-	printf("| early switch idle | %+.2f %% | — | < 1 %% | %s |\n", idle * 100, idle < 0.01 ? "met" : "**over**");
+	printf("| early switch idle (± standard error) | %+.2f %% ± %.2f %% | — | < 1 %% | %s |\n", idle * 100,
+	       idle_se * 100, idle < 0.01 ? "met" : "**over**");
 	over += idle >= 0.01;
 	if (check)
 		printf("\ncheck: %d of 6 over target%s\n", over,
@@ -679,19 +723,29 @@ int main(int argc, char **argv)
 		printf("\n%s: early against whole: %.2fx earlier; marker against whole: %.2fx earlier\n",
 		       modes[m], arm_release[m][0] / arm_release[m][1], arm_release[m][0] / arm_release[m][2]);
 	}
-	/* the switch: both renderers with it against both without it; the
-	 * renderers alike against each other are the yardstick */
-	double off_ms = (ic.frame[0] + ic.frame[2]) / 2, on_ms = (ic.frame[1] + ic.frame[3]) / 2;
-	printf("early switch idle (mirrored, nothing in place), median of %d frames, four renderers "
-	       "interleaved (created off, on, off, on): %.3f, %.3f ms a frame off, %.3f, %.3f ms on: "
-	       "%+.2f%%; renderers alike: off %+.2f%%, on %+.2f%%\n",
-	       IDLE_ROUNDS, ic.frame[0], ic.frame[2], ic.frame[1], ic.frame[3], (on_ms / off_ms - 1) * 100,
-	       (ic.frame[2] / ic.frame[0] - 1) * 100, (ic.frame[3] / ic.frame[1] - 1) * 100);
-	printf("early switch idle, a frame (submit / read / finish, ms; parts' recording CPU a frame, ms):");
+	/* the switch: the "on" renderers against the "off" ones; how
+	 * renderers of one arm differ is its yardstick */
+	struct idle_judged ij = idle_judge(&ic);
+	printf("\nearly switch idle (mirrored, nothing in place): %d renderers interleaved (created off, on, "
+	       "...), each one's median of %d frames: off %.3f ms, on %.3f ms a frame (arm means): %+.2f%% "
+	       "± %.2f%% (standard error); one renderer's median differs from its arm's by %.2f%% (standard "
+	       "deviation); with the first four alone (two of each, as before): %+.2f%%\n",
+	       IDLE_R, IDLE_ROUNDS, ij.off_ms, ij.on_ms, ij.cost * 100, ij.se * 100, ij.alike * 100,
+	       ij.cost_old * 100);
+	printf("early switch idle, each renderer's median frame (ms):");
 	for (int r = 0; r < IDLE_R; r++)
-		printf(" %s %.3f / %.3f / %.3f (%.3f)%s", r % 2 ? "on" : "off", ic.submit[r], ic.read[r],
-		       ic.finish[r], ic.record[r], r + 1 < IDLE_R ? ";" : "\n");
+		printf(" %s %.3f%s", r % 2 ? "on" : "off", ic.frame[r], r + 1 < IDLE_R ? "," : "\n");
+	printf("early switch idle, a frame, arm means (submit / read / finish, ms; parts' recording CPU a "
+	       "frame, ms):");
+	for (int a = 0; a < 2; a++) {
+		double m[4], v;
+		arm_stats(ic.submit, a, IDLE_R, &m[0], &v);
+		arm_stats(ic.read, a, IDLE_R, &m[1], &v);
+		arm_stats(ic.finish, a, IDLE_R, &m[2], &v);
+		arm_stats(ic.record, a, IDLE_R, &m[3], &v);
+		printf(" %s %.3f / %.3f / %.3f (%.3f)%s", a ? "on" : "off", m[0], m[1], m[2], m[3], a ? "\n" : ";");
+	}
 	if (!floor_path)
 		return 0;
-	return check_floors(&fl, &pc, arm_wake, on_ms / off_ms - 1, check);
+	return check_floors(&fl, &pc, arm_wake, ij.cost, ij.se, check);
 }
