@@ -27,8 +27,12 @@ run position:
 Afterwards it checks and prints: every run finished exactly once (no run
 left planned or running) and every finished run's real fps re-measured from
 its own frames.csv (`rxdeck frames`) equal to the database's; every void
-run's reason is the one its fault asks for and no run without a fault is
-void; the summary reached the forge exactly once; no button left held: a
+run's reason is the one its fault asks for, and a run without a fault (or
+with one that leaves it done) is void only for a stall of the game that
+its own frame log shows (hung: no frame in the last second before the
+verdict; log covers: the log's frames span what the reason says) while
+the machine was busy (the kernel's CPU pressure: some task waited for a
+CPU at least half the route); the summary reached the forge exactly once; no button left held: a
 receiver of the night's own, connected to every run's pad socket beside the
 game, ends each pad with every button up and every axis centred; no game,
 harness or pad socket is left; PRAGMA integrity_check is ok.  Exit 0 when every check
@@ -287,6 +291,116 @@ def log(msg):
     print(time.strftime("%H:%M:%S"), msg, flush=True)
 
 
+FLUSH_S = 1.0      # the renderer writes its frame log at least once a second
+                   # (renderer/src/present.c, FLUSH_NS)
+
+
+def frame_times(path, t0_ns):
+    """The frames' present times in s after t0, from a renderer frame log
+    (frame,present_ns,kind,...); rows that do not parse (a torn row) are
+    left out."""
+    out = []
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                x = line.split(",")
+                if len(x) < 3 or not x[1].isdigit():
+                    continue
+                out.append((int(x[1]) - t0_ns) / 1e9)
+    except OSError:
+        pass
+    return sorted(out)
+
+
+def stall_shown(times, why, window):
+    """Whether a void run's reason is one a machine too busy to run the
+    game gives, and the game's own frame log shows it.  Returns (True,
+    evidence) or (False, what is missing).
+
+    "hung: no new frame for W s, at X s into the route": the harness saw
+    the log grow last more than W s before X; a frame the game presented
+    later than FLUSH_S after that would have been written at once (the
+    renderer writes its log at least once a second), so the log holds no
+    frame in the last FLUSH_S before X.  X is printed to 0.1 s: the span
+    checked is (X - FLUSH_S + 0.05, X - 0.05).
+    "log covers A-B s of W0-W1 s (P %, under 90 %)": the log's first and
+    last frames in the window are A and B (to 0.05 s), and they cover
+    under 90 % of it."""
+    if why.startswith("hung: no new frame for "):
+        try:
+            x = float(why.split(", at ")[1].split(" s into")[0])
+        except (IndexError, ValueError):
+            return False, "no time in the reason"
+        lo, hi = x - FLUSH_S + 0.05, x - 0.05
+        inside = [t for t in times if lo < t < hi]
+        if inside:
+            return False, "%d frames in %.2f-%.2f s (the last second before the verdict)" % (
+                len(inside), lo, hi)
+        before = [t for t in times if t <= lo]
+        return True, "no frame from %s to %.2f s" % (
+            "%.2f" % before[-1] if before else "the start", hi)
+    if why.startswith("log covers "):
+        w0, w1 = window
+        inw = [t for t in times if w0 <= t <= w1]
+        try:
+            a, b = (float(v) for v in why.split(" ")[2].split("\u2013"))
+        except (IndexError, ValueError):
+            return False, "no span in the reason"
+        if not inw:
+            return False, "no frame in the window"
+        first, last = max(inw[0], w0), min(inw[-1], w1)
+        cov = (last - first) / (w1 - w0)
+        if abs(first - a) > 0.05 or abs(last - b) > 0.05 or cov >= 0.9:
+            return False, "the log's frames span %.2f-%.2f s (%.0f %%)" % (first, last, cov * 100)
+        gaps = [y - x for x, y in zip([w0] + inw, inw + [w1])]
+        return True, "frames %.2f-%.2f s, the longest gap %.2f s" % (first, last, max(gaps))
+    return False, "not a reason a busy machine gives"
+
+
+class Pressure(threading.Thread):
+    """The kernel's CPU pressure (/proc/pressure/cpu, "some": the share of
+    time some runnable task waited for a CPU), sampled four times a second
+    so a run's share can be read afterwards.  Absent without PSI."""
+    PATH = "/proc/pressure/cpu"
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.samples = []          # (CLOCK_MONOTONIC ns, some total µs)
+        self.halt = threading.Event()
+        self.available = self.read() is not None
+
+    def read(self):
+        try:
+            with open(self.PATH) as f:
+                for line in f:
+                    if line.startswith("some "):
+                        return int(line.split("total=")[1])
+        except (OSError, IndexError, ValueError):
+            pass
+        return None
+
+    def run(self):
+        while not self.halt.is_set():
+            v = self.read()
+            if v is not None:
+                self.samples.append((time.monotonic_ns(), v))
+            self.halt.wait(0.25)
+
+    def share(self, t0_ns, t1_ns):
+        """The share of [t0, t1] some task waited for a CPU, from the
+        samples around it; None when they do not span it."""
+        a = [x for x in self.samples if x[0] <= t0_ns]
+        b = [x for x in self.samples if x[0] >= t1_ns]
+        if not a or not b:
+            return None
+        (ta, va), (tb, vb) = a[-1], b[0]
+        return (vb - va) * 1e3 / (tb - ta)
+
+
+BUSY = 0.5         # a stall is accepted only while some task waited for a
+                   # CPU at least this share of the route (when PSI tells)
+
+
 def games_in(folder):
     """pids of processes whose working folder is under folder."""
     out = []
@@ -472,6 +586,8 @@ class Night:
     def night(self):
         t0 = time.time()
         self.receiver = Receiver(self.t, lambda: (self.running() or (None,))[0])
+        self.pressure = Pressure()
+        self.pressure.start()
         log("night: %d runs in %s, faults %s, harness kills at %s, disk full at %s" %
             (self.runs, self.t, json.dumps(self.faults), self.kill_at, self.disk_at))
         rc, out = self.play(["run", "night.ini", "--name", "night"] + self.post_args())
@@ -507,10 +623,36 @@ class Night:
             subprocess.run([self.rxdeck, "post", "--retry", "--timeout", "5", "--db", self.db],
                            env=self.env, cwd=self.t, capture_output=True, timeout=300)
         self.receiver.stop()
+        self.pressure.halt.set()
+        self.pressure.join()
         self.elapsed = time.time() - t0
+
+    def stall(self, rid, why):
+        """stall_shown() for a run of the campaign, from its frames.csv."""
+        row = self.sql("SELECT r.run_dir, c.window_start_s, c.window_end_s FROM run r JOIN campaign c "
+                       "ON c.id = r.campaign_id WHERE r.id = ?", rid)[0]
+        t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid)).get("route_t0_ns")
+        if not t0:
+            return False, "no route_t0_ns"
+        shown, what = stall_shown(frame_times(os.path.join(row[0], "frames.csv"), int(t0)), why or "",
+                                  (row[1], row[2]))
+        if not shown:
+            return shown, what
+        # and the machine was too busy: on an idle one a stall is the
+        # game's defect, never accepted
+        busy = self.pressure.share(int(t0), int(t0) + int(ROUTE_S * 1e9)) if self.pressure.available \
+            else None
+        if busy is None:
+            return True, what + "; CPU pressure unknown (%s)" % (
+                "no PSI" if not self.pressure.available else "not sampled over the route")
+        if busy < BUSY:
+            return False, what + ", but some task waited for a CPU only %.0f %% of the route " \
+                "(under %.0f %%: the machine was not busy)" % (busy * 100, BUSY * 100)
+        return True, what + "; some task waited for a CPU %.0f %% of the route" % (busy * 100)
 
     def check(self):
         ok = True
+        self.stalled = {}
 
         def say(good, what):
             nonlocal ok
@@ -570,10 +712,18 @@ class Night:
                     wrong.append((pos, f, st, why, at))
             elif st == "void":
                 # no fault, or one that must leave the run done (a torn
-                # row, a shot that cannot be written, the pad gone)
-                wrong.append((pos, f, st, why))
-        say(not wrong, "%d void runs, each with its fault's reason, none without a fault%s" %
-            (len(void), (": " + str(wrong)) if wrong else ""))
+                # row, a shot that cannot be written, the pad gone): only
+                # a stall of the game on a machine too busy to run it,
+                # shown by its own frame log (stall_shown), may void it
+                shown, what = self.stall(rid, why)
+                if shown:
+                    self.stalled[pos] = (f, why, what)
+                else:
+                    wrong.append((pos, f, st, why, what))
+        say(not wrong, "%d void runs, each with its fault's reason or a stall its frame log shows, "
+            "none otherwise%s" % (len(void), (": " + str(wrong)) if wrong else ""))
+        print("     %d runs void for a stall of the game its own frame log shows (position: fault, "
+              "reason, evidence): %s" % (len(self.stalled), self.stalled), flush=True)
         print("     %d crashes or hangs landed too late in the route to give their reason "
               "(position, fault, s into the route, outcome): %s" % (len(late), late), flush=True)
         # the pad receiver disappearing: the run goes on, the game says the
@@ -589,10 +739,12 @@ class Night:
                 err = ""
             gone = err.find("disconnected (")
             back = err.find("pad connected", gone) if gone >= 0 else -1
-            if self.pad_shut.get(pos, 0) < 1 or r[2] != "done" or gone < 0 or back < 0 or \
+            if self.pad_shut.get(pos, 0) < 1 or (r[2] != "done" and pos not in self.stalled) or \
+                    gone < 0 or back < 0 or \
                     "every button released" not in err:
                 bad.append((pos, self.pad_shut.get(pos, 0), r[2], gone, back))
-        say(pads and not bad, "pad receiver disappeared in %d runs: each done, the game released "
+        say(pads and not bad, "pad receiver disappeared in %d runs: each done (or void for a stall "
+            "shown above), the game released "
             "every button and connected again%s" % (len(pads), (": " + str(bad)) if bad else ""))
         ends = self.receiver.ends
         held = [e for e in ends if e[1] or e[2]]

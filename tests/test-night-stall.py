@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""test-night-stall: tests/soak/night.py's stall_shown(), which lets a run
+without a fault be void only when the game's own frame log shows the stall
+its reason names (a machine too busy to run the game).  Each reason is
+checked against a frame log that shows it and one that does not.
+
+usage: test-night-stall.py SOURCE_ROOT"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(sys.argv[1], "tests", "soak"))
+import night  # noqa: E402
+
+fails = 0
+
+
+def expect(name, got, want):
+    global fails
+    ok = got[0] == want
+    fails += not ok
+    print("%s %s: %s (%s)" % ("ok  " if ok else "FAIL", name, got[0], got[1]))
+
+
+def steady(t0, t1, dt=0.02):
+    """Frame times every dt from t0 to t1 (s)."""
+    n = int(round((t1 - t0) / dt))
+    return [t0 + i * dt for i in range(n + 1)]
+
+
+HUNG = "hung: no new frame for 2 s, at 3.3 s into the route"
+# the game stopped presenting at 1.2 s: nothing in the last second before 3.3 s
+expect("hung, no frame in the last second", night.stall_shown(steady(0, 1.2), HUNG, (0.5, 4.0)), True)
+# frames written after the verdict (the game's stop flushes them) do not count
+expect("hung, frames after the verdict", night.stall_shown(steady(0, 1.2) + steady(3.35, 3.6), HUNG,
+                                                           (0.5, 4.0)), True)
+# a steady game: the reason is not shown by the log
+expect("hung, steady frames", night.stall_shown(steady(0, 4.0), HUNG, (0.5, 4.0)), False)
+# one frame inside the last second is enough to refuse it
+expect("hung, one frame at 2.8 s", night.stall_shown(steady(0, 1.2) + [2.8], HUNG, (0.5, 4.0)), False)
+expect("hung, no time", night.stall_shown(steady(0, 1.2), "hung: no new frame for 2 s", (0.5, 4.0)), False)
+
+COVERS = "log covers 0.5\u20133.3 s of 0.5\u20134.0 s (80 %, under 90 %)"
+expect("covers, frames end at 3.3 s", night.stall_shown(steady(0, 3.3), COVERS, (0.5, 4.0)), True)
+expect("covers, frames to the end", night.stall_shown(steady(0, 4.2), COVERS, (0.5, 4.0)), False)
+expect("covers, other span", night.stall_shown(steady(0, 2.6), COVERS, (0.5, 4.0)), False)
+expect("covers, no frames", night.stall_shown([], COVERS, (0.5, 4.0)), False)
+
+# any other reason is never a stall
+expect("crashed", night.stall_shown([], "crashed: killed by signal 11", (0.5, 4.0)), False)
+expect("disk full", night.stall_shown([], "disk full: 0 KiB left", (0.5, 4.0)), False)
+
+# frame_times: the renderer's frame log, a torn row left out
+with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    f.write("frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n")
+    f.write("1,1500000000,real,16.0,200,0,0\n2,1516000000,real,16.0,200,0,0\n99999,12345")
+    path = f.name
+got = night.frame_times(path, 1000000000)
+os.unlink(path)
+ok = got == [0.5, 0.516]
+fails += not ok
+print("%s frame_times: %s" % ("ok  " if ok else "FAIL", got))
+
+print("%d failed" % fails)
+sys.exit(1 if fails else 0)
