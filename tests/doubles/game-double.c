@@ -32,7 +32,10 @@
  *                      control socket, greeting at the first frame, a log
  *                      started and stopped by ":logging=1;"/":logging=0;",
  *                      written whole at the stop (0.6) or a row at a time
- *                      (0.7), then ":LoggingFinished"; no other frame log
+ *                      (0.7), then ":LoggingFinished"; no other frame log.
+ *                      Frames are a schedule, kept however late the double
+ *                      runs (a busy machine): a stop read while it catches
+ *                      up a stall ends the log after the frames due by then
  *   --mangohud-no-csv  with --mangohud: never write the CSV
  *
  * DOUBLE_FPS sets the frames a second as --fps does (a plan's arm sets it
@@ -148,6 +151,7 @@ struct mango {
 	char folder[2048];
 	int listen_fd, client_fd;
 	bool logging;
+	bool stop_asked;      /* ":logging=0;" read: the log stops after the frames due */
 	int64_t log_start_ns;
 	char *rows;           /* 0.6: the rows kept until the stop */
 	size_t rows_len;
@@ -242,7 +246,7 @@ static void mango_frame(struct mango *m, int64_t t, double frame_ms)
 		if (strstr(buf, ":logging=1;"))
 			mango_start(m);
 		if (strstr(buf, ":logging=0;"))
-			mango_stop(m);
+			m->stop_asked = true;
 	} else if (n == 0) {
 		close(m->client_fd);
 		m->client_fd = -1;
@@ -343,6 +347,13 @@ static void frames_until(struct frame_clock *fc, int64_t t, FILE *frames, struct
 			logf_("vk: readbacks: 3000 reads, %d waited %.1f ms each", rb > 0 ? 300 : 0, rb);
 		fc->next_ms = frame_clock_ms(fc);
 		fc->next_ns += (int64_t)(fc->next_ms * 1e6);
+	}
+	/* the double's frames are a schedule: a stop read while catching up
+	 * frames that came due during a stall takes effect after them, as the
+	 * frame log keeps them */
+	if (mango && mango->stop_asked) {
+		mango->stop_asked = false;
+		mango_stop(mango);
 	}
 	if (frames)
 		fflush(frames);
