@@ -781,7 +781,12 @@ static enum step step_hard_limit(struct game *g)
  * that chains to the default, its threads not yet scheduled to act on it).
  * A crash is like that for a while: every thread must run to exit, and a
  * core dump (SteamOS pipes them to systemd-coredump) keeps the process
- * until it is written, seconds for a game's address space.  A signal a
+ * until it is written, seconds for a game's address space.  While the
+ * kernel dumps (do_coredump: coredump_wait, then the dump, whatever
+ * RLIMIT_CORE says) the crash signal is taken and the other threads wait
+ * in coredump_task_exit before they are marked exiting: nothing above
+ * shows then, but "CoreDumping:\t1" in .../status does (Linux 4.15,
+ * fs/proc/array.c, task_core_dumping()), and counts too.  A signal a
  * game handles and lives through only delays the watchdog by its grace.
  * False when it cannot tell.
  */
@@ -817,7 +822,7 @@ static bool game_ending(pid_t pid)
 	while (!ending && (de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		char path[sizeof dir + sizeof de->d_name + 16], buf[1024];
+		char path[sizeof dir + sizeof de->d_name + 16], buf[4096];
 		snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
 		ssize_t n = read_small(path, buf, sizeof buf);
 		if (n <= 0)
@@ -839,6 +844,8 @@ static bool game_ending(pid_t pid)
 			if (pnd && sscanf(pnd + 8, " %llx", &mask) == 1 && (mask & crash_signals))
 				ending = true;
 		}
+		if (n > 0 && !ending && memmem(buf, (size_t)n, "\nCoreDumping:\t1", 15))
+			ending = true;
 	}
 	closedir(d);
 	return ending;
