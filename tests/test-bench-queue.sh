@@ -20,8 +20,9 @@ for fill in 4 64; do
 		for shape in bare "renderer's"; do
 			row=$(grep -F "| $fill B | $parts | $shape |" "$tmp/out") ||
 				fail "no row for $fill B, $parts parts, $shape"
-			# five figures: three submit means, submit to finish, held back
-			echo "$row" | grep -Eq "^\| $fill B \| $parts \| [^|]+ \| [0-9]+\.[0-9]{2} / [0-9]+\.[0-9]{2} / [0-9]+\.[0-9]{2} \| [0-9]+\.[0-9]{2} \| [0-9]+ \| (none|[0-9]+ \([12] of 2 rounds\)) \|$" ||
+			# six figures: three submit means, submit to finish, held
+			# back (and pending), recording a part
+			echo "$row" | grep -Eq "^\| $fill B \| $parts \| [^|]+ \| [0-9]+\.[0-9]{2} / [0-9]+\.[0-9]{2} / [0-9]+\.[0-9]{2} \| [0-9]+\.[0-9]{2} \| [0-9]+ \| (none|[0-9]+ \([12] of 2 rounds\)) \| [0-9]+\.[0-9]{2} \|$" ||
 				fail "row not as documented: $row"
 		done
 	done

@@ -28,8 +28,11 @@
  * timeline's value then) are noted.  The shapes and sizes take their rounds
  * interleaved; per cell the table gives the median over rounds of: the mean
  * submit in the first and in the last quarter of the parts, the mean of all,
- * a part's submit to finish, the submits held back, and (over the rounds
- * that held one back) the parts pending when the first was.  Defaults
+ * a part's submit to finish, the submits held back, (over the rounds
+ * that held one back) the parts pending when the first was, and the mean
+ * time recording one part's command buffer took beforehand (begin, the
+ * fill, end: what vkprobe's bare part leaves out and a renderer that
+ * records its parts on the submitting thread pays).  Defaults
  * suit a GPU; lavapipe wants small sizes (--fill 4,65536 --parts 100,400).  Exits 77 where there is no Vulkan
  * device, 2 on a bad option; with RX_VK_VALIDATION=1 the validation layer
  * is on and any warning or error it reports makes it exit 1. */
@@ -287,7 +290,7 @@ struct cell {
 	int parts;
 	bool close;                /* the renderer's shape */
 	bool waiter;               /* with a thread waiting on the timeline meanwhile */
-	double *first, *last, *all, *e2e, *held, *pending;  /* one a round */
+	double *first, *last, *all, *e2e, *held, *pending, *rec;  /* one a round */
 };
 
 /* --waiter: a thread that waits on the timeline the whole round, one value
@@ -338,6 +341,7 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 	}
 	VkCommandBufferBeginInfo bi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 	                                .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+	double r0 = bench_now_us();
 	for (int i = 0; i < n; i++) {
 		vkBeginCommandBuffer(cmd[i], &bi);
 		vkCmdFillBuffer(cmd[i], g->buf, 0, c->fill_B, (uint32_t)i);
@@ -346,6 +350,7 @@ static int round_run(struct gpu *g, struct cell *c, int k, double *submit_us)
 			goto out;
 		}
 	}
+	c->rec[k] = (bench_now_us() - r0) / n;
 	uint64_t v0 = g->value;
 	double held = 0, pending = -1;
 	waiting = c->waiter && pthread_create(&w.thread, NULL, waiter_main, &w) == 0;
@@ -494,7 +499,7 @@ int main(int argc, char **argv)
 	}
 	int ncell = nf * np * shapes;
 	struct cell *cells = calloc((size_t)ncell, sizeof *cells);
-	double *store = calloc((size_t)ncell * 6 * (size_t)rounds, sizeof *store);
+	double *store = calloc((size_t)ncell * 7 * (size_t)rounds, sizeof *store);
 	double *submit_us = calloc((size_t)max_parts, sizeof *submit_us);
 	if (!cells || !store || !submit_us) {
 		fprintf(stderr, "rxvk-bench-queue: out of memory\n");
@@ -506,9 +511,10 @@ int main(int argc, char **argv)
 		c->parts = (int)parts[(i / shapes) % np];
 		c->close = i % shapes > 0;
 		c->waiter = i % shapes == 2;
-		double *s = store + (size_t)i * 6 * (size_t)rounds;
+		double *s = store + (size_t)i * 7 * (size_t)rounds;
 		c->first = s, c->last = s + rounds, c->all = s + 2 * rounds;
 		c->e2e = s + 3 * rounds, c->held = s + 4 * rounds, c->pending = s + 5 * rounds;
+		c->rec = s + 6 * rounds;
 	}
 	/* rounds interleaved over every cell, so drift hits all alike */
 	for (int k = 0; k < rounds; k++)
@@ -522,8 +528,9 @@ int main(int argc, char **argv)
 	       "medians of %d rounds; held back: a submit over %.0f µs\n\n",
 	       g.name, rounds, HELD_US);
 	printf("| fill a part | parts | shape | submit: first quarter / last quarter / all (µs) | "
-	       "a part, submit to finish (µs) | submits held back | pending at the first |\n");
-	printf("|---|---|---|---|---|---|---|\n");
+	       "a part, submit to finish (µs) | submits held back | pending at the first | "
+	       "recording a part beforehand: begin, the fill, end (µs) |\n");
+	printf("|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < ncell; i++) {
 		struct cell *c = &cells[i];
 		/* the parts pending at the first held submit, over the rounds
@@ -539,10 +546,10 @@ int main(int argc, char **argv)
 		else
 			snprintf(pend_s, sizeof pend_s, "%.0f (%d of %d rounds)", bench_median(pend, npend), npend,
 			         rounds);
-		printf("| %llu B | %d | %s | %.2f / %.2f / %.2f | %.2f | %.0f | %s |\n", (unsigned long long)c->fill_B,
+		printf("| %llu B | %d | %s | %.2f / %.2f / %.2f | %.2f | %.0f | %s | %.2f |\n", (unsigned long long)c->fill_B,
 		       c->parts, c->waiter ? "renderer's, a thread waiting" : c->close ? "renderer's" : "bare",
 		       bench_median(c->first, rounds), bench_median(c->last, rounds), bench_median(c->all, rounds),
-		       bench_median(c->e2e, rounds), bench_median(c->held, rounds), pend_s);
+		       bench_median(c->e2e, rounds), bench_median(c->held, rounds), pend_s, bench_median(c->rec, rounds));
 	}
 	gpu_finish(&g);
 	free(submit_us);
