@@ -627,15 +627,13 @@ class Night:
         self.pressure.join()
         self.elapsed = time.time() - t0
 
-    def stall(self, rid, why):
+    def stall(self, rid, run_dir, window, why):
         """stall_shown() for a run of the campaign, from its frames.csv."""
-        row = self.sql("SELECT r.run_dir, c.window_start_s, c.window_end_s FROM run r JOIN campaign c "
-                       "ON c.id = r.campaign_id WHERE r.id = ?", rid)[0]
         t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid)).get("route_t0_ns")
         if not t0:
             return False, "no route_t0_ns"
-        shown, what = stall_shown(frame_times(os.path.join(row[0], "frames.csv"), int(t0)), why or "",
-                                  (row[1], row[2]))
+        shown, what = stall_shown(frame_times(os.path.join(run_dir, "frames.csv"), int(t0)), why or "",
+                                  window)
         if not shown:
             return shown, what
         # and the machine was too busy: on an idle one a stall is the
@@ -696,7 +694,7 @@ class Night:
         # what its log shows (cut short by the fault) -- never anything else.
         room_s = {"crash": ROUTE_S, "hang": ROUTE_S - WATCHDOG_S - 0.5, "disk": float("inf")}
         wrong, late = [], []
-        for rid, pos, st, why, *_ in runs:
+        for rid, pos, st, why, run_dir, w0, w1 in runs:
             f = self.faults.get(pos)
             why = why or ""
             if f in want and (pos, f) in self.done_faults:
@@ -715,7 +713,7 @@ class Night:
                 # row, a shot that cannot be written, the pad gone): only
                 # a stall of the game on a machine too busy to run it,
                 # shown by its own frame log (stall_shown), may void it
-                shown, what = self.stall(rid, why)
+                shown, what = self.stall(rid, run_dir, (w0, w1), why)
                 if shown:
                     self.stalled[pos] = (f, why, what)
                 else:
