@@ -21,12 +21,19 @@ Expressions: only the forms the workflow uses are understood (`a || 'b'`,
 `x != ''`, `x == 'y'`, contexts github, inputs, matrix, secrets, env, and
 always()/success()/failure()); anything else raises, so a change to the
 workflow that this player does not know fails the tests instead of being
-skipped."""
+skipped.
+
+A job's matrix legs run at once, one thread a runner, as on a fleet where
+each Deck's forgejo-runner takes its own leg while the others take theirs
+(a runner runs one job at a time: legs that land on one runner run one
+after another on it); a job that `needs:` them starts when all have
+ended."""
 
 import os
 import re
 import shutil
 import subprocess
+import threading
 
 import yaml
 
@@ -149,7 +156,9 @@ class Play:
         self.env_overrides = dict(env_overrides or {})
         self.log = log
         self.results = {}     # job id -> "success" | "failure"
-        self.steps_run = []   # (job, leg, step name, outcome)
+        self.steps_run = []   # (job, leg, step name, outcome), in the order they ended
+        self._lock = threading.Lock()
+        self._workspaces = 0
 
     def _ctx(self, matrix, env):
         return {"github": self.github, "inputs": self.inputs, "secrets": self.secrets,
@@ -165,7 +174,9 @@ class Play:
 
     def run_job(self, job_id, runner, matrix):
         job = self.wf["jobs"][job_id]
-        workspace = os.path.join(runner.root, "work", f"{job_id}-{len(self.steps_run)}")
+        with self._lock:
+            self._workspaces += 1
+            workspace = os.path.join(runner.root, "work", f"{job_id}-{self._workspaces}")
         os.makedirs(workspace)
         ctx = self._ctx(matrix, {})
         wf_env = dict(self.wf.get("env") or {})
@@ -177,13 +188,15 @@ class Play:
             ctx = self._ctx(matrix, base)
             ctx["_failed"] = failed
             if not condition(step.get("if"), ctx):
-                self.steps_run.append((job_id, matrix, name, "skipped"))
+                with self._lock:
+                    self.steps_run.append((job_id, matrix, name, "skipped"))
                 continue
             env = dict(base)
             env.update(self._env([step.get("env")], dict(ctx, env=dict(base))))
             ok = self._step(step, env, ctx, workspace, runner)
             outcome = "success" if ok else "failure"
-            self.steps_run.append((job_id, matrix, name, outcome))
+            with self._lock:
+                self.steps_run.append((job_id, matrix, name, outcome))
             if not ok and not step.get("continue-on-error"):
                 failed = True
         return not failed
@@ -197,7 +210,9 @@ class Play:
                          "GITHUB_SERVER_URL": self.github["server_url"],
                          "GITHUB_REPOSITORY": self.github["repository"],
                          "GITHUB_RUN_NUMBER": str(self.github["run_number"])})
-            path = os.path.join(workspace, f".step-{len(self.steps_run)}.sh")
+            with self._lock:
+                n = len(self.steps_run)
+            path = os.path.join(workspace, f".step-{n}.sh")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(script)
             p = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", path],
@@ -256,12 +271,39 @@ class Play:
                 if not condition(job.get("if"), ctx):
                     done[job_id] = False
                     continue
-                ok = True
-                for leg in matrix_legs(job):
-                    label = substitute(job["runs-on"], self._ctx(leg, {}))
-                    runner = next((r for r in runners if label in r.labels), None)
-                    if runner is None:
-                        raise Unknown(f"no runner carries the label '{label}'")
-                    ok = self.run_job(job_id, runner, leg) and ok
-                done[job_id] = ok
+                done[job_id] = self._run_legs(job_id, job, runners)
         return done
+
+    def _run_legs(self, job_id, job, runners):
+        """A job's legs, each on the runner carrying its runs-on label: the
+        runners at once, one thread each, a runner's own legs in turn.
+        True when every leg succeeded."""
+        by_runner = {}
+        for leg in matrix_legs(job):
+            label = substitute(job["runs-on"], self._ctx(leg, {}))
+            runner = next((r for r in runners if label in r.labels), None)
+            if runner is None:
+                raise Unknown(f"no runner carries the label '{label}'")
+            by_runner.setdefault(runner.name, (runner, []))[1].append(leg)
+        results = []
+        errors = []
+
+        def one_runner(runner, legs):
+            try:
+                for leg in legs:
+                    ok = self.run_job(job_id, runner, leg)
+                    with self._lock:
+                        results.append(ok)
+            except BaseException as e:  # raised again on the caller's thread
+                with self._lock:
+                    errors.append(e)
+
+        threads = [threading.Thread(target=one_runner, args=rl, name=f"runner-{name}")
+                   for name, rl in by_runner.items()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        return all(results)
