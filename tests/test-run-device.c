@@ -380,25 +380,44 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	free(h);
 }
 
+/* The AC plug, moved on the campaign's own progress rather than on a
+ * clock (a busy machine may start a run seconds late): unplugged once the
+ * progress says `unplug_at` (a run has started), plugged in again once it
+ * says `plug_at` (the harness waits for AC).  Each wait gives up after
+ * FLIP_LIMIT_S, plugs in so the campaign can end, and says which it missed. */
+#define FLIP_LIMIT_S 300
 struct flip {
 	struct test_night *e;
-	double after_s;
-	const char *online;
-	double then_after_s;
-	const char *then_online;
+	const char *unplug_at;
+	const char *plug_at;
+	const char *missed; /* the text never seen, or NULL */
 };
+
+/* Waits until the progress file holds text; false after FLIP_LIMIT_S. */
+static bool progress_shows(struct test_night *e, const char *text)
+{
+	static char buf[1 << 16]; /* this thread's own: the test reads after the join */
+	for (int i = 0; i < FLIP_LIMIT_S * 50; i++) {
+		fflush(e->progress);
+		if (strstr(test_file_text(e->progress_path, buf, sizeof buf), text))
+			return true;
+		struct timespec ts = { 0, 20 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
 
 static void *flip_ac(void *arg)
 {
 	struct flip *f = arg;
-	struct timespec ts = { (time_t)f->after_s, (long)((f->after_s - (time_t)f->after_s) * 1e9) };
-	nanosleep(&ts, NULL);
-	fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", f->online);
-	if (f->then_online) {
-		struct timespec t2 = { (time_t)f->then_after_s, 0 };
-		nanosleep(&t2, NULL);
-		fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", f->then_online);
+	if (!progress_shows(f->e, f->unplug_at))
+		f->missed = f->unplug_at;
+	else {
+		fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", "0\n");
+		if (!progress_shows(f->e, f->plug_at))
+			f->missed = f->plug_at;
 	}
+	fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", "1\n");
 	return NULL;
 }
 
@@ -407,12 +426,16 @@ static void test_device__unplugged_run_is_void_and_the_next_waits_for_ac(void **
 	struct test_night *e = *state;
 	struct run_options o = options(e, NULL);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
-	/* unplugged 1.5 s into A's run, plugged in again 4 s later */
-	struct flip f = { e, 1.5, "0\n", 4, "1\n" };
+	/* unplugged once A's run has started, plugged in again once the
+	 * harness waits for AC before B's */
+	struct flip f = { e, "run 1 of 2: arm A", "on battery: waiting for AC power before the next run",
+		          NULL };
 	pthread_t th;
 	pthread_create(&th, NULL, flip_ac, &f);
 	struct run_outcome out = test_campaign_play(c);
 	pthread_join(th, NULL);
+	if (f.missed)
+		fail_msg("the progress never said '%s':\n%s", f.missed, progress(e));
 	assert_true(out.complete);
 	struct db_run *runs;
 	size_t n;
@@ -619,7 +642,8 @@ static void stops_through_route(struct test_night *e, const char *via)
 
 	struct run_options oo = options(e, NULL);
 	pid_t pid = resume_in_child(e, id, &oo);
-	for (int i = 0; i < 400 && cap_w(e) != 10; i++) {
+	/* up to 60 s: a resume on a busy machine */
+	for (int i = 0; i < 2400 && cap_w(e) != 10; i++) {
 		struct timespec ts = { 0, 25 * 1000000 };
 		nanosleep(&ts, NULL);
 	}
