@@ -17,11 +17,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = 0;
+	/* filled with what a stack may hold: a false return must leave it empty */
 	struct forge_marker m;
+	memset(&m, 0xa5, sizeof m);
 	if (forge_marker_parse(s, &m)) {
 		/* what was read stays inside its buffers */
 		if (strlen(m.campaign) >= sizeof m.campaign || strlen(m.key) >= sizeof m.key)
 			abort();
+	} else if (m.campaign[0] || m.key[0] || m.update) {
+		abort();
 	}
 	int64_t id = -1;
 	if (forge_comments_find(s, "post=", &id) == 0 && id < 0)

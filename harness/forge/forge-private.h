@@ -70,7 +70,7 @@ struct forge_marker {
 
 /* Reads the last marker of a summary's body.  Returns false when there is
  * none or it is malformed (the post is then sent as a new comment and never
- * looked for on the forge). */
+ * looked for on the forge); *m is then empty (both strings ""). */
 bool forge_marker_parse(const char *body, struct forge_marker *m);
 
 /* Searches a forge's answer to GET .../issues/N/comments (a JSON array of

@@ -320,6 +320,7 @@ static char *campaign_key(const struct db_campaign *c)
 
 bool forge_marker_parse(const char *body, struct forge_marker *m)
 {
+	*m = (struct forge_marker){ 0 }; /* empty on every false return */
 	const char *p = NULL, *q = body;
 	while ((q = strstr(q, MARKER_START))) /* the last one is ours */
 		p = q++;
@@ -334,13 +335,11 @@ bool forge_marker_parse(const char *body, struct forge_marker *m)
 	if (!k || k > end || !mode || mode > end || k <= p)
 		return false;
 	size_t cl = (size_t)(k - p);
-	if (cl >= sizeof m->campaign)
+	size_t kl = strcspn(k + 1, " ");
+	if (cl >= sizeof m->campaign || kl >= sizeof m->key)
 		return false;
 	memcpy(m->campaign, p, cl);
 	m->campaign[cl] = 0;
-	size_t kl = strcspn(k + 1, " ");
-	if (kl >= sizeof m->key)
-		return false;
 	memcpy(m->key, k + 1, kl);
 	m->key[kl] = 0;
 	m->update = strncmp(mode + 6, "update", 6) == 0;
