@@ -3,11 +3,20 @@
 
   testlog.py counts LOG.json             prints "PASSED FAILED SKIPPED"
   testlog.py slowest N LABEL=FILE...     prints the N slowest tests
+  testlog.py margins LABEL=LOG.json...   prints the tests that took over a
+                                         third of their timeout
 
 A LOG.json is meson's test log (one JSON object a line: name, result,
 duration).  For `slowest`, a FILE ending in .json is such a log; any other
 FILE holds lines "NAME SECONDS" (the fuzz targets, the night), and LABEL
 says which run each came from.  A missing FILE is left out.
+
+A test's timeout is a hang guard, sized at three times the longest the
+test took in loaded runs (docs/testing.md, "Timeouts"); `margins` reads
+each test's timeout from meson-info/intro-tests.json in the build folder
+the log is in (LOG.json's folder's parent) and names every test that
+used more than a third of it, so a guard grown too tight shows before it
+kills a test on a busy machine.
 """
 import json
 import os
@@ -56,11 +65,40 @@ def slowest(n, sources):
         print("  %7.1f s  %-28s %-34s %s" % (seconds, label, name, result))
 
 
+def timeouts(build_dir):
+    path = os.path.join(build_dir, "meson-info", "intro-tests.json")
+    with open(path) as f:
+        return {t["name"]: t["timeout"] for t in json.load(f)}
+
+
+def margins(sources):
+    rows = []
+    for source in sources:
+        label, _, path = source.partition("=")
+        if not os.path.exists(path):
+            continue
+        limit = timeouts(os.path.dirname(os.path.dirname(os.path.abspath(path))))
+        for r in read_meson(path):
+            name = r["name"].split(" / ")[-1]
+            t = limit.get(name)
+            seconds = float(r.get("duration") or 0)
+            if t and t > 0 and seconds > t / 3:
+                rows.append((seconds / t, seconds, t, label, r["name"], r["result"]))
+    if not rows:
+        return
+    rows.sort(key=lambda r: -r[0])
+    print("over a third of their timeout (the guard is 3x the longest loaded run):")
+    for share, seconds, t, label, name, result in rows:
+        print("  %7.1f s of %4d s (%3.0f %%)  %-14s %-34s %s" % (seconds, t, 100 * share, label, name, result))
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "counts":
         counts(argv[2])
     elif len(argv) >= 3 and argv[1] == "slowest":
         slowest(int(argv[2]), argv[3:])
+    elif len(argv) >= 3 and argv[1] == "margins":
+        margins(argv[2:])
     else:
         sys.stderr.write(__doc__)
         return 2
