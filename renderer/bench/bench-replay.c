@@ -52,6 +52,7 @@
  * against every range and nothing splits.  Two frames: the frame of 1 (one
  * op in ten writes) and one where every op writes.  The renderers take
  * their rounds interleaved; min / median / max µs an op. */
+/* getcpu and RUSAGE_THREAD: _GNU_SOURCE, which the build defines */
 #include "rxvk.h"
 
 #include <math.h>
@@ -61,6 +62,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench-common.h"
@@ -186,7 +189,43 @@ struct part_path {
 	double get_us, play_us;                /* of recording: taking a command buffer, its commands */
 	double pool_us, pools, pools_inline;   /* of taking one: making pools there; pools made, there */
 	double make_us, reset_us, resets;      /* a pool: making one, resetting one (µs each); resets */
+	/* the conditions the process ran in, to tell a slow process from a
+	 * slow renderer: the render thread's own CPU in rxvk_submit (median
+	 * µs a part, beside `us`'s wall time), its involuntary context
+	 * switches in the 9 rounds, the process's CPU a part (every thread,
+	 * the driver's too), the machine's steal time (share of all CPU time,
+	 * /proc/stat) and the CPUs and NUMA nodes the render thread was on */
+	double wall_us, thread_cpu_us, proc_cpu_us, steal;
+	long nivcsw;
+	unsigned cpu0, cpu1, node0, node1;
 };
+
+/* The machine's CPU time from /proc/stat's "cpu" line: *all (every field
+ * up to steal) and *steal, in ticks; -1 where it cannot be read. */
+static int stat_ticks(unsigned long long *all, unsigned long long *steal)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return -1;
+	unsigned long long v[8] = { 0 };
+	int got = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+	                 &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (got != 8)
+		return -1;
+	*all = 0;
+	for (int i = 0; i < 8; i++)
+		*all += v[i];
+	*steal = v[7];
+	return 0;
+}
+
+static double cpu_us(clockid_t clock)
+{
+	struct timespec t;
+	clock_gettime(clock, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
 
 struct part_cost {
 	double op_us;                          /* per op in one part */
@@ -206,16 +245,32 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	*parallel = eff.parallel;
 	frame_ops(ops, rx);
 	struct rxvk_counters p0, p1;
-	double per_part[9], e2e[9];
+	double per_part[9], e2e[9], thread_cpu[9];
+	struct rusage u0, u1;
+	unsigned long long all0 = 0, steal0 = 0, all1 = 0, steal1 = 0;
+	bool ticks = stat_ticks(&all0, &steal0) == 0;
+	getrusage(RUSAGE_THREAD, &u0);
+	getcpu(&pp->cpu0, &pp->node0);
+	double proc0 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
 	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
+		double c0 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
 		double t0 = bench_now_us();
 		rxvk_submit(rx, ops, n, NULL);
 		per_part[k] = (bench_now_us() - t0) / (double)n;
+		thread_cpu[k] = (cpu_us(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)n;
 		rxvk_finish(rx);
 		e2e[k] = (bench_now_us() - t0) / (double)n;
 	}
 	rxvk_counters_get(rx, &p1);
+	pp->proc_cpu_us = (cpu_us(CLOCK_PROCESS_CPUTIME_ID) - proc0) / (9.0 * (double)n);
+	getcpu(&pp->cpu1, &pp->node1);
+	getrusage(RUSAGE_THREAD, &u1);
+	pp->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
+	pp->steal = ticks && stat_ticks(&all1, &steal1) == 0 && all1 > all0
+	                    ? (double)(steal1 - steal0) / (double)(all1 - all0)
+	                    : NAN;
+	pp->thread_cpu_us = bench_median(thread_cpu, 9);
 	rxvk_destroy(rx);
 	double parts_n = (double)(p1.parts - p0.parts);
 	pp->rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
@@ -233,6 +288,7 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	pp->resets = (double)p1.part_cmd_pool_resets;
 	pp->e2e_us = bench_median(e2e, 9);
 	pp->us = bench_median(per_part, 9);
+	pp->wall_us = pp->us; /* `us` then has the op's own cost taken off */
 }
 
 static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
@@ -275,6 +331,12 @@ static void print_path(const char *what, const char *cpu, const struct part_path
 	       pp->pool_us, pp->pools, pp->pools_inline);
 	printf("| a command pool (32 command buffers): making one / resetting one (resets) | %.1f / %.1f µs (%.0f) |\n",
 	       pp->make_us, pp->reset_us, pp->resets);
+	printf("| the process, µs a part: rxvk_submit's wall time / the render thread's own CPU in it / the "
+	       "process's CPU (every thread, the driver's too); the render thread's involuntary switches; the "
+	       "machine's steal time; its CPU (NUMA node) first and last | %.2f / %.2f / %.2f µs; %ld; %.2f %%; "
+	       "%u (%u), %u (%u) |\n",
+	       pp->wall_us, pp->thread_cpu_us, pp->proc_cpu_us, pp->nivcsw, pp->steal * 100, pp->cpu0, pp->node0, pp->cpu1,
+	       pp->node1);
 }
 
 enum { IDLE_ROUNDS = 21, IDLE_R = 16, IDLE_OLD_R = 4 };
