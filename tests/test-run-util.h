@@ -102,8 +102,14 @@ static inline int processes_mentioning(const char *needle)
 					fclose(f);
 				}
 				char *rp = strrchr(st, ')');
-				if (!rp || (rp[2] != 'Z' && rp[2] != 'X'))
+				if (!rp || (rp[2] != 'Z' && rp[2] != 'X')) {
+					/* named, so a failure says what was left */
+					char *nl = strchr(st, '\n');
+					if (nl)
+						*nl = 0;
+					fprintf(stderr, "left running: %s\n", st);
 					found++;
+				}
 				break;
 			}
 		}

@@ -121,8 +121,67 @@ static int exit_status_of(int wstatus)
 	return -1;
 }
 
+/* Up to size - 1 bytes of a small file (a /proc entry), NUL-terminated:
+ * the count, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(fd, buf, size - 1)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+/* From a /proc/PID/stat (or .../task/TID/stat) file: the state, the
+ * process group and the flags.  False when it cannot be read. */
+static bool stat_fields(const char *path, char *state, int *pgrp, unsigned *flags)
+{
+	char buf[4096];
+	ssize_t n = read_small(path, buf, sizeof buf);
+	if (n <= 0)
+		return false;
+	/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm
+	 * may hold anything, so fields count from its last ')' */
+	const char *p = memrchr(buf, ')', (size_t)n);
+	return p && sscanf(p + 1, " %c %*d %d %*d %*d %*d %u", state, pgrp, flags) == 3;
+}
+
+/* Whether a process of group pgid is still there, not a zombie (one left
+ * for its new parent to reap has ended). */
+static bool group_running(pid_t pgid)
+{
+	if (kill(-pgid, 0) < 0 && errno == ESRCH)
+		return false;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return false;
+	bool running = false;
+	struct dirent *de;
+	while (!running && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		char path[sizeof de->d_name + 16], state = 0;
+		int pgrp = 0;
+		unsigned flags = 0;
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		if (stat_fields(path, &state, &pgrp, &flags) && pgrp == pgid && state != 'Z' && state != 'X')
+			running = true;
+	}
+	closedir(d);
+	return running;
+}
+
 /* Ends the game's process group: SIGTERM, up to grace_s for the leader,
- * then SIGKILL for the whole group.  Returns the leader's wait status. */
+ * then SIGKILL for the whole group, and waits until no process of it runs:
+ * the leader reaped is not the group gone (a child it left, a sanitizer's
+ * tracer task, each killed but still on its way out), and the run promises
+ * that nothing of it outlives it.  The wait is bounded (10 s) for a process
+ * stuck in the kernel.  Returns the leader's wait status. */
 static int end_group(pid_t pid, double grace_s, bool *reaped, int *wstatus)
 {
 	if (!*reaped) {
@@ -144,6 +203,12 @@ static int end_group(pid_t pid, double grace_s, bool *reaped, int *wstatus)
 		while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
 			;
 		*reaped = true;
+	}
+	int64_t gone_by = util_now_ns() + 10 * (int64_t)1000000000;
+	while (group_running(pid) && util_now_ns() < gone_by) {
+		struct timespec ts = { 0, 10 * 1000000 };
+		nanosleep(&ts, NULL);
+		kill(-pid, SIGKILL);
 	}
 	return *wstatus;
 }
@@ -790,22 +855,6 @@ static enum step step_hard_limit(struct game *g)
  * game handles and lives through only delays the watchdog by its grace.
  * False when it cannot tell.
  */
-/* Up to size - 1 bytes of a small file (a /proc entry), NUL-terminated:
- * the count, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n;
-	while ((n = read(fd, buf, size - 1)) < 0 && errno == EINTR)
-		;
-	close(fd);
-	if (n >= 0)
-		buf[n] = 0;
-	return n;
-}
-
 static bool game_ending(pid_t pid)
 {
 	char dir[64];
@@ -824,19 +873,15 @@ static bool game_ending(pid_t pid)
 			continue;
 		char path[sizeof dir + sizeof de->d_name + 16], buf[4096];
 		snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
-		ssize_t n = read_small(path, buf, sizeof buf);
-		if (n <= 0)
-			continue;
-		/* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm
-		 * may hold anything, so fields count from its last ')' */
-		const char *p = memrchr(buf, ')', (size_t)n);
 		char state = 0;
+		int pgrp = 0;
 		unsigned flags = 0;
-		if (p && sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) == 2 &&
-		    (state == 'Z' || state == 'X' || (flags & 0x00000004u)))
+		if (!stat_fields(path, &state, &pgrp, &flags))
+			continue;
+		if (state == 'Z' || state == 'X' || (flags & 0x00000004u)) /* PF_EXITING */
 			ending = true;
 		snprintf(path, sizeof path, "%s/%s/status", dir, de->d_name);
-		n = ending ? 0 : read_small(path, buf, sizeof buf);
+		ssize_t n = ending ? 0 : read_small(path, buf, sizeof buf);
 		for (int k = 0; k < 2 && n > 0 && !ending; k++) {
 			const char *key = k ? "\nShdPnd:" : "\nSigPnd:";
 			const char *pnd = memmem(buf, (size_t)n, key, 8);
