@@ -38,6 +38,13 @@
  * whose poller shares the cores: see docs/performance.md), gives no ratio: those lines say
  * "not measurable" and do not fail the check.
  *
+ * --off-irq-cpus: before measuring, keeps the process off the CPUs that
+ * take the GPU's interrupts (found by one round of parts): in a virtual
+ * machine a thread on that CPU submits at the GPU's pace, vkprobe's bare
+ * part too (docs/performance.md); each part path also prints where the
+ * GPU's interrupts went while it ran.  Run vkprobe off the same CPUs
+ * (taskset) for its floor.
+ *
  * --parts N: measures one more part with N one-op parts against one N-op
  * part (2 to 1500; 1500 by default).  vkprobe's bare part is 1000 parts:
  * with --parts 1000 both keep as many parts queued on the GPU.
@@ -198,6 +205,7 @@ struct part_path {
 	double wall_us, thread_cpu_us, proc_cpu_us, steal;
 	long nivcsw;
 	unsigned cpu0, cpu1, node0, node1;
+	char irq[64]; /* where the GPU's interrupts went in the 9 rounds */
 };
 
 /* The machine's CPU time from /proc/stat's "cpu" line: *all (every field
@@ -227,6 +235,76 @@ static double cpu_us(clockid_t clock)
 	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
+/* The GPU's interrupts by CPU, from /proc/interrupts: the lines whose
+ * handler is a GPU driver's (nvidia, amdgpu, radeon, nouveau, i915, xe),
+ * summed per CPU column into irq[0..IRQ_CPUS).  The number of CPU columns,
+ * or -1 where the file cannot be read.  In a virtual machine a part's
+ * completion interrupt costs its CPU tens of µs, so a thread that submits
+ * from that CPU goes at the GPU's pace (docs/performance.md, "The slow
+ * level is the CPU that takes the GPU's interrupts"). */
+enum { IRQ_CPUS = 256 };
+
+static int gpu_irqs(unsigned long long *irq)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	if (!f)
+		return -1;
+	static char line[8192];
+	int ncpu = 0;
+	if (fgets(line, sizeof line, f))
+		for (char *p = line; (p = strstr(p, "CPU")); p += 3)
+			ncpu++;
+	if (ncpu > IRQ_CPUS)
+		ncpu = IRQ_CPUS;
+	memset(irq, 0, IRQ_CPUS * sizeof *irq);
+	static const char *const drivers[] = { "nvidia", "amdgpu", "radeon", "nouveau", "i915", "xe" };
+	while (fgets(line, sizeof line, f)) {
+		bool gpu = false;
+		for (size_t d = 0; d < sizeof drivers / sizeof drivers[0] && !gpu; d++) {
+			const char *at = strstr(line, drivers[d]);
+			size_t len = strlen(drivers[d]);
+			gpu = at && at > line && at[-1] == ' ' && (at[len] == '\n' || at[len] == ' ' || at[len] == 0);
+		}
+		char *p = strchr(line, ':');
+		if (!gpu || !p)
+			continue;
+		p++;
+		for (int c = 0; c < ncpu; c++) {
+			char *end;
+			unsigned long long v = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			irq[c] += v;
+			p = end;
+		}
+	}
+	fclose(f);
+	return ncpu;
+}
+
+/* "CPU 14: 297884 of 297900" for the CPU that took most of the GPU's
+ * interrupts between before and after (ncpu columns), into buf. */
+static void irq_where(const unsigned long long *before, const unsigned long long *after, int ncpu, char *buf,
+                      size_t size)
+{
+	unsigned long long all = 0, most = 0;
+	int at = -1;
+	for (int c = 0; c < ncpu; c++) {
+		unsigned long long d = after[c] - before[c];
+		all += d;
+		if (d > most) {
+			most = d;
+			at = c;
+		}
+	}
+	if (ncpu <= 0)
+		snprintf(buf, size, "not known (no /proc/interrupts)");
+	else if (!all)
+		snprintf(buf, size, "none counted");
+	else
+		snprintf(buf, size, "CPU %d: %llu of %llu", at, most, all);
+}
+
 struct part_cost {
 	double op_us;                          /* per op in one part */
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
@@ -248,6 +326,8 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	double per_part[9], e2e[9], thread_cpu[9];
 	struct rusage u0, u1;
 	unsigned long long all0 = 0, steal0 = 0, all1 = 0, steal1 = 0;
+	static unsigned long long irq0[IRQ_CPUS], irq1[IRQ_CPUS];
+	int ncpu = gpu_irqs(irq0);
 	bool ticks = stat_ticks(&all0, &steal0) == 0;
 	getrusage(RUSAGE_THREAD, &u0);
 	getcpu(&pp->cpu0, &pp->node0);
@@ -271,6 +351,9 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	                    ? (double)(steal1 - steal0) / (double)(all1 - all0)
 	                    : NAN;
 	pp->thread_cpu_us = bench_median(thread_cpu, 9);
+	if (ncpu > 0 && gpu_irqs(irq1) != ncpu)
+		ncpu = -1;
+	irq_where(irq0, irq1, ncpu, pp->irq, sizeof pp->irq);
 	rxvk_destroy(rx);
 	double parts_n = (double)(p1.parts - p0.parts);
 	pp->rec_us = (double)(p1.part_record_ns - p0.part_record_ns) / 1e3 / parts_n;
@@ -289,6 +372,49 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	pp->e2e_us = bench_median(e2e, 9);
 	pp->us = bench_median(per_part, 9);
 	pp->wall_us = pp->us; /* `us` then has the op's own cost taken off */
+}
+
+/* --off-irq-cpus: one renderer submits a round of one-op parts, and every
+ * CPU that took a quarter or more of the GPU's interrupts in it is taken out
+ * of this thread's CPUs before any measured renderer exists, so that every
+ * thread created after (the renderers', the driver's) runs elsewhere.  What
+ * was done goes into said. */
+static void off_irq_cpus(struct rxvk_op *ops, char *said, size_t size)
+{
+	static unsigned long long before[IRQ_CPUS], after[IRQ_CPUS];
+	int ncpu = gpu_irqs(before);
+	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1 });
+	size_t n = frame_ops(ops, rx);
+	rxvk_submit(rx, ops, n, NULL);
+	rxvk_finish(rx);
+	rxvk_destroy(rx);
+	if (ncpu <= 0 || gpu_irqs(after) != ncpu) {
+		snprintf(said, size, "nothing: /proc/interrupts cannot be read");
+		return;
+	}
+	unsigned long long all = 0;
+	for (int c = 0; c < ncpu; c++)
+		all += after[c] - before[c];
+	cpu_set_t set;
+	if (!all || sched_getaffinity(0, sizeof set, &set) < 0) {
+		snprintf(said, size, "nothing: %s", all ? "the CPUs of this thread cannot be read"
+		                                         : "no GPU interrupt was counted in a round");
+		return;
+	}
+	size_t len = (size_t)snprintf(said, size, "CPU");
+	int out = 0;
+	for (int c = 0; c < ncpu; c++) {
+		unsigned long long d = after[c] - before[c];
+		if (d && 4 * d >= all && CPU_ISSET(c, &set) && CPU_COUNT(&set) > 1) {
+			CPU_CLR(c, &set);
+			out++;
+			if (len < size)
+				len += (size_t)snprintf(said + len, size - len, " %d (%llu of %llu GPU interrupts in a round)",
+				                        c, d, all);
+		}
+	}
+	if (!out || sched_setaffinity(0, sizeof set, &set) < 0)
+		snprintf(said, size, "nothing: %s", out ? "the CPUs could not be set" : "no CPU took a quarter");
 }
 
 static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
@@ -337,6 +463,7 @@ static void print_path(const char *what, const char *cpu, const struct part_path
 	       "%u (%u), %u (%u) |\n",
 	       pp->wall_us, pp->thread_cpu_us, pp->proc_cpu_us, pp->nivcsw, pp->steal * 100, pp->cpu0, pp->node0, pp->cpu1,
 	       pp->node1);
+	printf("| the GPU's interrupts in those rounds, the CPU that took most | %s |\n", pp->irq);
 }
 
 enum { IDLE_ROUNDS = 21, IDLE_R = 16, IDLE_OLD_R = 4 };
@@ -670,12 +797,14 @@ int main(int argc, char **argv)
 		                   argc > 3 ? atoi(argv[3]) : 15);
 	struct floors fl = { 0 };
 	const char *floor_path = NULL;
-	bool check = false;
+	bool check = false, off_irq = false;
 	size_t parts = NOPS;
 	int a0 = 1;
 	for (; a0 < argc && strncmp(argv[a0], "--", 2) == 0; a0++) {
 		if (strcmp(argv[a0], "--check") == 0) {
 			check = true;
+		} else if (strcmp(argv[a0], "--off-irq-cpus") == 0) {
+			off_irq = true;
 		} else if (strcmp(argv[a0], "--floor") == 0 && a0 + 1 < argc) {
 			floor_path = argv[++a0];
 		} else if (strcmp(argv[a0], "--parts") == 0 && a0 + 1 < argc) {
@@ -688,7 +817,7 @@ int main(int argc, char **argv)
 			parts = (size_t)v;
 		} else {
 			fprintf(stderr, "rxvk-bench-replay: unknown option %s\n"
-			                "usage: rxvk-bench-replay [--floor FILE [--check]] [--parts N] [spin-iterations]\n"
+			                "usage: rxvk-bench-replay [--floor FILE [--check]] [--parts N] [--off-irq-cpus] [spin-iterations]\n"
 			                "       rxvk-bench-replay --ranges [spin-iterations] [rounds]\n", argv[a0]);
 			return 2;
 		}
@@ -702,6 +831,10 @@ int main(int argc, char **argv)
 	uint32_t iters = a0 < argc ? (uint32_t)strtoul(argv[a0], NULL, 10) : 20000;
 	static struct rxvk_op ops[NOPS + 8];
 	struct rxvk_device_info info;
+
+	char kept_off[256] = "";
+	if (off_irq)
+		off_irq_cpus(ops, kept_off, sizeof kept_off);
 
 	/* 1 and 2: CPU cost of replay, one part and one part per op */
 	struct part_cost pc = { .parts = parts };
@@ -763,7 +896,10 @@ int main(int argc, char **argv)
 	if (idle_switch(ops, &ic))
 		return 1;
 
-	printf("device: %s (%s)\n\n", info.name, info.driver);
+	printf("device: %s (%s)\n", info.name, info.driver);
+	if (off_irq)
+		printf("kept off (--off-irq-cpus): %s\n", kept_off);
+	printf("\n");
 	printf("| measure | librxvk |\n|---|---|\n");
 	printf("| replay CPU cost per op (1500 ops, one part) | %.2f µs |\n", pc.op_us);
 	char first[128];
