@@ -204,22 +204,49 @@ static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state
 
 static volatile sig_atomic_t stop_flag;
 
-static void *stop_soon(void *arg)
+/* The stop request comes once a run has started (its arm's clock and TDP
+ * are set before its "started" line), not at a time: on a busy machine
+ * the campaign can take longer than any fixed delay to get there. */
+#define STOP_LIMIT_S 300
+struct stopper {
+	struct test_night *e;
+	size_t from;  /* the progress file's length when the play began */
+	bool missed;  /* no run started within STOP_LIMIT_S */
+};
+
+static void *stop_once_started(void *arg)
 {
-	(void)arg;
-	struct timespec ts = { 1, 500 * 1000000 };
-	nanosleep(&ts, NULL);
+	struct stopper *st = arg;
+	static char buf[1 << 16]; /* this thread's own: the test reads after the join */
+	/* until a run has started, or the play has ended without one */
+	for (int i = 0; i <= STOP_LIMIT_S * 50; i++) {
+		bool ended = stop_flag;
+		fflush(st->e->progress);
+		const char *text = test_file_text(st->e->progress_path, buf, sizeof buf);
+		st->missed = !(strlen(text) > st->from && strstr(text + st->from, ", started"));
+		if (!st->missed || ended)
+			break;
+		struct timespec ts = { 0, 20 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
 	stop_flag = 1; /* what the SIGTERM/SIGINT handler of rxdeck sets */
 	return NULL;
 }
 
-/* c played with a stop request 1.5 s in: its outcome. */
-static struct run_outcome play_stopped_soon(struct run_campaign *c)
+/* c played with a stop request once one of its runs has started: its
+ * outcome. */
+static struct run_outcome play_stopped_soon(struct test_night *e, struct run_campaign *c)
 {
+	static char buf[1 << 16];
+	fflush(e->progress);
+	struct stopper st = { e, strlen(test_file_text(e->progress_path, buf, sizeof buf)), false };
 	pthread_t th;
-	pthread_create(&th, NULL, stop_soon, NULL);
+	pthread_create(&th, NULL, stop_once_started, &st);
 	struct run_outcome out = test_campaign_play(c);
+	stop_flag = 1; /* a campaign that ended first: the thread stops waiting */
 	pthread_join(th, NULL);
+	if (st.missed)
+		fail_msg("no run started within %d s:\n%s", STOP_LIMIT_S, progress(e));
 	return out;
 }
 
@@ -230,7 +257,7 @@ static void test_device__put_back_after_a_stop_request(void **state)
 	struct run_options o = options(e, &stop_flag);
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\ntdp_w = 10\n",
 	                                             "[arm A]\n[arm B]\n"), &o);
-	struct run_outcome out = play_stopped_soon(c);
+	struct run_outcome out = play_stopped_soon(e, c);
 	assert_true(out.interrupted);
 	assert_false(out.complete);
 	assert_true(log_at(e, "set TdpLimit 10\n") >= 0);
@@ -307,7 +334,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	struct run_campaign *c = create(e, make_plan(e, "order = AB\n", "[arm A]\n[arm B]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
-	struct run_outcome out = play_stopped_soon(c);
+	struct run_outcome out = play_stopped_soon(e, c);
 	assert_true(out.interrupted);
 	int64_t cid = run_campaign_id(c);
 	run_campaign_destroy(c);
@@ -329,7 +356,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	/* a resume on the same host adds nothing */
 	stop_flag = 0;
 	struct run_campaign *r = test_campaign_open(e->db, id, &o);
-	play_stopped_soon(r);
+	play_stopped_soon(e, r);
 	run_campaign_destroy(r);
 	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
 	assert_int_equal(n, 1);
@@ -340,7 +367,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
 	fake_write(&e->f, "proc/sys/vm/swappiness", "1\n");
 	stop_flag = 0;
 	r = test_campaign_open(e->db, id, &o);
-	play_stopped_soon(r); /* a run left for the resume below */
+	play_stopped_soon(e, r); /* a run left for the resume below */
 	run_campaign_destroy(r);
 	assert_int_equal(db_host_facts_list(e->db, cid, &h, &n), 0);
 	assert_int_equal(n, 2);
@@ -635,7 +662,7 @@ static void stops_through_route(struct test_night *e, const char *via)
 	struct run_campaign *c = create(e, make_plan(e, "order = A\ntdp_w = 10\n", "[arm A]\n"), &o);
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
-	struct run_outcome out = play_stopped_soon(c);
+	struct run_outcome out = play_stopped_soon(e, c);
 	assert_true(out.interrupted);
 	assert_int_equal(cap_w(e), 15);
 	run_campaign_destroy(c);

@@ -124,10 +124,21 @@ static void play_route(struct env *e, const char *const *args, const char *name,
 	play_route_stop(e, args, name, text, 10, r);
 }
 
+/* A game that exits on SIGTERM gets 10 s for it: under ASan its exit runs
+ * the leak check, which on a loaded machine took over the 1 s these tests
+ * once gave it, and a SIGKILL then made a clean end exit 137. */
 static void play(struct env *e, const char *const *args, double start_timeout_s, bool interrupt,
                  struct run_game_result *r)
 {
-	play_on(e, args, start_timeout_s, interrupt, NULL, 1, r);
+	play_on(e, args, start_timeout_s, interrupt, NULL, 10, r);
+}
+
+/* A game expected to be killed (it sleeps through SIGTERM, or shows no
+ * frame): 1 s, so the test does not wait out a long stop timeout. */
+static void play_to_kill(struct env *e, const char *const *args, double start_timeout_s,
+                         struct run_game_result *r)
+{
+	play_on(e, args, start_timeout_s, false, NULL, 1, r);
 }
 
 static void test_run_game__plays_the_route_and_stops_the_game(void **state)
@@ -171,7 +182,7 @@ static void test_run_game__hung_game_is_killed(void **state)
 	 * loaded machine still finds the hang before the route's end */
 	const char *args[] = { "--hang-after", "0.5", NULL };
 	struct run_game_result r;
-	play(e, args, 10, false, &r);
+	play_to_kill(e, args, 10, &r);
 	assert_int_equal(r.end, RUN_END_HUNG);
 	if (strncmp(r.reason, "hung: no new frame for 1 s, at ", 31) != 0)
 		fail_msg("reason: %s", r.reason);
@@ -327,7 +338,7 @@ static void test_run_game__no_first_frame(void **state)
 	struct env *e = *state;
 	const char *args[] = { "--no-frames", NULL };
 	struct run_game_result r;
-	play(e, args, 2, false, &r);
+	play_to_kill(e, args, 2, &r);
 	assert_int_equal(r.end, RUN_END_HUNG);
 	assert_string_equal(r.reason, "hung: no first frame within 2 s of the start");
 	assert_int_equal(r.t0_ns, 0);
@@ -353,7 +364,7 @@ static void test_run_game__stubborn_game_and_its_child_are_killed(void **state)
 	struct env *e = *state;
 	const char *args[] = { "--ignore-term", "--grandchild", NULL };
 	struct run_game_result r;
-	play(e, args, 10, false, &r);
+	play_to_kill(e, args, 10, &r);
 	/* the route ended: a normal end, though it took SIGKILL */
 	assert_int_equal(r.end, RUN_END_OK);
 	assert_int_equal(r.exit_status, 137);
@@ -445,7 +456,7 @@ static void test_run_game__mangohud_that_never_answers(void **state)
 	struct env *e = *state;
 	e->mangohud = true; /* the stand-in carries no MangoHud */
 	struct run_game_result r;
-	play(e, NULL, 2, false, &r);
+	play_to_kill(e, NULL, 2, &r);
 	assert_int_equal(r.end, RUN_END_HUNG);
 	if (!strstr(r.reason, "hung: no first frame within 2 s of the start (MangoHud did not answer on its control socket 'rxdeck-mangohud-"))
 		fail_msg("reason: %s", r.reason);
