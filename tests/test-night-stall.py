@@ -2,7 +2,8 @@
 """test-night-stall: tests/soak/night.py's stall_shown(), which lets a run
 without a fault be void only when the game's own frame log shows the stall
 its reason names (a machine too busy to run the game).  Each reason is
-checked against a frame log that shows it and one that does not.
+checked against a frame log that shows it and one that does not; a run it
+refuses gets its pressures said and its folder kept.
 
 usage: test-night-stall.py SOURCE_ROOT"""
 import os
@@ -60,6 +61,26 @@ os.unlink(path)
 ok = got == [0.5, 0.516]
 fails += not ok
 print("%s frame_times: %s" % ("ok  " if ok else "FAIL", got))
+
+# a refused void run: the pressures over its route and its folder kept
+with tempfile.TemporaryDirectory() as d:
+    run_dir = os.path.join(d, "runs", "night", "029-A")
+    os.makedirs(run_dir)
+    with open(os.path.join(run_dir, "frames.csv"), "w") as f:
+        f.write("frame,present_ns\n")
+    n = night.Night.__new__(night.Night)
+    n.build = os.path.join(d, "build")
+    n.pressure = night.Pressure()
+    n.io_pressure = night.Pressure("/proc/pressure/io")
+    base = 10 ** 12
+    n.pressure.samples = [(base - 10 ** 9, 0), (base + 5 * 10 ** 9, 3 * 10 ** 6)] if n.pressure.available else []
+    n.io_pressure.available = False
+    said = n.refused(run_dir, base)
+    kept = os.path.join(n.build, "meson-logs", "night-refused", "029-A", "frames.csv")
+    ok = os.path.exists(kept) and "its folder kept in " in said and "I/O pressure unknown" in said and \
+        ("CPU pressure 50 %" in said if n.pressure.available else "CPU pressure unknown" in said)
+    fails += not ok
+    print("%s refused: %s" % ("ok  " if ok else "FAIL", said))
 
 print("%d failed" % fails)
 sys.exit(1 if fails else 0)

@@ -46,6 +46,7 @@ import ctypes
 import http.server
 import json
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -360,11 +361,14 @@ def stall_shown(times, why, window):
 class Pressure(threading.Thread):
     """The kernel's CPU pressure (/proc/pressure/cpu, "some": the share of
     time some runnable task waited for a CPU), sampled four times a second
-    so a run's share can be read afterwards.  Absent without PSI."""
+    so a run's share can be read afterwards; with path=/proc/pressure/io,
+    the share some task waited for I/O.  Absent without PSI."""
     PATH = "/proc/pressure/cpu"
 
-    def __init__(self):
+    def __init__(self, path=None):
         super().__init__(daemon=True)
+        if path:
+            self.PATH = path
         self.samples = []          # (CLOCK_MONOTONIC ns, some total µs)
         self.halt = threading.Event()
         self.available = self.read() is not None
@@ -588,6 +592,8 @@ class Night:
         self.receiver = Receiver(self.t, lambda: (self.running() or (None,))[0])
         self.pressure = Pressure()
         self.pressure.start()
+        self.io_pressure = Pressure("/proc/pressure/io")
+        self.io_pressure.start()
         log("night: %d runs in %s, faults %s, harness kills at %s, disk full at %s" %
             (self.runs, self.t, json.dumps(self.faults), self.kill_at, self.disk_at))
         rc, out = self.play(["run", "night.ini", "--name", "night"] + self.post_args())
@@ -625,7 +631,27 @@ class Night:
         self.receiver.stop()
         self.pressure.halt.set()
         self.pressure.join()
+        self.io_pressure.halt.set()
+        self.io_pressure.join()
         self.elapsed = time.time() - t0
+
+    def refused(self, run_dir, t0):
+        """For a void run the rule refuses: the pressures over its route and
+        its folder kept (the night's own is removed at its end), so the
+        case can be read afterwards."""
+        t1 = t0 + int(ROUTE_S * 1e9)
+        said = []
+        for name, p in (("CPU", self.pressure), ("I/O", self.io_pressure)):
+            share = p.share(t0, t1) if p.available else None
+            said.append("%s pressure %s" % (name, "unknown" if share is None else "%.0f %%" % (100 * share)))
+        kept = os.path.join(self.build, "meson-logs", "night-refused", os.path.basename(run_dir))
+        try:
+            shutil.rmtree(kept, ignore_errors=True)
+            shutil.copytree(run_dir, kept)
+            said.append("its folder kept in " + kept)
+        except OSError as e:
+            said.append("its folder could not be kept: %s" % e)
+        return "; " + ", ".join(said)
 
     def stall(self, rid, run_dir, window, why):
         """stall_shown() for a run of the campaign, from its frames.csv."""
@@ -635,7 +661,7 @@ class Night:
         shown, what = stall_shown(frame_times(os.path.join(run_dir, "frames.csv"), int(t0)), why or "",
                                   window)
         if not shown:
-            return shown, what
+            return shown, what + self.refused(run_dir, int(t0))
         # and the machine was too busy: on an idle one a stall is the
         # game's defect, never accepted
         busy = self.pressure.share(int(t0), int(t0) + int(ROUTE_S * 1e9)) if self.pressure.available \
@@ -645,7 +671,8 @@ class Night:
                 "no PSI" if not self.pressure.available else "not sampled over the route")
         if busy < BUSY:
             return False, what + ", but some task waited for a CPU only %.0f %% of the route " \
-                "(under %.0f %%: the machine was not busy)" % (busy * 100, BUSY * 100)
+                "(under %.0f %%: the machine was not busy)" % (busy * 100, BUSY * 100) + \
+                self.refused(run_dir, int(t0))
         return True, what + "; some task waited for a CPU %.0f %% of the route" % (busy * 100)
 
     def check(self):
