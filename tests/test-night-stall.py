@@ -10,6 +10,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(sys.argv[1], "tests", "soak"))
 import night  # noqa: E402
 
