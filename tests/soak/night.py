@@ -405,6 +405,15 @@ BUSY = 0.5         # a stall is accepted only while some task waited for a
                    # CPU at least this share of the route (when PSI tells)
 
 
+def comm_of(pid):
+    """"PID name" of a process, or "PID" once it is gone."""
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return "%d %s" % (pid, f.read().strip())
+    except OSError:
+        return str(pid)
+
+
 def games_in(folder):
     """pids of processes whose working folder is under folder."""
     out = []
@@ -535,7 +544,8 @@ class Night:
         games = games_in(run_dir)
         self.done_faults.add(key)
         self.landed[pos] = time.monotonic_ns()   # CLOCK_MONOTONIC, as route_t0_ns
-        self.events.append("run %d: %s" % (pos, fault))
+        self.events.append("run %d: %s%s" % (pos, fault, "" if fault in ("torn", "shot") else
+                                              " (to %s)" % ", ".join(comm_of(g) for g in games)))
         if fault == "crash":
             for g in games:
                 os.kill(g, signal.SIGSEGV)
@@ -734,7 +744,7 @@ class Night:
                                              why.startswith("log covers ")):
                         wrong.append((pos, f, st, why))
                 elif st != "void" or not why.startswith(want[f]):
-                    wrong.append((pos, f, st, why, at))
+                    wrong.append((pos, f, st, why, at, self.refused(run_dir, int(t0)) if t0 else ""))
             elif st == "void":
                 # no fault, or one that must leave the run done (a torn
                 # row, a shot that cannot be written, the pad gone): only
