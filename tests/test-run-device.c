@@ -204,31 +204,44 @@ static void test_device__tdp_through_sysfs_is_observed_and_put_back(void **state
 
 static volatile sig_atomic_t stop_flag;
 
+/* A wait on the campaign's progress gives up after this long. */
+#define PROGRESS_LIMIT_S 300
+
+/* Waits until the progress file, past its first `from` bytes, holds text:
+ * true then; false after PROGRESS_LIMIT_S, or once *ended is set (ended
+ * may be NULL) with the text still not there. */
+static bool progress_shows(struct test_night *e, const char *text, size_t from,
+                           const volatile sig_atomic_t *ended)
+{
+	static char buf[1 << 16]; /* one waiting thread at a time: the test reads after the join */
+	for (int i = 0; i <= PROGRESS_LIMIT_S * 50; i++) {
+		bool over = ended && *ended;
+		fflush(e->progress);
+		const char *now = test_file_text(e->progress_path, buf, sizeof buf);
+		if (strlen(now) > from && strstr(now + from, text))
+			return true;
+		if (over)
+			return false;
+		struct timespec ts = { 0, 20 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 /* The stop request comes once a run has started (its arm's clock and TDP
  * are set before its "started" line), not at a time: on a busy machine
  * the campaign can take longer than any fixed delay to get there. */
-#define STOP_LIMIT_S 300
 struct stopper {
 	struct test_night *e;
 	size_t from;  /* the progress file's length when the play began */
-	bool missed;  /* no run started within STOP_LIMIT_S */
+	bool missed;  /* no run started within PROGRESS_LIMIT_S */
 };
 
 static void *stop_once_started(void *arg)
 {
 	struct stopper *st = arg;
-	static char buf[1 << 16]; /* this thread's own: the test reads after the join */
 	/* until a run has started, or the play has ended without one */
-	for (int i = 0; i <= STOP_LIMIT_S * 50; i++) {
-		bool ended = stop_flag;
-		fflush(st->e->progress);
-		const char *text = test_file_text(st->e->progress_path, buf, sizeof buf);
-		st->missed = !(strlen(text) > st->from && strstr(text + st->from, ", started"));
-		if (!st->missed || ended)
-			break;
-		struct timespec ts = { 0, 20 * 1000000 };
-		nanosleep(&ts, NULL);
-	}
+	st->missed = !progress_shows(st->e, ", started", st->from, &stop_flag);
 	stop_flag = 1; /* what the SIGTERM/SIGINT handler of rxdeck sets */
 	return NULL;
 }
@@ -246,7 +259,7 @@ static struct run_outcome play_stopped_soon(struct test_night *e, struct run_cam
 	stop_flag = 1; /* a campaign that ended first: the thread stops waiting */
 	pthread_join(th, NULL);
 	if (st.missed)
-		fail_msg("no run started within %d s:\n%s", STOP_LIMIT_S, progress(e));
+		fail_msg("no run started within %d s:\n%s", PROGRESS_LIMIT_S, progress(e));
 	return out;
 }
 
@@ -411,8 +424,7 @@ static void test_device__host_facts_stored_at_start_and_changes_at_resume(void *
  * clock (a busy machine may start a run seconds late): unplugged once the
  * progress says `unplug_at` (a run has started), plugged in again once it
  * says `plug_at` (the harness waits for AC).  Each wait gives up after
- * FLIP_LIMIT_S, plugs in so the campaign can end, and says which it missed. */
-#define FLIP_LIMIT_S 300
+ * PROGRESS_LIMIT_S, plugs in so the campaign can end, and says which it missed. */
 struct flip {
 	struct test_night *e;
 	const char *unplug_at;
@@ -420,28 +432,14 @@ struct flip {
 	const char *missed; /* the text never seen, or NULL */
 };
 
-/* Waits until the progress file holds text; false after FLIP_LIMIT_S. */
-static bool progress_shows(struct test_night *e, const char *text)
-{
-	static char buf[1 << 16]; /* this thread's own: the test reads after the join */
-	for (int i = 0; i < FLIP_LIMIT_S * 50; i++) {
-		fflush(e->progress);
-		if (strstr(test_file_text(e->progress_path, buf, sizeof buf), text))
-			return true;
-		struct timespec ts = { 0, 20 * 1000000 };
-		nanosleep(&ts, NULL);
-	}
-	return false;
-}
-
 static void *flip_ac(void *arg)
 {
 	struct flip *f = arg;
-	if (!progress_shows(f->e, f->unplug_at))
+	if (!progress_shows(f->e, f->unplug_at, 0, NULL))
 		f->missed = f->unplug_at;
 	else {
 		fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", "0\n");
-		if (!progress_shows(f->e, f->plug_at))
+		if (!progress_shows(f->e, f->plug_at, 0, NULL))
 			f->missed = f->plug_at;
 	}
 	fake_write(&f->e->f, "sys/class/power_supply/ACAD/online", "1\n");
