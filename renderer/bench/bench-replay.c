@@ -228,13 +228,6 @@ static int stat_ticks(unsigned long long *all, unsigned long long *steal)
 	return 0;
 }
 
-static double cpu_us(clockid_t clock)
-{
-	struct timespec t;
-	clock_gettime(clock, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
 /* The GPU's interrupts by CPU, from /proc/interrupts: the lines whose
  * handler is a GPU driver's (nvidia, amdgpu, radeon, nouveau, i915, xe),
  * summed per CPU column into irq[0..IRQ_CPUS).  The number of CPU columns,
@@ -331,19 +324,19 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	bool ticks = stat_ticks(&all0, &steal0) == 0;
 	getrusage(RUSAGE_THREAD, &u0);
 	getcpu(&pp->cpu0, &pp->node0);
-	double proc0 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
+	double proc0 = bench_clock_us(CLOCK_PROCESS_CPUTIME_ID);
 	rxvk_counters_get(rx, &p0);
 	for (int k = 0; k < 9; k++) {
-		double c0 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+		double c0 = bench_clock_us(CLOCK_THREAD_CPUTIME_ID);
 		double t0 = bench_now_us();
 		rxvk_submit(rx, ops, n, NULL);
 		per_part[k] = (bench_now_us() - t0) / (double)n;
-		thread_cpu[k] = (cpu_us(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)n;
+		thread_cpu[k] = (bench_clock_us(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)n;
 		rxvk_finish(rx);
 		e2e[k] = (bench_now_us() - t0) / (double)n;
 	}
 	rxvk_counters_get(rx, &p1);
-	pp->proc_cpu_us = (cpu_us(CLOCK_PROCESS_CPUTIME_ID) - proc0) / (9.0 * (double)n);
+	pp->proc_cpu_us = (bench_clock_us(CLOCK_PROCESS_CPUTIME_ID) - proc0) / (9.0 * (double)n);
 	getcpu(&pp->cpu1, &pp->node1);
 	getrusage(RUSAGE_THREAD, &u1);
 	pp->nivcsw = u1.ru_nivcsw - u0.ru_nivcsw;
