@@ -134,6 +134,11 @@ mutant chunk-taken-before-reset $rc rxvk-reuse \
 mutant no-ready-chunk-none-made $rc rxvk-reuse \
 	'\t\t*cur = c;\n\t\tif (!c) {' '\t\t*cur = c;\n\t\tif (0) {'
 
+mutant poll-slack-not-put-back $rb rxvk-readback \
+	'\tif (slack > 0)\n\t\tprctl(PR_SET_TIMERSLACK' '\tif (0)\n\t\tprctl(PR_SET_TIMERSLACK'
+mutant poll-slack-not-shortened $rb rxvk-readback \
+	'\t\t\t\tprctl(PR_SET_TIMERSLACK, MARKER_SLACK_NS, 0, 0, 0);' '\t\t\t\t(void)0;'
+
 # parts recorded and submitted on threads (RX_VK_PARALLEL >= 2)
 mutant thread-part-left-for-next-handover $rc rxvk-readback \
 	'\t\tjob->state = rc < 0 ? rc : JOB_RECORDED;\n\t\tsubmit_ready_locked(rx, r);\n' \

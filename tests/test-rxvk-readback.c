@@ -8,6 +8,8 @@
 #include "rxvk-gate.h"
 
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MB (1ull << 20)
@@ -137,6 +139,92 @@ static void test_early__released_at_writer_part_before_submission_end(void **sta
 	rxvk_counters_get(rx, &c1);
 	assert_int_equal(c1.parts_split_early - c0.parts_split_early, 1);
 	assert_int_equal(c1.reads_early - c0.reads_early, 1);
+	rxt_destroy_gated(rx);
+	(void)state;
+}
+
+/* A reader that reads A once the submission's first part is submitted,
+ * its thread's timer slack set to SLACK_MINE first; it keeps the slack it
+ * finds after the read. */
+#define SLACK_MINE 37000
+struct slack_reader {
+	struct rxvk *rx;
+	uint64_t parts0;
+	pid_t tid;
+	struct rxvk_wait w;
+	int rc, slack_after;
+	bool done;
+};
+
+static void *slack_reader_main(void *arg)
+{
+	struct slack_reader *r = arg;
+	assert_int_equal(prctl(PR_SET_TIMERSLACK, SLACK_MINE, 0, 0, 0), 0);
+	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	struct rxvk_counters c;
+	do {
+		usleep(100);
+		rxvk_counters_get(r->rx, &c);
+	} while (c.parts == r->parts0);
+	r->rc = rxvk_invalidate(r->rx, A, 8, &r->w);
+	r->slack_after = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A thread's timer slack as /proc/TID/timerslack_ns says, -1 when it
+ * cannot be read (another thread's needs CAP_SYS_NICE). */
+static long slack_of(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/timerslack_ns", (int)tid);
+	FILE *f = fopen(path, "r");
+	long v = -1;
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void test_early__poll_sleeps_with_a_short_timer_slack_then_puts_it_back(void **state)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	struct rxvk_counters c0;
+	rxvk_counters_get(rx, &c0);
+	/* the writer behind a gate only this test opens, once the read sleeps
+	 * in its poll: the read cannot be released before, however busy the
+	 * machine, so it must pass its spin and sleep */
+	size_t n = filler(ops, 20);
+	rxt_gate_hold(rx, (uint32_t)n);
+	ops[n++] = rxt_spin(A, 10, 2);
+	n += quick_work(ops + n, 20);
+	struct slack_reader r = { .rx = rx, .parts0 = c0.parts, .rc = -1 };
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, slack_reader_main, &r), 0);
+	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
+	/* bounded by the gate's watcher (RXT_GATE_BOUND_S), which opens it if
+	 * the read never sleeps: then the read returns and the loop ends */
+	struct rxvk_counters c;
+	do {
+		usleep(1000);
+		rxvk_counters_get(rx, &c);
+	} while (c.reads_poll_sleeps == c0.reads_poll_sleeps && !__atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
+	long during = slack_of(__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE));
+	rxt_gate_open(rx); /* checked once the reader is back: no thread left in the read */
+	pthread_join(t, NULL);
+	assert_true(c.reads_poll_sleeps > c0.reads_poll_sleeps);
+	if (during >= 0)
+		assert_int_equal(during, 1000); /* MARKER_SLACK_NS, while it polls */
+	else
+		print_message("the reader's slack while it polls not read: /proc/TID/timerslack_ns of "
+		              "another thread needs CAP_SYS_NICE\n");
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.w.what, RXVK_WAIT_PART);
+	assert_int_equal(word(rx, A), 2);
+	assert_int_equal(r.slack_after, SLACK_MINE); /* put back as it was */
 	rxt_destroy_gated(rx);
 	(void)state;
 }
@@ -858,6 +946,7 @@ int main(int argc, char **argv)
 	close(fd);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_early__released_at_writer_part_before_submission_end),
+		cmocka_unit_test(test_early__poll_sleeps_with_a_short_timer_slack_then_puts_it_back),
 		cmocka_unit_test(test_early__writers_in_a_row_end_one_part),
 		cmocka_unit_test(test_early__widened_range_over_unseen_page_falls_back_then_later_part),
 		cmocka_unit_test(test_early__two_ranges_in_one_page_cannot_hide_a_later_part),

@@ -318,6 +318,7 @@ struct rxvk_counters {
 	uint64_t validation_messages; /* Khronos layer messages (warnings and errors) */
 	uint64_t frame_log_rows;      /* RX_FRAME_LOG: rows written */
 	uint64_t frame_log_ns;        /* RX_FRAME_LOG: presenter time formatting and writing them */
+	uint64_t reads_poll_sleeps;   /* sleeps of reads polling for a part or marker, past their spin */
 };
 
 void rxvk_counters_get(struct rxvk *rx, struct rxvk_counters *out);

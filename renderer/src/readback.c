@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #define EARLY_RANGES RXVK_EARLY_RANGES /* ranges the early policy tracks at most */
@@ -284,37 +285,53 @@ static int marker_seen(struct rxvk *rx, uint64_t seq)
 
 #define MARKER_SPIN_NS 20000ull        /* spin this long before sleeping */
 #define MARKER_SLEEP_NS 20000ull       /* then poll every this long */
+#define MARKER_SLACK_NS 1000ul         /* the timer slack of those sleeps */
 
 /* Waits until marker `seq` is seen (none when 0) or, the fallback, the
  * timeline reaches part_value (the writer's part): spins briefly, then
  * sleep-polls.  Sets *by_marker when the marker released it first.  0 or a
- * negative errno. */
+ * negative errno.
+ *
+ * A sleep of a thread that is not real-time ends up to its timer slack
+ * late (prctl(2), PR_SET_TIMERSLACK: 50 µs unless set), so a 20 µs sleep
+ * took up to 70 µs and a release could come that late after its value:
+ * the waiting thread's slack is 1 µs while it sleep-polls, and put back
+ * as it was before it returns (docs/performance.md, "the poll's timer
+ * slack"). */
 static int marker_wait(struct rxvk *rx, uint64_t seq, uint64_t part_value, bool *by_marker)
 {
 	uint64_t t0 = rxvk_now_ns();
+	int slack = -1; /* the thread's own, once changed */
+	int rc = 0;
 	*by_marker = false;
 	for (;;) {
 		if (rxvk_timeline_done(rx) >= part_value)
-			return 0;
+			break;
 		uint64_t lost = __atomic_load_n(&rx->unsignalled, __ATOMIC_ACQUIRE);
 		if (lost && part_value >= lost) {
 			rxvk_set_error("timeline value %llu will not come: part %llu failed and could not "
 			               "be signalled",
 			               (unsigned long long)part_value, (unsigned long long)lost);
-			return -EIO;
+			rc = -EIO;
+			break;
 		}
 		int seen = seq ? marker_seen(rx, seq) : 0;
-		if (seen < 0)
-			return seen;
-		if (seen) {
-			*by_marker = true;
-			return 0;
+		if (seen != 0) {
+			*by_marker = seen > 0;
+			rc = seen < 0 ? seen : 0;
+			break;
 		}
 		if (rxvk_now_ns() - t0 > MARKER_SPIN_NS) {
+			if (slack < 0 && (slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) >= 0)
+				prctl(PR_SET_TIMERSLACK, MARKER_SLACK_NS, 0, 0, 0);
+			CNT_ADD(rx, reads_poll_sleeps, 1);
 			struct timespec ts = { 0, (long)MARKER_SLEEP_NS };
 			nanosleep(&ts, NULL);
 		}
 	}
+	if (slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+	return rc;
 }
 
 static int markers_init(struct rxvk *rx)

@@ -80,12 +80,12 @@ static void log_totals(struct rxvk *rx)
 	rxvk_log(rx,
 	         "replay: %.3f ms of CPU a submission, %.2f parts a submission; a part %.2f us to "
 	         "record, %.2f us to submit, %.2f us to publish; %llu markers, %llu reads released by "
-	         "one",
+	         "one; %llu sleeps of reads polling past their spin",
 	         c.submissions ? (double)c.replay_ns / 1e6 / (double)c.submissions : 0.0,
 	         c.submissions ? (double)c.parts / (double)c.submissions : 0.0,
 	         (double)c.part_record_ns / 1e3 / parts, (double)c.part_submit_ns / 1e3 / parts,
 	         (double)c.part_publish_ns / 1e3 / parts, (unsigned long long)c.markers,
-	         (unsigned long long)c.reads_marker);
+	         (unsigned long long)c.reads_marker, (unsigned long long)c.reads_poll_sleeps);
 }
 
 void rxvk_destroy(struct rxvk *rx)
