@@ -139,6 +139,12 @@ mutant poll-slack-not-put-back $rb rxvk-readback \
 mutant poll-slack-not-shortened $rb rxvk-readback \
 	'\t\t\t\tprctl(PR_SET_TIMERSLACK, MARKER_SLACK_NS, 0, 0, 0);' '\t\t\t\t(void)0;'
 
+mutant frame-log-empty-call-delays-rows renderer/src/present.c rxvk-frame-log \
+	'\tif (!l->f || !l->len || (!force && now_ns - l->written_ns < ROWLOG_FLUSH_NS))\n\t\treturn false;' \
+	'\tif (!l->f || (!force && now_ns - l->written_ns < ROWLOG_FLUSH_NS))\n\t\treturn false;\n\tif (!l->len) {\n\t\tl->written_ns = now_ns;\n\t\treturn false;\n\t}'
+mutant frame-log-rows-kept-past-due renderer/src/present.c rxvk-frame-log \
+	'now_ns - l->written_ns < ROWLOG_FLUSH_NS))' 'now_ns - l->written_ns < 2 * ROWLOG_FLUSH_NS))'
+
 # parts recorded and submitted on threads (RX_VK_PARALLEL >= 2)
 mutant thread-part-left-for-next-handover $rc rxvk-readback \
 	'\t\tjob->state = rc < 0 ? rc : JOB_RECORDED;\n\t\tsubmit_ready_locked(rx, r);\n' \

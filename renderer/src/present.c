@@ -3,8 +3,9 @@
  * (CLOCK_MONOTONIC), appends the frame-log row, runs the flash detector,
  * hands the frame (with its pixels, when asked) to the game's callback and,
  * with a window attached, has window.c show it.
- * The render thread never blocks on the frame log: rows are buffered and
- * written by this thread at least once a second. */
+ * The render thread never blocks on the frame log: rows are kept and
+ * written by this thread, at once after a second with nothing written,
+ * else within about a second (struct rowlog, present.h). */
 #include "private.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLUSH_NS 1000000000ull
 #define FLASH_JUMP 48 /* mean luma (0..255) jump against both neighbours */
 
 static int slot_make(struct rxvk *rx, struct present_slot *s, uint64_t size_B)
@@ -114,36 +114,40 @@ void rxvk_present_push(struct rxvk *rx, const struct present_item *item)
 	pthread_mutex_unlock(&p->lock);
 }
 
-static void rows_append(struct presenter *p, const char *row, size_t len)
+void rxvk_rowlog_add(struct rowlog *l, const char *row, size_t n)
 {
-	if (p->rows_len + len > p->rows_cap) {
-		size_t cap = p->rows_cap ? p->rows_cap * 2 : 65536;
-		while (cap < p->rows_len + len)
+	if (l->len + n > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 65536;
+		while (cap < l->len + n)
 			cap *= 2;
-		char *r = realloc(p->rows, cap);
+		char *r = realloc(l->rows, cap);
 		if (!r)
 			return;
-		p->rows = r;
-		p->rows_cap = cap;
+		l->rows = r;
+		l->cap = cap;
 	}
-	memcpy(p->rows + p->rows_len, row, len);
-	p->rows_len += len;
+	memcpy(l->rows + l->len, row, n);
+	l->len += n;
 }
 
-/* Writes the rows kept since the last flush; its time counts as the frame
- * log's (counter frame_log_ns). */
-static void rows_flush(struct rxvk *rx)
+bool rxvk_rowlog_due(struct rowlog *l, uint64_t now_ns, bool force)
 {
-	struct presenter *p = &rx->present;
+	if (!l->f || !l->len || (!force && now_ns - l->written_ns < ROWLOG_FLUSH_NS))
+		return false;
+	fwrite(l->rows, 1, l->len, l->f);
+	fflush(l->f);
+	l->len = 0;
+	l->written_ns = now_ns;
+	return true;
+}
+
+/* The frame log's rows written when due (rxvk_rowlog_due); the time it
+ * took counts as the frame log's (counter frame_log_ns). */
+static void rows_flush(struct rxvk *rx, bool force)
+{
 	uint64_t t0 = rxvk_now_ns();
-	if (p->frame_log && p->rows_len) {
-		fwrite(p->rows, 1, p->rows_len, p->frame_log);
-		fflush(p->frame_log);
-	}
-	p->rows_len = 0;
-	p->last_flush_ns = rxvk_now_ns();
-	if (p->frame_log)
-		CNT_ADD(rx, frame_log_ns, p->last_flush_ns - t0);
+	if (rxvk_rowlog_due(&rx->present.log, t0, force))
+		CNT_ADD(rx, frame_log_ns, rxvk_now_ns() - t0);
 }
 
 static uint64_t mean_luma(const uint8_t *px, uint32_t w, uint32_t h, enum rxvk_format f)
@@ -183,17 +187,16 @@ static void present_one(struct rxvk *rx, struct present_item *it)
 		p->prev_real_ns = now;
 	}
 	p->prev_any_ns = now;
-	if (p->frame_log) {
+	if (p->log.f) {
 		char row[256];
 		int n = snprintf(row, sizeof row, "%" PRIu64 ",%" PRIu64 ",%s,%.3f,%" PRIu64 ",%.3f,%.3f\n",
 		                 it->frame, now, it->shown ? "shown" : "real", frame_ms, it->draws,
 		                 (double)it->rb_wait_ns / 1e6, (double)it->memsync_ns / 1e6);
 		if (n > 0)
-			rows_append(p, row, (size_t)n);
+			rxvk_rowlog_add(&p->log, row, (size_t)n);
 		CNT_ADD(rx, frame_log_rows, 1);
 		CNT_ADD(rx, frame_log_ns, rxvk_now_ns() - now);
-		if (now - p->last_flush_ns >= FLUSH_NS)
-			rows_flush(rx);
+		rows_flush(rx, false);
 	}
 	const uint8_t *pixels = NULL;
 	if (it->slot >= 0)
@@ -232,9 +235,9 @@ static void *presenter_main(void *arg)
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_sec += 1;
 			pthread_cond_timedwait(&p->cond, &p->lock, &ts);
-			if (p->head == p->tail && p->rows_len) {
+			if (p->head == p->tail && p->log.len) {
 				pthread_mutex_unlock(&p->lock);
-				rows_flush(rx);
+				rows_flush(rx, true); /* a second idle: whatever is kept */
 				pthread_mutex_lock(&p->lock);
 			}
 		}
@@ -255,8 +258,7 @@ static void *presenter_main(void *arg)
 				rxvk_vk_check(rx, r, "vkWaitSemaphores", __FILE__, __LINE__);
 				break;
 			}
-			if (rxvk_now_ns() - p->last_flush_ns >= FLUSH_NS)
-				rows_flush(rx);
+			rows_flush(rx, false);
 		}
 		present_one(rx, &it);
 		pthread_mutex_lock(&p->lock);
@@ -264,7 +266,7 @@ static void *presenter_main(void *arg)
 		pthread_cond_broadcast(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
-	rows_flush(rx);
+	rows_flush(rx, true);
 	return NULL;
 }
 
@@ -279,16 +281,16 @@ int rxvk_present_init(struct rxvk *rx)
 		return -ENOMEM;
 	const char *path = rx->set.cfg.frame_log_path;
 	if (path) {
-		p->frame_log = fopen(path, "w");
-		if (!p->frame_log) {
+		p->log.f = fopen(path, "w");
+		if (!p->log.f) {
 			rxvk_set_error("cannot open frame log '%s': %s", path, strerror(errno));
 			rxvk_log(rx, "error: %s", rxvk_last_error());
 			return -errno;
 		}
-		fputs("frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n", p->frame_log);
-		fflush(p->frame_log);
+		fputs("frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n", p->log.f);
+		fflush(p->log.f);
 	}
-	p->last_flush_ns = rxvk_now_ns();
+	p->log.written_ns = rxvk_now_ns();
 	if (pthread_create(&p->thread, NULL, presenter_main, rx) != 0)
 		return -EAGAIN;
 	p->running = true;
@@ -305,7 +307,7 @@ void rxvk_present_finish(struct rxvk *rx)
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->thread, NULL);
 		p->running = false;
-		if (p->frame_log) {
+		if (p->log.f) {
 			uint64_t rows = __atomic_load_n(&rx->counters.frame_log_rows, __ATOMIC_RELAXED);
 			uint64_t ns = __atomic_load_n(&rx->counters.frame_log_ns, __ATOMIC_RELAXED);
 			rxvk_log(rx, "frame log: %llu rows, %.2f us a row formatting and writing",
@@ -315,13 +317,13 @@ void rxvk_present_finish(struct rxvk *rx)
 	if (rx->device)
 		for (unsigned i = 0; i < PRESENT_SLOTS; i++)
 			slot_free(rx, &p->slots[i]);
-	if (p->frame_log)
-		fclose(p->frame_log);
-	p->frame_log = NULL;
+	if (p->log.f)
+		fclose(p->log.f);
+	p->log.f = NULL;
 	free(p->queue);
-	free(p->rows);
+	free(p->log.rows);
 	p->queue = NULL;
-	p->rows = NULL;
+	p->log.rows = NULL;
 }
 
 void rxvk_set_present_callback(struct rxvk *rx, rxvk_present_fn fn, void *user, bool want_pixels)

@@ -35,6 +35,29 @@ struct present_item {
 	enum rxvk_format format;
 };
 
+/* The frame log's rows between writes (present.c).  A row reaches the file
+ * at once when the file was last written ROWLOG_FLUSH_NS or more before it; else
+ * it is kept until a call finds that so (the presenter calls at every
+ * frame, every 250 ms while it waits for one and after a second idle).
+ * Only a write moves written_ns: a row that comes after a second with
+ * nothing written (a stalled GPU, a starved game) is written at once, so
+ * a reader that saw the file unchanged for over a second knows that no
+ * frame came in the last second of that time.  The clock is the caller's
+ * (CLOCK_MONOTONIC in the renderer, a test's own in tests). */
+#define ROWLOG_FLUSH_NS 1000000000ull
+struct rowlog {
+	FILE *f;
+	char *rows;                  /* rows not yet written */
+	size_t len, cap;
+	uint64_t written_ns;         /* the last write, or the log's start */
+};
+
+/* Keeps a row of n bytes (dropped when out of memory). */
+void rxvk_rowlog_add(struct rowlog *l, const char *row, size_t n);
+/* Writes the kept rows if any and the last write was ROWLOG_FLUSH_NS or
+ * more before now (or `force`); true when it wrote. */
+bool rxvk_rowlog_due(struct rowlog *l, uint64_t now_ns, bool force);
+
 struct presenter {
 	pthread_t thread;
 	bool running;
@@ -45,10 +68,7 @@ struct presenter {
 	size_t head, tail, cap;      /* ring of present_items */
 	struct present_slot slots[PRESENT_SLOTS];
 	unsigned next_slot;
-	FILE *frame_log;
-	char *rows;                  /* frame log rows not yet written */
-	size_t rows_len, rows_cap;
-	uint64_t last_flush_ns;
+	struct rowlog log;           /* the frame log (RX_FRAME_LOG); log.f NULL: none */
 	uint64_t prev_real_ns, prev_any_ns;
 	rxvk_present_fn fn;
 	void *user;
