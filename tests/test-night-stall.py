@@ -52,6 +52,13 @@ expect("covers, no frames", night.stall_shown([], COVERS, (0.5, 4.0)), False)
 expect("crashed", night.stall_shown([], "crashed: killed by signal 11", (0.5, 4.0)), False)
 expect("disk full", night.stall_shown([], "disk full: 0 KiB left", (0.5, 4.0)), False)
 
+# verdict_s: when a hung run was judged, so a fault that landed later is
+# held to the stall rule
+expect("verdict of a hang", (night.verdict_s(HUNG), HUNG), 3.3)
+expect("verdict of a crash", (night.verdict_s("crashed: killed by signal 11 at 0.2 s into the route"), "crashed"), None)
+expect("verdict without a time", (night.verdict_s("hung: no new frame for 2 s"), "no time"), None)
+expect("verdict, no first frame", (night.verdict_s("hung: no first frame within 60 s of the start"), "no first frame"), None)
+
 # frame_times: the renderer's frame log, a torn row left out
 with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
     f.write("frame,present_ns,kind,frame_ms,draws,rb_wait_ms,memsync_ms\n")

@@ -240,6 +240,25 @@ static void test_run_game__slow_crash_past_the_route_end_is_a_crash(void **state
 	run_game_result_finish(&r);
 }
 
+/* A crash after the route's last event but before its end (its duration):
+ * the route asks for a shot last, at 0.2 s of 30, and the stand-in aborts
+ * 1 s after it is asked.  The route player has ended (its last event
+ * played) long before the game dies on its own; the run is the crash, not
+ * a normal end whose log then lacks the window. */
+static void test_run_game__crash_after_the_last_event_before_the_end_is_a_crash(void **state)
+{
+	struct env *e = *state;
+	const char *args[] = { "--crash-after-shot", "1", NULL };
+	struct run_game_result r;
+	play_route(e, args, "last.route",
+	           "route last\nduration 30s\nwindow 0.1s 30s\n0.2s shot last\n", &r);
+	if (r.end != RUN_END_CRASHED || !strstr(r.reason, "crashed: killed by signal 6") ||
+	    !strstr(r.reason, " into the route, before its end (30 s)") || r.exit_status != 134)
+		fail_msg("end %d, exit status %d, route played to its last event %d, reason: %s",
+		         (int)r.end, r.exit_status, (int)r.route_done, r.reason);
+	run_game_result_finish(&r);
+}
+
 /* its main thread gone (the leader a zombie), another thread aborts later */
 static void test_run_game__slow_crash_is_a_crash_not_a_hang(void **state)
 {
@@ -470,6 +489,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__plays_the_route_and_stops_the_game, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__hung_game_is_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__crash_keeps_status_and_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__crash_after_the_last_event_before_the_end_is_a_crash,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_is_a_crash_not_a_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__pending_crash_signal_is_a_crash_not_a_hang, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_past_the_route_end_is_a_crash, setup, teardown),

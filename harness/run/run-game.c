@@ -596,7 +596,12 @@ static enum step step_reap(struct game *g, int64_t now)
 		return STEP_END; /* we stopped it */
 	if (r->t0_ns)
 		take_notices(g);
-	if (r->route_done)
+	/* the route's end is its duration, not its last event: a game gone
+	 * between the two has not played it to its end; and a game killed by
+	 * a signal nobody here sent has crashed, whenever that was */
+	int64_t end_ns = r->t0_ns + route_duration_ms(s->route) * 1000000;
+	bool after_end = r->route_done && now >= end_ns;
+	if (after_end && !WIFSIGNALED(g->wstatus))
 		return STEP_END; /* it ended on its own after the route: a normal end */
 	char how[96];
 	describe_exit(how, sizeof how, g->wstatus);
@@ -605,8 +610,8 @@ static enum step step_reap(struct game *g, int64_t now)
 	else if (!r->t0_ns)
 		set_reason(r, RUN_END_CRASHED, "crashed: %s before the route started", how);
 	else
-		set_reason(r, RUN_END_CRASHED, "crashed: %s at %.1f s into the route, before its end (%.0f s)",
-		           how, (double)(now - r->t0_ns) / 1e9,
+		set_reason(r, RUN_END_CRASHED, "crashed: %s at %.1f s into the route, %s its end (%.0f s)",
+		           how, (double)(now - r->t0_ns) / 1e9, after_end ? "after" : "before",
 		           (double)route_duration_ms(s->route) / 1e3);
 	return STEP_END;
 }

@@ -15,6 +15,9 @@
  *   --crash-pending D  with --crash-after: SIGSEGV raised while blocked,
  *                      left pending D seconds (no frames), then unblocked:
  *                      a crash signal sent but not yet taken
+ *   --crash-after-shot S  abort() S seconds after the first shot asked for
+ *                      (a crash at a point of the route: after its last
+ *                      event, when the route asks for a shot last)
  *   --exit-after S     exit(--exit-code) after S seconds
  *   --exit-code N      (default 0)
  *   --ignore-term      ignore SIGTERM (the harness must SIGKILL it)
@@ -400,7 +403,7 @@ static void crash_pending_for(double s)
 /* The options, and their table: each sets one field of struct options. */
 struct options {
 	double fps, hang_after, crash_after, exit_after, fill_after;
-	double crash_slowly, crash_pending, shot_delay;
+	double crash_slowly, crash_pending, shot_delay, crash_after_shot;
 	int exit_code;
 	bool ignore_term, grandchild, no_frames, png, mango_no_csv;
 	const char *mangohud;  /* "0.6" (version 6) or any other (7); NULL: none */
@@ -419,6 +422,7 @@ static const struct {
 	{ "--crash-after", OPT_NUMBER, offsetof(struct options, crash_after) },
 	{ "--crash-slowly", OPT_NUMBER, offsetof(struct options, crash_slowly) },
 	{ "--crash-pending", OPT_NUMBER, offsetof(struct options, crash_pending) },
+	{ "--crash-after-shot", OPT_NUMBER, offsetof(struct options, crash_after_shot) },
 	{ "--shot-delay", OPT_NUMBER, offsetof(struct options, shot_delay) },
 	{ "--exit-after", OPT_NUMBER, offsetof(struct options, exit_after) },
 	{ "--exit-code", OPT_INT, offsetof(struct options, exit_code) },
@@ -465,7 +469,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { .fps = 60, .hang_after = -1, .crash_after = -1, .exit_after = -1,
-		             .fill_after = -1, .crash_slowly = -1, .crash_pending = -1 };
+		             .fill_after = -1, .crash_slowly = -1, .crash_pending = -1,
+		             .crash_after_shot = -1 };
 	if (parse_options(argc, argv, &o) < 0)
 		return 2;
 	struct mango mango = { .no_csv = o.mango_no_csv };
@@ -513,6 +518,7 @@ int main(int argc, char **argv)
 	} pending[16]; /* shots asked for, taken when due (--shot-delay) */
 	size_t n_pending = 0;
 	size_t ctl_len = 0;
+	int64_t crash_at_ns = 0; /* --crash-after-shot: when */
 
 	struct frame_clock fc;
 	frame_clock_init(&fc, o.fps);
@@ -520,7 +526,7 @@ int main(int argc, char **argv)
 	while (!stop) {
 		int64_t t = now_ns();
 		double up_s = (double)(t - start) / 1e9;
-		if (o.crash_after >= 0 && up_s >= o.crash_after) {
+		if ((o.crash_after >= 0 && up_s >= o.crash_after) || (crash_at_ns && t >= crash_at_ns)) {
 			fprintf(stderr, "game-double: crashing on purpose\n");
 			if (o.crash_slowly > 0)
 				crash_slowly_in(o.crash_slowly);
@@ -553,6 +559,8 @@ int main(int argc, char **argv)
 				if (strncmp(ctl_buf, "shot ", 5) == 0 && n_pending < 16) {
 					snprintf(pending[n_pending].name, sizeof pending[n_pending].name, "%.127s", ctl_buf + 5);
 					pending[n_pending++].due_ns = t + (int64_t)(o.shot_delay * 1e9);
+					if (o.crash_after_shot >= 0 && !crash_at_ns)
+						crash_at_ns = t + (int64_t)(o.crash_after_shot * 1e9);
 				}
 				size_t used = (size_t)(nl - ctl_buf) + 1;
 				memmove(ctl_buf, nl + 1, ctl_len - used);

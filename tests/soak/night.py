@@ -32,7 +32,8 @@ with one that leaves it done) is void only for a stall of the game that
 its own frame log shows (hung: no frame in the last second before the
 verdict; log covers: the log's frames span what the reason says) while
 the machine was busy (the kernel's CPU pressure: some task waited for a
-CPU at least half the route); the summary reached the forge exactly once; no button left held: a
+CPU at least half the route) -- a fault that landed after the harness
+had judged its run hung is held to that rule too; the summary reached the forge exactly once; no button left held: a
 receiver of the night's own, connected to every run's pad socket beside the
 game, ends each pad with every button up and every axis centred; no game,
 harness or pad socket is left; PRAGMA integrity_check is ok.  Exit 0 when every check
@@ -292,8 +293,9 @@ def log(msg):
     print(time.strftime("%H:%M:%S"), msg, flush=True)
 
 
-FLUSH_S = 1.0      # the renderer writes its frame log at least once a second
-                   # (renderer/src/present.c, FLUSH_NS)
+FLUSH_S = 1.0      # a frame a second or more after the frame log's last
+                   # write is written at once (renderer/src/present.h,
+                   # ROWLOG_FLUSH_NS)
 
 
 def frame_times(path, t0_ns):
@@ -321,16 +323,15 @@ def stall_shown(times, why, window):
     "hung: no new frame for W s, at X s into the route": the harness saw
     the log grow last more than W s before X; a frame the game presented
     later than FLUSH_S after that would have been written at once (the
-    renderer writes its log at least once a second), so the log holds no
-    frame in the last FLUSH_S before X.  X is printed to 0.1 s: the span
+    renderer writes a frame FLUSH_S after its last write at once), so the
+    log holds no frame in the last FLUSH_S before X.  X is printed to 0.1 s: the span
     checked is (X - FLUSH_S + 0.05, X - 0.05).
     "log covers A-B s of W0-W1 s (P %, under 90 %)": the log's first and
     last frames in the window are A and B (to 0.05 s), and they cover
     under 90 % of it."""
     if why.startswith("hung: no new frame for "):
-        try:
-            x = float(why.split(", at ")[1].split(" s into")[0])
-        except (IndexError, ValueError):
+        x = verdict_s(why)
+        if x is None:
             return False, "no time in the reason"
         lo, hi = x - FLUSH_S + 0.05, x - 0.05
         inside = [t for t in times if lo < t < hi]
@@ -356,6 +357,18 @@ def stall_shown(times, why, window):
         gaps = [y - x for x, y in zip([w0] + inw, inw + [w1])]
         return True, "frames %.2f-%.2f s, the longest gap %.2f s" % (first, last, max(gaps))
     return False, "not a reason a busy machine gives"
+
+
+def verdict_s(why):
+    """When the harness judged a run, in s into the route, from a void
+    reason that says so ("hung: no new frame for W s, at X s into the
+    route"); None for one that does not."""
+    if not why.startswith("hung: no new frame for ") or ", at " not in why:
+        return None
+    try:
+        return float(why.split(", at ")[1].split(" s into")[0])
+    except ValueError:
+        return None
 
 
 class Pressure(threading.Thread):
@@ -730,7 +743,7 @@ class Night:
         # route has then (nearly) ended, and the run is done, or void for
         # what its log shows (cut short by the fault) -- never anything else.
         room_s = {"crash": ROUTE_S, "hang": ROUTE_S - WATCHDOG_S - 0.5, "disk": float("inf")}
-        wrong, late = [], []
+        wrong, late, after = [], [], []
         for rid, pos, st, why, run_dir, w0, w1 in runs:
             f = self.faults.get(pos)
             why = why or ""
@@ -738,7 +751,18 @@ class Night:
                 t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?",
                                    rid)).get("route_t0_ns")
                 at = (self.landed[pos] - t0) / 1e9 if t0 and pos in self.landed else None
-                if at is not None and at >= room_s[f]:
+                judged = verdict_s(why)
+                if at is not None and judged is not None and at > judged:
+                    # the harness had judged the run (hung at X s) before
+                    # the fault landed: what the fault asks for cannot
+                    # show, and the run is judged as one without a fault
+                    after.append((pos, f, round(at, 2), why[:60]))
+                    shown, what = self.stall(rid, run_dir, (w0, w1), why)
+                    if shown:
+                        self.stalled[pos] = (f, why, what)
+                    else:
+                        wrong.append((pos, f, st, why, what))
+                elif at is not None and at >= room_s[f]:
                     late.append((pos, f, round(at, 2), st, why[:40]))
                     if st == "void" and not (why.startswith(want[f]) or
                                              why.startswith("log covers ")):
@@ -761,6 +785,8 @@ class Night:
               "reason, evidence): %s" % (len(self.stalled), self.stalled), flush=True)
         print("     %d crashes or hangs landed too late in the route to give their reason "
               "(position, fault, s into the route, outcome): %s" % (len(late), late), flush=True)
+        print("     %d faults landed after the harness had judged their run (position, fault, "
+              "s into the route, verdict): %s" % (len(after), after), flush=True)
         # the pad receiver disappearing: the run goes on, the game says the
         # pad is gone (every button released) and connects again
         bad = []
