@@ -79,6 +79,27 @@ static void learn(struct rxvk *rx, uint64_t addr, uint64_t size)
 	assert_int_equal(rxvk_finish(rx), 0);
 }
 
+/* Until rx has submitted a part past parts0. */
+static void wait_for_a_part(struct rxvk *rx, uint64_t parts0)
+{
+	struct rxvk_counters c;
+	do {
+		usleep(100);
+		rxvk_counters_get(rx, &c);
+	} while (c.parts == parts0);
+}
+
+/* A renderer with the early switch that has learnt A (one range), and its
+ * counters then. */
+static struct rxvk *learnt_rx(struct rxvk_counters *c0)
+{
+	struct rxvk *rx = early_rx(0);
+	learn(rx, A, 8);
+	rxvk_counters_get(rx, c0);
+	assert_int_equal(c0->early_ranges, 1);
+	return rx;
+}
+
 /* A reader that reads A as soon as the submission's first part is
  * submitted, while the render thread goes on recording the rest. */
 struct early_reader {
@@ -92,11 +113,7 @@ struct early_reader {
 static void *early_reader_main(void *arg)
 {
 	struct early_reader *r = arg;
-	struct rxvk_counters c;
-	do {
-		usleep(100);
-		rxvk_counters_get(r->rx, &c);
-	} while (c.parts == r->parts0);
+	wait_for_a_part(r->rx, r->parts0);
 	r->rc = rxvk_invalidate(r->rx, A, 8, &r->w);
 	r->done_at_release = rxvk_timeline_done(r->rx);
 	rxt_gate_open(r->rx); /* the rest of the submission may run now */
@@ -105,11 +122,8 @@ static void *early_reader_main(void *arg)
 
 static void test_early__released_at_writer_part_before_submission_end(void **state)
 {
-	struct rxvk *rx = early_rx(0);
-	learn(rx, A, 8);
 	struct rxvk_counters c0;
-	rxvk_counters_get(rx, &c0);
-	assert_int_equal(c0.early_ranges, 1);
+	struct rxvk *rx = learnt_rx(&c0);
 	/* the writer 20 ops into its part, behind a gate the read opens as it
 	 * starts to wait (so it waits, for that part); the part after it
 	 * holds at a gate the reader opens once it was released, so the rest
@@ -161,11 +175,7 @@ static void *slack_reader_main(void *arg)
 	struct slack_reader *r = arg;
 	assert_int_equal(prctl(PR_SET_TIMERSLACK, SLACK_MINE, 0, 0, 0), 0);
 	__atomic_store_n(&r->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	struct rxvk_counters c;
-	do {
-		usleep(100);
-		rxvk_counters_get(r->rx, &c);
-	} while (c.parts == r->parts0);
+	wait_for_a_part(r->rx, r->parts0);
 	r->rc = rxvk_invalidate(r->rx, A, 8, &r->w);
 	r->slack_after = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
@@ -189,10 +199,8 @@ static long slack_of(pid_t tid)
 
 static void test_early__poll_sleeps_with_a_short_timer_slack_then_puts_it_back(void **state)
 {
-	struct rxvk *rx = early_rx(0);
-	learn(rx, A, 8);
 	struct rxvk_counters c0;
-	rxvk_counters_get(rx, &c0);
+	struct rxvk *rx = learnt_rx(&c0);
 	/* the writer behind a gate only this test opens, once the read sleeps
 	 * in its poll: the read cannot be released before, however busy the
 	 * machine, so it must pass its spin and sleep */
