@@ -45,6 +45,10 @@
  * GPU's interrupts went while it ran.  Run vkprobe off the same CPUs
  * (taskset) for its floor.
  *
+ * --irq-table FILE: prints, for a copy of /proc/interrupts (or the file
+ * itself), the GPU's interrupts by CPU as --off-irq-cpus reads them, and
+ * exits: where a machine's GPU interrupts go, without a GPU to run on.
+ *
  * --parts N: measures one more part with N one-op parts against one N-op
  * part (2 to 1500; 1500 by default).  vkprobe's bare part is 1000 parts:
  * with --parts 1000 both keep as many parts queued on the GPU.
@@ -62,6 +66,7 @@
 /* getcpu and RUSAGE_THREAD: _GNU_SOURCE, which the build defines */
 #include "rxvk.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -72,6 +77,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 
@@ -228,51 +234,86 @@ static int stat_ticks(unsigned long long *all, unsigned long long *steal)
 	return 0;
 }
 
-/* The GPU's interrupts by CPU, from /proc/interrupts: the lines whose
- * handler is a GPU driver's (nvidia, amdgpu, radeon, nouveau, i915, xe),
- * summed per CPU column into irq[0..IRQ_CPUS).  The number of CPU columns,
- * or -1 where the file cannot be read.  In a virtual machine a part's
+/* The GPU's interrupts by CPU, from a file laid out as /proc/interrupts
+ * (kernel/irq/proc.c, show_interrupts(): a header of "CPU<n>" for each
+ * online CPU, then a line an interrupt, "<irq>: " and a count a column,
+ * the chip's fields, and the handlers' names, the first after two spaces
+ * and each other after ", "): the lines with a GPU driver's handler
+ * (nvidia, amdgpu, radeon, nouveau, i915, xe), summed into irq[CPU], the
+ * column's CPU number from the header (a CPU offline has no column).
+ * Returns one more than the highest CPU number (irq's width), or -1 where
+ * the file cannot be read or has no header.  In a virtual machine a part's
  * completion interrupt costs its CPU tens of µs, so a thread that submits
  * from that CPU goes at the GPU's pace (docs/performance.md, "The slow
  * level is the CPU that takes the GPU's interrupts"). */
 enum { IRQ_CPUS = 256 };
 
-static int gpu_irqs(unsigned long long *irq)
+static int gpu_irqs(const char *path, unsigned long long *irq)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
+	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;
 	static char line[8192];
-	int ncpu = 0;
+	int col_cpu[IRQ_CPUS], cols = 0, width = -1;
 	if (fgets(line, sizeof line, f))
-		for (char *p = line; (p = strstr(p, "CPU")); p += 3)
-			ncpu++;
-	if (ncpu > IRQ_CPUS)
-		ncpu = IRQ_CPUS;
+		for (char *p = line; cols < IRQ_CPUS && (p = strstr(p, "CPU")); p += 3) {
+			char *end;
+			long c = strtol(p + 3, &end, 10);
+			if (end == p + 3 || c < 0 || c >= IRQ_CPUS)
+				continue;
+			col_cpu[cols++] = (int)c;
+			if (c + 1 > width)
+				width = (int)c + 1;
+		}
 	memset(irq, 0, IRQ_CPUS * sizeof *irq);
 	static const char *const drivers[] = { "nvidia", "amdgpu", "radeon", "nouveau", "i915", "xe" };
-	while (fgets(line, sizeof line, f)) {
+	while (width > 0 && fgets(line, sizeof line, f)) {
 		bool gpu = false;
 		for (size_t d = 0; d < sizeof drivers / sizeof drivers[0] && !gpu; d++) {
-			const char *at = strstr(line, drivers[d]);
 			size_t len = strlen(drivers[d]);
-			gpu = at && at > line && at[-1] == ' ' && (at[len] == '\n' || at[len] == ' ' || at[len] == 0);
+			for (const char *at = line; !gpu && (at = strstr(at, drivers[d])); at += len)
+				gpu = at > line && at[-1] == ' ' &&
+				      (at[len] == '\n' || at[len] == ',' || at[len] == ' ' || at[len] == 0);
 		}
 		char *p = strchr(line, ':');
 		if (!gpu || !p)
 			continue;
 		p++;
-		for (int c = 0; c < ncpu; c++) {
+		for (int k = 0; k < cols; k++) {
 			char *end;
 			unsigned long long v = strtoull(p, &end, 10);
 			if (end == p)
 				break;
-			irq[c] += v;
+			irq[col_cpu[k]] += v;
 			p = end;
 		}
 	}
 	fclose(f);
-	return ncpu;
+	return width;
+}
+
+/* --irq-table FILE: the GPU's interrupts by CPU in FILE (a copy of
+ * /proc/interrupts, or /proc/interrupts itself), as gpu_irqs() reads
+ * them: a row a CPU that took any.  0, or 2 when FILE cannot be read. */
+static int irq_table_main(const char *path)
+{
+	static unsigned long long irq[IRQ_CPUS];
+	int width = gpu_irqs(path, irq);
+	if (width < 0) {
+		fprintf(stderr, "rxvk-bench-replay: --irq-table %s: %s\n", path,
+		        access(path, R_OK) == 0 ? "no header of CPU columns" : strerror(errno));
+		return 2;
+	}
+	printf("| CPU | the GPU's interrupts |\n|---|---|\n");
+	int rows = 0;
+	for (int c = 0; c < width; c++)
+		if (irq[c]) {
+			printf("| %d | %llu |\n", c, irq[c]);
+			rows++;
+		}
+	if (!rows)
+		printf("| none | 0 |\n");
+	return 0;
 }
 
 /* "CPU 14: 297884 of 297900" for the CPU that took most of the GPU's
@@ -320,7 +361,7 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	struct rusage u0, u1;
 	unsigned long long all0 = 0, steal0 = 0, all1 = 0, steal1 = 0;
 	static unsigned long long irq0[IRQ_CPUS], irq1[IRQ_CPUS];
-	int ncpu = gpu_irqs(irq0);
+	int ncpu = gpu_irqs("/proc/interrupts", irq0);
 	bool ticks = stat_ticks(&all0, &steal0) == 0;
 	getrusage(RUSAGE_THREAD, &u0);
 	getcpu(&pp->cpu0, &pp->node0);
@@ -344,7 +385,7 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	                    ? (double)(steal1 - steal0) / (double)(all1 - all0)
 	                    : NAN;
 	pp->thread_cpu_us = bench_median(thread_cpu, 9);
-	if (ncpu > 0 && gpu_irqs(irq1) != ncpu)
+	if (ncpu > 0 && gpu_irqs("/proc/interrupts", irq1) != ncpu)
 		ncpu = -1;
 	irq_where(irq0, irq1, ncpu, pp->irq, sizeof pp->irq);
 	rxvk_destroy(rx);
@@ -375,13 +416,13 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 static void off_irq_cpus(struct rxvk_op *ops, char *said, size_t size)
 {
 	static unsigned long long before[IRQ_CPUS], after[IRQ_CPUS];
-	int ncpu = gpu_irqs(before);
+	int ncpu = gpu_irqs("/proc/interrupts", before);
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1 });
 	size_t n = frame_ops(ops, rx);
 	rxvk_submit(rx, ops, n, NULL);
 	rxvk_finish(rx);
 	rxvk_destroy(rx);
-	if (ncpu <= 0 || gpu_irqs(after) != ncpu) {
+	if (ncpu <= 0 || gpu_irqs("/proc/interrupts", after) != ncpu) {
 		snprintf(said, size, "nothing: /proc/interrupts cannot be read");
 		return;
 	}
@@ -785,6 +826,8 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "--irq-table") == 0)
+		return irq_table_main(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "--ranges") == 0)
 		return ranges_main(argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 20000,
 		                   argc > 3 ? atoi(argv[3]) : 15);
@@ -811,7 +854,8 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "rxvk-bench-replay: unknown option %s\n"
 			                "usage: rxvk-bench-replay [--floor FILE [--check]] [--parts N] [--off-irq-cpus] [spin-iterations]\n"
-			                "       rxvk-bench-replay --ranges [spin-iterations] [rounds]\n", argv[a0]);
+			                "       rxvk-bench-replay --ranges [spin-iterations] [rounds]\n"
+			                "       rxvk-bench-replay --irq-table FILE\n", argv[a0]);
 			return 2;
 		}
 	}
