@@ -131,9 +131,21 @@ static void test_run_e2e__forest_two_arms_two_rounds(void **state)
 		struct db_shot *shots;
 		size_t ns;
 		assert_int_equal(db_shots_read(db, runs[i].id, &shots, &ns), 0);
-		if (ns != 3) /* walk, pan, end */
-			fail_msg("run %zu (%c) stored %zu shots, not 3 (walk, pan, end)", i + 1,
-			         runs[i].arm_letter, ns);
+		if (ns != 3) { /* walk, pan, end: what the harness said of them, and the stored */
+			char *said = test_read_text(out), got[256] = "", lines[4096] = "", p[PATH_MAX];
+			for (size_t k = 0; k < ns; k++)
+				snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", k ? ", " : "",
+				         shots[k].name);
+			/* the game's own lines on shots and its stop */
+			snprintf(p, sizeof p, "%s/renderer.log", runs[i].run_dir ? runs[i].run_dir : ".");
+			char *glog = test_read_text(p);
+			for (char *l = glog ? strtok(glog, "\n") : NULL; l; l = strtok(NULL, "\n"))
+				if (strstr(l, "shot") || strstr(l, "SIGTERM") || strstr(l, "stopped"))
+					snprintf(lines + strlen(lines), sizeof lines - strlen(lines), "%s\n", l);
+			fail_msg("run %zu (%c) stored %zu shots (%s), not 3 (walk, pan, end); the game "
+			         "said:\n%srxdeck said:\n%s", i + 1, runs[i].arm_letter, ns, got, lines,
+			         said ? said : "(nothing)");
+		}
 		free(shots);
 		double rb, fps;
 		assert_int_equal(db_metric_get(db, runs[i].id, "rb_wait_ms", &rb), 0);
