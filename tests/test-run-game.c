@@ -319,23 +319,51 @@ static void test_run_game__late_shot_in_the_log_is_waited_for(void **state)
 	run_game_result_finish(&r);
 }
 
-/* A game that answers no shot (one that does not take them) is stopped
- * at the route's end as before, without waiting. */
+/* A game that answers no shot (one that does not take them) although the
+ * first was asked for a stop timeout before the route's end is stopped at
+ * the end, without waiting: a 12 s route asks at 0.2 s and 11.5 s, the
+ * stop timeout is 10 s, and the stand-in would take each shot a minute
+ * late.  Waiting would have stopped it at 22 s. */
 static void test_run_game__game_without_shots_is_not_waited_for(void **state)
 {
 	struct env *e = *state;
 	const char *args[] = { "--png", "--shot-delay", "60", NULL };
 	struct run_game_result r;
-	play_on(e, args, 10, false, NULL, 10, &r);
+	play_route_stop(e, args, "noshots.route",
+	                "route noshots\nduration 12s\nwindow 0.5s 12s\n0.2s shot one\n11.5s shot two\n", 10,
+	                &r);
 	assert_int_equal(r.end, RUN_END_OK);
 	assert_int_equal(r.shots_asked, 2);
 	char p[PATH_MAX];
 	struct stat st;
 	assert_int_not_equal(stat(tdir_file(&e->t, "run/shots/one.png", p, sizeof p), &st), 0);
-	/* not the 10 s stop timeout on top of the 3 s route */
-	if (r.end_ns - r.t0_ns >= 10000000000LL)
+	/* stopped at the route's end, not the stop timeout after it */
+	if (r.end_ns - r.t0_ns >= 20000000000LL)
 		fail_msg("stopped %.1f s after the route's start: it waited for shots never taken",
 		         (double)(r.end_ns - r.t0_ns) / 1e9);
+	run_game_result_finish(&r);
+}
+
+/* A game so slow that it answers even its first shot only after the
+ * route's end (a loaded machine under ASan) is waited for: a 3 s route
+ * asks at 0.2 s and 2.5 s, the stand-in takes each 4 s late, the stop
+ * timeout is 10 s; both shots are there. */
+static void test_run_game__slow_first_shot_after_the_end_is_waited_for(void **state)
+{
+	struct env *e = *state;
+	const char *args[] = { "--png", "--shot-delay", "4", NULL };
+	struct run_game_result r;
+	play_route_stop(e, args, "slow.route",
+	                "route slow\nduration 3s\nwindow 0.5s 3s\n0.2s shot one\n2.5s shot two\n", 10, &r);
+	assert_int_equal(r.end, RUN_END_OK);
+	assert_int_equal(r.shots_asked, 2);
+	char p[PATH_MAX];
+	struct stat st;
+	const char *names[] = { "run/shots/one.png", "run/shots/two.png" };
+	for (int i = 0; i < 2; i++)
+		if (stat(tdir_file(&e->t, names[i], p, sizeof p), &st) != 0)
+			fail_msg("%s is not there: the game was stopped before it took it (stopped %.1f s "
+			         "after the route's start)", names[i], (double)(r.end_ns - r.t0_ns) / 1e9);
 	run_game_result_finish(&r);
 }
 
@@ -496,6 +524,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_game__slow_crash_past_the_route_end_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__late_shot_is_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__late_shot_in_the_log_is_waited_for, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_game__slow_first_shot_after_the_end_is_waited_for,
+		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__game_without_shots_is_not_waited_for, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__early_exit_is_a_crash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_game__no_first_frame, setup, teardown),

@@ -308,6 +308,7 @@ struct game {
 	int64_t next_sample_ns, next_tick_ns, limit_ns;
 	int64_t ending_since_ns;   /* when the watchdog first found the game ending; 0: never */
 	bool shots_all_answered;   /* at the route's end: no shot asked for is still to come */
+	int64_t first_shot_ns;     /* when the first shot was asked for; 0: none yet */
 	bool *shot_seen;           /* at the route's end: shot_names[i] answered (shots_asked of them) */
 	off_t shot_scan_B[2];      /* renderer.log and stderr.log read up to here for shot lines */
 };
@@ -363,6 +364,8 @@ static void ask_shot(struct game *g, const char *name)
 	if (!(names[r->shots_asked] = strdup(name)))
 		return;
 	r->shots_asked++;
+	if (!g->first_shot_ns)
+		g->first_shot_ns = util_now_ns();
 	char line[ROUTE_MAX_NAME + 24];
 	int n = snprintf(line, sizeof line, "shot %s\n", name);
 	if (n > 0 && (size_t)n < sizeof line && write(g->control_fd, line, (size_t)n) != n) {
@@ -762,11 +765,15 @@ out:
 /* At the route's end: are the shots asked for all answered, so that the
  * game can be stopped?  Yes when none were asked, when the harness reads
  * the window itself (window_shots: taken as asked), when the game answered
- * none of them (it does not take shots: nothing to wait for), or after the
- * stop timeout.  Else the game, busy, is still to take one asked for near
- * the end (the route's last shot on a loaded machine): it keeps running
- * until it has.  Called every tick while that lasts: a shot found answered
- * stays so, and each call reads only the lines the game's logs gained. */
+ * none of them although the first was asked for a stop timeout ago or more
+ * (it does not take shots: nothing to wait for), or after the stop
+ * timeout.  Else the game, busy, is still to take one (the route's last
+ * shot on a loaded machine; or every one, a game so slow that its first
+ * answer comes after the route's end: at 0.5 fps under ASan the smoke
+ * route's first shot, asked at 3 s, was answered at 7.3 s): it keeps
+ * running until it has.  Called every tick while that lasts: a shot found
+ * answered stays so, and each call reads only the lines the game's logs
+ * gained. */
 static bool shots_answered(struct game *g, int64_t now)
 {
 	const struct run_game_result *r = g->r;
@@ -785,7 +792,9 @@ static bool shots_answered(struct game *g, int64_t now)
 	}
 	free(texts[0]);
 	free(texts[1]);
-	g->shots_all_answered = answered == r->shots_asked || answered == 0;
+	bool none_taken = answered == 0 &&
+	                  now - g->first_shot_ns >= (int64_t)(g->spec->stop_timeout_s * 1e9);
+	g->shots_all_answered = answered == r->shots_asked || none_taken;
 	return g->shots_all_answered;
 }
 
