@@ -47,6 +47,14 @@ expect("covers, frames end at 3.3 s", night.stall_shown(steady(0, 3.3), COVERS, 
 expect("covers, frames to the end", night.stall_shown(steady(0, 4.2), COVERS, (0.5, 4.0)), False)
 expect("covers, other span", night.stall_shown(steady(0, 2.6), COVERS, (0.5, 4.0)), False)
 expect("covers, no frames", night.stall_shown([], COVERS, (0.5, 4.0)), False)
+# the harness's coverage starts at the window's start when a frame came
+# before it, however late the first frame inside (ci-46's night, run 29:
+# "log covers 0.5-2.8 s", the first frame in the window at 0.60 s)
+SPARSE = "log covers 0.5\u20132.8 s of 0.5\u20134.0 s (66 %, under 90 %)"
+expect("covers, a frame before the window, the next at 0.6 s",
+       night.stall_shown([0.3, 0.6] + steady(1.0, 2.8, 0.1), SPARSE, (0.5, 4.0)), True)
+expect("covers, the first frame at 0.6 s", night.stall_shown([0.6] + steady(1.0, 2.8, 0.1), SPARSE,
+                                                             (0.5, 4.0)), False)
 
 # any other reason is never a stall
 expect("crashed", night.stall_shown([], "crashed: killed by signal 11", (0.5, 4.0)), False)

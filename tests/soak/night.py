@@ -327,8 +327,9 @@ def stall_shown(times, why, window):
     log holds no frame in the last FLUSH_S before X.  X is printed to 0.1 s: the span
     checked is (X - FLUSH_S + 0.05, X - 0.05).
     "log covers A-B s of W0-W1 s (P %, under 90 %)": the log's first and
-    last frames in the window are A and B (to 0.05 s), and they cover
-    under 90 % of it."""
+    last frames, each held to the window (as the harness's coverage does,
+    stats-run.c: a frame before the window's start covers from it), are A
+    and B (to 0.05 s), and they cover under 90 % of it."""
     if why.startswith("hung: no new frame for "):
         x = verdict_s(why)
         if x is None:
@@ -350,7 +351,7 @@ def stall_shown(times, why, window):
             return False, "no span in the reason"
         if not inw:
             return False, "no frame in the window"
-        first, last = max(inw[0], w0), min(inw[-1], w1)
+        first, last = max(times[0], w0), min(times[-1], w1)
         cov = (last - first) / (w1 - w0)
         if abs(first - a) > 0.05 or abs(last - b) > 0.05 or cov >= 0.9:
             return False, "the log's frames span %.2f-%.2f s (%.0f %%)" % (first, last, cov * 100)
