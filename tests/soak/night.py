@@ -748,6 +748,11 @@ class Night:
         for rid, pos, st, why, run_dir, w0, w1 in runs:
             f = self.faults.get(pos)
             why = why or ""
+            # no fault, or one that must leave the run done (a torn row, a
+            # shot that cannot be written, the pad gone): only a stall of
+            # the game on a machine too busy to run it, shown by its own
+            # frame log (stall_shown), may void it
+            as_stall = st == "void"
             if f in want and (pos, f) in self.done_faults:
                 t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?",
                                    rid)).get("route_t0_ns")
@@ -758,23 +763,18 @@ class Night:
                     # the fault landed: what the fault asks for cannot
                     # show, and the run is judged as one without a fault
                     after.append((pos, f, round(at, 2), why[:60]))
-                    shown, what = self.stall(rid, run_dir, (w0, w1), why)
-                    if shown:
-                        self.stalled[pos] = (f, why, what)
-                    else:
-                        wrong.append((pos, f, st, why, what))
                 elif at is not None and at >= room_s[f]:
+                    as_stall = False
                     late.append((pos, f, round(at, 2), st, why[:40]))
                     if st == "void" and not (why.startswith(want[f]) or
                                              why.startswith("log covers ")):
                         wrong.append((pos, f, st, why))
-                elif st != "void" or not why.startswith(want[f]):
-                    wrong.append((pos, f, st, why, at, self.refused(run_dir, int(t0)) if t0 else ""))
-            elif st == "void":
-                # no fault, or one that must leave the run done (a torn
-                # row, a shot that cannot be written, the pad gone): only
-                # a stall of the game on a machine too busy to run it,
-                # shown by its own frame log (stall_shown), may void it
+                else:
+                    as_stall = False
+                    if st != "void" or not why.startswith(want[f]):
+                        wrong.append((pos, f, st, why, at,
+                                      self.refused(run_dir, int(t0)) if t0 else ""))
+            if as_stall:
                 shown, what = self.stall(rid, run_dir, (w0, w1), why)
                 if shown:
                     self.stalled[pos] = (f, why, what)
