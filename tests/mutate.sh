@@ -145,6 +145,19 @@ mutant frame-log-empty-call-delays-rows renderer/src/present.c rxvk-frame-log \
 mutant frame-log-rows-kept-past-due renderer/src/present.c rxvk-frame-log \
 	'now_ns - l->written_ns < ROWLOG_FLUSH_NS))' 'now_ns - l->written_ns < 2 * ROWLOG_FLUSH_NS))'
 
+# RX_VK_OFF_IRQ_CPUS (renderer/src/irq.c)
+iq=renderer/src/irq.c
+mutant irq-quarter-read-as-half $iq rxvk-irq '4 * d >= all' '2 * d >= all'
+mutant irq-too-few-decide $iq rxvk-irq 'if (!all || all < min_all) {' 'if (!all) {'
+mutant irq-threads-stay-where-first-put $iq rxvk-irq \
+	'\tif (CPU_EQUAL(&keep, &w->keep))\n\t\treturn;' '\tif (!CPU_EQUAL(&w->keep, &w->allowed))\n\t\treturn;'
+mutant irq-recording-threads-not-moved $rc rxvk-irq \
+	'\t\tif (r->threads[i].started) {\n\t\t\tif ((rc = pthread_setaffinity_np' \
+	'\t\tif (0) {\n\t\t\tif ((rc = pthread_setaffinity_np'
+mutant irq-game-thread-moved $rc rxvk-irq '\treturn moved;\n}' '\tsched_setaffinity(0, sizeof *set, set);\n\treturn moved;\n}'
+mutant irq-switch-on-by-default renderer/src/settings.c rxvk-irq \
+	'OFF(off_irq_cpus), RXVK_SWITCH_OFF' 'OFF(off_irq_cpus), RXVK_SWITCH_ON'
+
 # parts recorded and submitted on threads (RX_VK_PARALLEL >= 2)
 mutant thread-part-left-for-next-handover $rc rxvk-readback \
 	'\t\tjob->state = rc < 0 ? rc : JOB_RECORDED;\n\t\tsubmit_ready_locked(rx, r);\n' \

@@ -64,6 +64,7 @@
  * op in ten writes) and one where every op writes.  The renderers take
  * their rounds interleaved; min / median / max µs an op. */
 /* getcpu and RUSAGE_THREAD: _GNU_SOURCE, which the build defines */
+#include "irq.h"
 #include "rxvk.h"
 
 #include <errno.h>
@@ -212,6 +213,10 @@ struct part_path {
 	long nivcsw;
 	unsigned cpu0, cpu1, node0, node1;
 	char irq[64]; /* where the GPU's interrupts went in the 9 rounds */
+	/* RX_VK_OFF_IRQ_CPUS=1's path: its recording threads' CPUs were set
+	 * (irq_cpu_moves) after warm_s of rounds, before the 9 measured */
+	uint64_t irq_moves;
+	double warm_s;
 };
 
 /* The machine's CPU time from /proc/stat's "cpu" line: *all (every field
@@ -234,71 +239,14 @@ static int stat_ticks(unsigned long long *all, unsigned long long *steal)
 	return 0;
 }
 
-/* The GPU's interrupts by CPU, from a file laid out as /proc/interrupts
- * (kernel/irq/proc.c, show_interrupts(): a header of "CPU<n>" for each
- * online CPU, then a line an interrupt, "<irq>: " and a count a column,
- * the chip's fields, and the handlers' names, the first after two spaces
- * and each other after ", "): the lines with a GPU driver's handler
- * (nvidia, amdgpu, radeon, nouveau, i915, xe), summed into irq[CPU], the
- * column's CPU number from the header (a CPU offline has no column).
- * Returns one more than the highest CPU number (irq's width), or -1 where
- * the file cannot be read or has no header.  In a virtual machine a part's
- * completion interrupt costs its CPU tens of µs, so a thread that submits
- * from that CPU goes at the GPU's pace (docs/performance.md, "The slow
- * level is the CPU that takes the GPU's interrupts"). */
-enum { IRQ_CPUS = 256 };
-
-static int gpu_irqs(const char *path, unsigned long long *irq)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	static char line[8192];
-	int col_cpu[IRQ_CPUS], cols = 0, width = -1;
-	if (fgets(line, sizeof line, f))
-		for (char *p = line; cols < IRQ_CPUS && (p = strstr(p, "CPU")); p += 3) {
-			char *end;
-			long c = strtol(p + 3, &end, 10);
-			if (end == p + 3 || c < 0 || c >= IRQ_CPUS)
-				continue;
-			col_cpu[cols++] = (int)c;
-			if (c + 1 > width)
-				width = (int)c + 1;
-		}
-	memset(irq, 0, IRQ_CPUS * sizeof *irq);
-	static const char *const drivers[] = { "nvidia", "amdgpu", "radeon", "nouveau", "i915", "xe" };
-	while (width > 0 && fgets(line, sizeof line, f)) {
-		bool gpu = false;
-		for (size_t d = 0; d < sizeof drivers / sizeof drivers[0] && !gpu; d++) {
-			size_t len = strlen(drivers[d]);
-			for (const char *at = line; !gpu && (at = strstr(at, drivers[d])); at += len)
-				gpu = at > line && at[-1] == ' ' &&
-				      (at[len] == '\n' || at[len] == ',' || at[len] == ' ' || at[len] == 0);
-		}
-		char *p = strchr(line, ':');
-		if (!gpu || !p)
-			continue;
-		p++;
-		for (int k = 0; k < cols; k++) {
-			char *end;
-			unsigned long long v = strtoull(p, &end, 10);
-			if (end == p)
-				break;
-			irq[col_cpu[k]] += v;
-			p = end;
-		}
-	}
-	fclose(f);
-	return width;
-}
-
 /* --irq-table FILE: the GPU's interrupts by CPU in FILE (a copy of
- * /proc/interrupts, or /proc/interrupts itself), as gpu_irqs() reads
- * them: a row a CPU that took any.  0, or 2 when FILE cannot be read. */
+ * /proc/interrupts, or /proc/interrupts itself), as rxvk_gpu_irqs()
+ * (renderer/src/irq.c, the reader of RX_VK_OFF_IRQ_CPUS too) reads them: a
+ * row a CPU that took any.  0, or 2 when FILE cannot be read. */
 static int irq_table_main(const char *path)
 {
-	static unsigned long long irq[IRQ_CPUS];
-	int width = gpu_irqs(path, irq);
+	static unsigned long long irq[RXVK_IRQ_CPUS];
+	int width = rxvk_gpu_irqs(path, irq);
 	if (width < 0) {
 		fprintf(stderr, "rxvk-bench-replay: --irq-table %s: %s\n", path,
 		        access(path, R_OK) == 0 ? "no header of CPU columns" : strerror(errno));
@@ -344,24 +292,38 @@ struct part_cost {
 	uint32_t parallel;                     /* the default path's RX_VK_PARALLEL */
 	struct part_path par;                  /* the default path */
 	struct part_path inl;                  /* every part recorded on the render thread (RX_VK_PARALLEL=1) */
+	struct part_path off;                  /* the default path with RX_VK_OFF_IRQ_CPUS=1 */
 	size_t parts;                          /* one-op parts a round (--parts) */
 };
 
 /* n one-op parts, 9 times: the median µs a part (op_us not taken off) and
- * the per-step counters' means into *pp. */
-static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct part_path *pp)
+ * the per-step counters' means into *pp.  With off_irq, the renderer has
+ * RX_VK_OFF_IRQ_CPUS=1 and first submits rounds until it has set its
+ * threads' CPUs, 2 s at most (it looks every 250 ms). */
+static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, bool off_irq, struct part_path *pp)
 {
-	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel });
+	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1, .parallel = *parallel,
+	                                             .off_irq_cpus = off_irq ? RXVK_SWITCH_ON : RXVK_SWITCH_DEFAULT });
 	struct rxvk_config eff;
 	rxvk_config_get(rx, &eff);
 	*parallel = eff.parallel;
 	frame_ops(ops, rx);
+	double w0 = bench_now_us();
+	while (off_irq && bench_now_us() - w0 < 2e6) {
+		struct rxvk_counters c;
+		rxvk_counters_get(rx, &c);
+		if ((pp->irq_moves = c.irq_cpu_moves))
+			break;
+		rxvk_submit(rx, ops, n, NULL);
+		rxvk_finish(rx);
+	}
+	pp->warm_s = (bench_now_us() - w0) / 1e6;
 	struct rxvk_counters p0, p1;
 	double per_part[9], e2e[9], thread_cpu[9];
 	struct rusage u0, u1;
 	unsigned long long all0 = 0, steal0 = 0, all1 = 0, steal1 = 0;
-	static unsigned long long irq0[IRQ_CPUS], irq1[IRQ_CPUS];
-	int ncpu = gpu_irqs("/proc/interrupts", irq0);
+	static unsigned long long irq0[RXVK_IRQ_CPUS], irq1[RXVK_IRQ_CPUS];
+	int ncpu = rxvk_gpu_irqs(RXVK_PROC_INTERRUPTS, irq0);
 	bool ticks = stat_ticks(&all0, &steal0) == 0;
 	getrusage(RUSAGE_THREAD, &u0);
 	getcpu(&pp->cpu0, &pp->node0);
@@ -385,7 +347,7 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
 	                    ? (double)(steal1 - steal0) / (double)(all1 - all0)
 	                    : NAN;
 	pp->thread_cpu_us = bench_median(thread_cpu, 9);
-	if (ncpu > 0 && gpu_irqs("/proc/interrupts", irq1) != ncpu)
+	if (ncpu > 0 && rxvk_gpu_irqs(RXVK_PROC_INTERRUPTS, irq1) != ncpu)
 		ncpu = -1;
 	irq_where(irq0, irq1, ncpu, pp->irq, sizeof pp->irq);
 	rxvk_destroy(rx);
@@ -415,40 +377,32 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, struct 
  * was done goes into said. */
 static void off_irq_cpus(struct rxvk_op *ops, char *said, size_t size)
 {
-	static unsigned long long before[IRQ_CPUS], after[IRQ_CPUS];
-	int ncpu = gpu_irqs("/proc/interrupts", before);
+	static unsigned long long before[RXVK_IRQ_CPUS], after[RXVK_IRQ_CPUS];
+	int ncpu = rxvk_gpu_irqs(RXVK_PROC_INTERRUPTS, before);
 	struct rxvk *rx = make((struct rxvk_config){ .part_ops = 1 });
 	size_t n = frame_ops(ops, rx);
 	rxvk_submit(rx, ops, n, NULL);
 	rxvk_finish(rx);
 	rxvk_destroy(rx);
-	if (ncpu <= 0 || gpu_irqs("/proc/interrupts", after) != ncpu) {
+	if (ncpu <= 0 || rxvk_gpu_irqs(RXVK_PROC_INTERRUPTS, after) != ncpu) {
 		snprintf(said, size, "nothing: /proc/interrupts cannot be read");
 		return;
 	}
-	unsigned long long all = 0;
-	for (int c = 0; c < ncpu; c++)
-		all += after[c] - before[c];
-	cpu_set_t set;
-	if (!all || sched_getaffinity(0, sizeof set, &set) < 0) {
-		snprintf(said, size, "nothing: %s", all ? "the CPUs of this thread cannot be read"
-		                                         : "no GPU interrupt was counted in a round");
+	cpu_set_t allowed, keep;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0) {
+		snprintf(said, size, "nothing: the CPUs of this thread cannot be read");
 		return;
 	}
-	size_t len = (size_t)snprintf(said, size, "CPU");
-	int out = 0;
-	for (int c = 0; c < ncpu; c++) {
-		unsigned long long d = after[c] - before[c];
-		if (d && 4 * d >= all && CPU_ISSET(c, &set) && CPU_COUNT(&set) > 1) {
-			CPU_CLR(c, &set);
-			out++;
-			if (len < size)
-				len += (size_t)snprintf(said + len, size - len, " %d (%llu of %llu GPU interrupts in a round)",
-				                        c, d, all);
-		}
-	}
-	if (!out || sched_setaffinity(0, sizeof set, &set) < 0)
-		snprintf(said, size, "nothing: %s", out ? "the CPUs could not be set" : "no CPU took a quarter");
+	char why[256];
+	int out = rxvk_irq_cpus_off(before, after, ncpu, 1, &allowed, &keep, why, sizeof why);
+	if (out < 0)
+		snprintf(said, size, "nothing: no GPU interrupt was counted in a round");
+	else if (!out)
+		snprintf(said, size, "nothing: %.180s", why);
+	else if (sched_setaffinity(0, sizeof keep, &keep) < 0)
+		snprintf(said, size, "nothing: the CPUs could not be set");
+	else
+		snprintf(said, size, "%.180s of the GPU's interrupts in a round", why);
 }
 
 static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, struct part_cost *pc)
@@ -469,11 +423,14 @@ static size_t replay_cost(struct rxvk_op *ops, struct rxvk_device_info *info, st
 	/* the default path (RX_VK_PARALLEL from the environment, else its default),
 	 * then every part recorded on the render thread */
 	pc->parallel = 0;
-	parts_run(ops, np, &pc->parallel, &pc->par);
+	parts_run(ops, np, &pc->parallel, false, &pc->par);
 	pc->par.us -= pc->op_us;
 	uint32_t one = 1;
-	parts_run(ops, np, &one, &pc->inl);
+	parts_run(ops, np, &one, false, &pc->inl);
 	pc->inl.us -= pc->op_us;
+	uint32_t same = pc->parallel;
+	parts_run(ops, np, &same, true, &pc->off);
+	pc->off.us -= pc->op_us;
 	return n;
 }
 
@@ -809,6 +766,7 @@ static int check_floors(struct floors *fl, const struct part_cost *pc, double wa
 	/* not checked: the path RX_VK_PARALLEL=1 takes, for comparison */
 	ratio_line("not checked: one more part on the render thread (RX_VK_PARALLEL=1) / bare part",
 	           pc->inl.us, part_floor, 1.5);
+	ratio_line("not checked: one more part with RX_VK_OFF_IRQ_CPUS=1 / bare part", pc->off.us, part_floor, 1.5);
 	over += ratio_line("early release (`1`), in place / wake-up", wake[0][1], wake_floor, 1.5);
 	over += ratio_line("early release (`1`), mirrored / wake-up", wake[1][1], wake_floor, 1.5);
 	over += ratio_line("marker release, in place / wake-up", wake[0][2], wake_floor, 1.0);
@@ -944,6 +902,12 @@ int main(int argc, char **argv)
 	         pc.parallel, getenv("RX_VK_PARALLEL") ? "" : " (its default here)");
 	print_path(first, ", on whichever thread", &pc.par);
 	print_path("one more part, recorded on the render thread (RX_VK_PARALLEL=1)", "", &pc.inl);
+	char third[160];
+	snprintf(third, sizeof third,
+	         "one more part, the default path with RX_VK_OFF_IRQ_CPUS=1 (its threads' CPUs set %llu times "
+	         "in %.2f s of rounds before)",
+	         (unsigned long long)pc.off.irq_moves, pc.off.warm_s);
+	print_path(third, ", on whichever thread", &pc.off);
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "

@@ -75,6 +75,8 @@ struct rxvk_config {
 	enum rxvk_switch flash;     /* RX_VK_FLASH, off */
 	enum rxvk_switch validation; /* RX_VK_VALIDATION: Khronos layer, messages counted */
 	enum rxvk_switch import_host; /* RX_VK_IMPORT_HOST: import the mmap (on where supported) */
+	enum rxvk_switch off_irq_cpus; /* RX_VK_OFF_IRQ_CPUS: the threads that record and submit
+	                                  parts kept off the CPUs taking the GPU's interrupts; off */
 	const char *log_path;       /* RX_LOG; NULL: stderr */
 	const char *frame_log_path; /* RX_FRAME_LOG; NULL: no frame log */
 	bool ignore_env;            /* true: neither environment nor rx_env.txt is read */
@@ -319,6 +321,7 @@ struct rxvk_counters {
 	uint64_t frame_log_rows;      /* RX_FRAME_LOG: rows written */
 	uint64_t frame_log_ns;        /* RX_FRAME_LOG: presenter time formatting and writing them */
 	uint64_t reads_poll_sleeps;   /* sleeps of reads polling for a part or marker, past their spin */
+	uint64_t irq_cpu_moves;       /* RX_VK_OFF_IRQ_CPUS: times the recording threads' CPUs were set */
 };
 
 void rxvk_counters_get(struct rxvk *rx, struct rxvk_counters *out);

@@ -106,6 +106,7 @@ struct rxvk {
 
 	/* record.c: command pools and the recording threads */
 	struct recorder *recorder;
+	struct irq_watch *irq_watch;    /* irq.c: RX_VK_OFF_IRQ_CPUS=1, else NULL */
 
 	/* Page tables, under `lock`.  Values are submission numbers and
 	 * timeline values; 0 means never. */
@@ -179,6 +180,10 @@ struct rxvk {
 		/* the recycler makes no chunk of command buffers ahead: every
 		 * chunk beyond the first ones is made on the recording path */
 		bool no_chunks_ahead;
+		/* RX_VK_OFF_IRQ_CPUS reads this file for /proc/interrupts, and
+		 * looks at every submission rather than every RXVK_IRQ_EVERY_NS */
+		const char *irq_table;
+		bool irq_every_submit;
 	} test;
 	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */

@@ -17,6 +17,7 @@
  * taken yet rather than wait for one to wake.  The lists are the same
  * either way, so are the results. */
 #include "private.h"
+#include "irq.h"
 #include "recorder.h"
 #include "replay.h"
 
@@ -581,7 +582,7 @@ int rxvk_recorder_init(struct rxvk *rx)
 		return -EAGAIN;
 	r->recycler_started = true;
 	if (n < 2)
-		return 0;
+		return rxvk_irq_watch_init(rx);
 	r->threads = calloc(n, sizeof *r->threads);
 	if (!r->threads)
 		return -ENOMEM;
@@ -595,7 +596,25 @@ int rxvk_recorder_init(struct rxvk *rx)
 		if (!r->threads[i].started)
 			return -EAGAIN;
 	rxvk_log(rx, "recording parts on %u threads", n);
-	return 0;
+	return rxvk_irq_watch_init(rx);
+}
+
+int rxvk_recorder_set_cpus(struct rxvk *rx, const cpu_set_t *set)
+{
+	struct recorder *r = rx->recorder;
+	int moved = 0, rc = 0;
+	if (r->recycler_started) {
+		if ((rc = pthread_setaffinity_np(r->recycler, sizeof *set, set)) != 0)
+			return -rc;
+		moved++;
+	}
+	for (unsigned i = 0; i < r->n_threads; i++)
+		if (r->threads[i].started) {
+			if ((rc = pthread_setaffinity_np(r->threads[i].thread, sizeof *set, set)) != 0)
+				return -rc;
+			moved++;
+		}
+	return moved;
 }
 
 void rxvk_recorder_finish(struct rxvk *rx)
@@ -603,6 +622,7 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	struct recorder *r = rx->recorder;
 	if (!r)
 		return;
+	rxvk_irq_watch_free(rx);
 	if (r->recycler_started) {
 		pthread_mutex_lock(&r->recycle_lock);
 		r->recycler_stop = true;

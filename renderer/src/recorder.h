@@ -6,6 +6,7 @@
 
 #include "pages.h"
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <volk.h>
@@ -81,6 +82,9 @@ int cl_play(struct rxvk *rx, const struct cmdlist *cl, VkCommandBuffer cmd);
 
 int rxvk_recorder_init(struct rxvk *rx);
 void rxvk_recorder_finish(struct rxvk *rx);
+/* The CPUs of the threads rxvk_recorder_init started (the recycler and the
+ * recording threads): how many were set, or -errno (irq.c). */
+int rxvk_recorder_set_cpus(struct rxvk *rx, const cpu_set_t *set);
 struct part_job *rxvk_recorder_job(struct rxvk *rx);
 int rxvk_recorder_put(struct rxvk *rx, struct part_job *job);
 int rxvk_recorder_drain(struct rxvk *rx);

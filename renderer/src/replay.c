@@ -6,6 +6,7 @@
  * policy is readback.c's; presentation is present.c's. */
 #include "private.h"
 #include "hold.h"
+#include "irq.h"
 #include "recorder.h"
 #include "replay.h"
 
@@ -1363,6 +1364,7 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	int rc = validate(rx, ops, n_ops);
 	if (rc < 0)
 		return rc;
+	rxvk_irq_watch_tick(rx);
 
 	/* at most SUB_RING submissions in flight: the oldest slot must be done */
 	uint64_t sub = rx->sub_count + 1;

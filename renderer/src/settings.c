@@ -39,6 +39,7 @@ static const struct setting table[] = {
 	{ "RX_VK_FLASH", K_SWITCH, OFF(flash), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_VK_VALIDATION", K_SWITCH, OFF(validation), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_VK_IMPORT_HOST", K_SWITCH, OFF(import_host), RXVK_SWITCH_ON, 0, 0 },
+	{ "RX_VK_OFF_IRQ_CPUS", K_SWITCH, OFF(off_irq_cpus), RXVK_SWITCH_OFF, 0, 0 },
 	{ "RX_LOG", K_STRING, OFF(log_path), 0, 0, 0 },
 	{ "RX_FRAME_LOG", K_STRING, OFF(frame_log_path), 0, 0, 0 },
 };
