@@ -254,22 +254,32 @@ static void test_irq__threads_follow_the_gpu_interrupts_and_nothing_else_moves(v
 	assert_false(stray);
 }
 
+/* A renderer (sw, parallel) looks once, then `add` interrupts come on the
+ * highest CPU and it looks again: how many threads are off that CPU now,
+ * every other thread still on all.  The renderer is left in *out. */
+static int threads_off_after(enum rxvk_switch sw, uint32_t parallel, unsigned long long add, struct rxvk **out)
+{
+	int hi = width - 1;
+	memset(counts, 0, sizeof counts);
+	table_write();
+	struct rxvk *rx = *out = irq_renderer(sw, parallel, table);
+	submit_checked(rx, 1);
+	counts[hi] += add;
+	table_write();
+	submit_checked(rx, 2);
+	bool stray = false;
+	int n = threads_off(hi, &stray);
+	assert_false(stray);
+	return n;
+}
+
 static void test_irq__render_thread_recording_moves_the_recycler_alone(void **state)
 {
 	(void)state;
 	if (CPU_COUNT(&allowed) < 2)
 		skip();
-	int hi = width - 1;
-	memset(counts, 0, sizeof counts);
-	table_write();
-	struct rxvk *rx = irq_renderer(RXVK_SWITCH_ON, 1, table);
-	submit_checked(rx, 1);
-	counts[hi] += 100;
-	table_write();
-	submit_checked(rx, 2);
-	bool stray = false;
-	assert_int_equal(threads_off(hi, &stray), 1);
-	assert_false(stray);
+	struct rxvk *rx;
+	assert_int_equal(threads_off_after(RXVK_SWITCH_ON, 1, 100, &rx), 1);
 	done(rx);
 }
 
@@ -278,27 +288,12 @@ static void test_irq__off_by_default_and_too_few_interrupts_move_nothing(void **
 	(void)state;
 	if (CPU_COUNT(&allowed) < 2)
 		skip();
-	int hi = width - 1;
-	memset(counts, 0, sizeof counts);
-	table_write();
-	struct rxvk *rx = irq_renderer(RXVK_SWITCH_DEFAULT, 2, table);
-	submit_checked(rx, 1);
-	counts[hi] += 600;
-	table_write();
-	submit_checked(rx, 2);
-	bool stray = false;
-	assert_int_equal(threads_off(hi, &stray), 0);
-	assert_false(stray);
+	struct rxvk *rx;
+	assert_int_equal(threads_off_after(RXVK_SWITCH_DEFAULT, 2, 600, &rx), 0);
 	assert_int_equal(moves(rx), 0);
 	done(rx);
 
-	rx = irq_renderer(RXVK_SWITCH_ON, 2, table);
-	submit_checked(rx, 1);
-	counts[hi] += RXVK_IRQ_MIN - 1;
-	table_write();
-	submit_checked(rx, 2);
-	assert_int_equal(threads_off(hi, &stray), 0);
-	assert_false(stray);
+	assert_int_equal(threads_off_after(RXVK_SWITCH_ON, 2, RXVK_IRQ_MIN - 1, &rx), 0);
 	assert_int_equal(moves(rx), 0);
 	assert_non_null(strstr(rxt_read_log(log_path), "RX_VK_OFF_IRQ_CPUS: 31 GPU interrupts counted, fewer than 32"));
 	done(rx);
