@@ -41,13 +41,6 @@
 #define WARMUP     5
 #define MAX_ROUNDS 64
 
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static struct rxvk_op target(uint64_t addr, uint32_t w, uint32_t h)
 {
 	return (struct rxvk_op){.kind = RXVK_OP_SET_TARGET,
@@ -176,12 +169,12 @@ static int run(const struct workload *wl, bool hold, int frames, struct result *
 		rc = rxvk_finish(rx);
 	struct rxvk_counters c0, c1;
 	rxvk_counters_get(rx, &c0);
-	double t0 = now_s();
+	double t0 = bench_now_us() / 1e6;
 	for (int i = 0; i < frames && rc == 0; i++)
 		rc = rxvk_submit(rx, ops, n, NULL);
 	if (rc == 0)
 		rc = rxvk_finish(rx);
-	double t1 = now_s();
+	double t1 = bench_now_us() / 1e6;
 	rxvk_counters_get(rx, &c1);
 	if (rc < 0) {
 		fprintf(stderr, "rxvk-bench-hold: %s\n", rxvk_last_error());
