@@ -659,14 +659,19 @@ class Night:
         self.io_pressure.join()
         self.elapsed = time.time() - t0
 
+    @staticmethod
+    def route_share(p, t0):
+        """A Pressure's share over the route that started at t0 (ns), or
+        None where the kernel has no PSI (or it was not sampled then)."""
+        return p.share(t0, t0 + int(ROUTE_S * 1e9)) if p.available else None
+
     def refused(self, run_dir, t0):
         """For a void run the rule refuses: the pressures over its route and
         its folder kept (the night's own is removed at its end), so the
         case can be read afterwards."""
-        t1 = t0 + int(ROUTE_S * 1e9)
         said = []
         for name, p in (("CPU", self.pressure), ("I/O", self.io_pressure)):
-            share = p.share(t0, t1) if p.available else None
+            share = self.route_share(p, t0)
             said.append("%s pressure %s" % (name, "unknown" if share is None else "%.0f %%" % (100 * share)))
         kept = os.path.join(self.build, "meson-logs", "night-refused", os.path.basename(run_dir))
         try:
@@ -688,8 +693,7 @@ class Night:
             return shown, what + self.refused(run_dir, int(t0))
         # and the machine was too busy: on an idle one a stall is the
         # game's defect, never accepted
-        busy = self.pressure.share(int(t0), int(t0) + int(ROUTE_S * 1e9)) if self.pressure.available \
-            else None
+        busy = self.route_share(self.pressure, int(t0))
         if busy is None:
             return True, what + "; CPU pressure unknown (%s)" % (
                 "no PSI" if not self.pressure.available else "not sampled over the route")
