@@ -370,6 +370,22 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, bool of
 	pp->wall_us = pp->us; /* `us` then has the op's own cost taken off */
 }
 
+/* What RX_VK_OFF_IRQ_CPUS=1 costs the render thread at each look (every
+ * 250 ms): one read of /proc/interrupts, the median of 101 in µs; -1 where
+ * it cannot be read. */
+static double irq_look_us(void)
+{
+	static unsigned long long irq[RXVK_IRQ_CPUS];
+	double t[101];
+	for (int k = 0; k < 101; k++) {
+		double t0 = bench_now_us();
+		if (rxvk_gpu_irqs(RXVK_PROC_INTERRUPTS, irq) <= 0)
+			return -1;
+		t[k] = bench_now_us() - t0;
+	}
+	return bench_median(t, 101);
+}
+
 /* --off-irq-cpus: one renderer submits a round of one-op parts, and every
  * CPU that took a quarter or more of the GPU's interrupts in it is taken out
  * of this thread's CPUs before any measured renderer exists, so that every
@@ -908,6 +924,9 @@ int main(int argc, char **argv)
 	         "in %.2f s of rounds before)",
 	         (unsigned long long)pc.off.irq_moves, pc.off.warm_s);
 	print_path(third, ", on whichever thread", &pc.off);
+	printf("| RX_VK_OFF_IRQ_CPUS=1's look at the GPU's interrupts (/proc/interrupts, every 250 ms on the "
+	       "render thread), median of 101 | %.1f µs |\n",
+	       irq_look_us());
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
 		printf("\n| field shape, %s (writer at op %d of %d, spin %u) | released after submit | "
