@@ -154,9 +154,13 @@ mutant irq-threads-stay-where-first-put $iq rxvk-irq \
 mutant irq-recording-threads-not-moved $rc rxvk-irq \
 	'\t\tif (r->threads[i].started) {\n\t\t\tif ((rc = pthread_setaffinity_np' \
 	'\t\tif (0) {\n\t\t\tif ((rc = pthread_setaffinity_np'
-mutant irq-game-thread-moved $rc rxvk-irq '\treturn moved;\n}' '\tsched_setaffinity(0, sizeof *set, set);\n\treturn moved;\n}'
+mutant irq-recycler-not-moved $rc rxvk-irq \
+	'\tif (r->recycler_started) {\n\t\tif ((rc = pthread_setaffinity_np' '\tif (0) {\n\t\tif ((rc = pthread_setaffinity_np'
 mutant irq-switch-on-by-default renderer/src/settings.c rxvk-irq \
 	'OFF(off_irq_cpus), RXVK_SWITCH_OFF' 'OFF(off_irq_cpus), RXVK_SWITCH_ON'
+mutant irq-recycler-not-woken-when-armed $rc rxvk-irq \
+	'\trxvk_irq_watch_arm(rx);\n\tpthread_mutex_lock(&r->recycle_lock);\n\tpthread_cond_signal(&r->recycle_cond);' \
+	'\trxvk_irq_watch_arm(rx);\n\tpthread_mutex_lock(&r->recycle_lock);'
 
 # parts recorded and submitted on threads (RX_VK_PARALLEL >= 2)
 mutant thread-part-left-for-next-handover $rc rxvk-readback \

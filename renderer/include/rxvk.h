@@ -322,6 +322,7 @@ struct rxvk_counters {
 	uint64_t frame_log_ns;        /* RX_FRAME_LOG: presenter time formatting and writing them */
 	uint64_t reads_poll_sleeps;   /* sleeps of reads polling for a part or marker, past their spin */
 	uint64_t irq_cpu_moves;       /* RX_VK_OFF_IRQ_CPUS: times the recording threads' CPUs were set */
+	uint64_t irq_looks;           /* RX_VK_OFF_IRQ_CPUS: looks at /proc/interrupts (the recycler's) */
 };
 
 void rxvk_counters_get(struct rxvk *rx, struct rxvk_counters *out);

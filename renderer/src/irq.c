@@ -5,8 +5,9 @@
  * of µs, so a thread that records or submits there goes at the GPU's pace:
  * one more part 20-34 µs against 3-5 elsewhere, vkprobe's bare part alike
  * (docs/performance.md, "The slow level is the CPU that takes the GPU's
- * interrupts").  With the switch on, the render thread looks at the GPU's
- * interrupts by CPU every RXVK_IRQ_EVERY_NS while it submits, and the
+ * interrupts").  With the switch on, the recycler thread looks at the
+ * GPU's interrupts by CPU every RXVK_IRQ_EVERY_NS (a read of
+ * /proc/interrupts costs tens of µs: never on the render thread), and the
  * threads librxvk starts to record and submit parts (and the recycler) are
  * kept off every CPU that took a quarter or more of them; when the
  * interrupts move, so do the threads.  The game's own threads, the render
@@ -106,9 +107,11 @@ struct irq_watch {
 	cpu_set_t allowed;   /* the creating thread's CPUs */
 	cpu_set_t keep;      /* the threads' CPUs now */
 	unsigned long long last[RXVK_IRQ_CPUS];
-	int ncpu;            /* 0: no look yet */
+	int ncpu;            /* 0: no look yet (or a new file): the next is the first */
+	const char *path;    /* the file of the last look */
 	uint64_t at_ns;      /* the last look */
-	bool quiet;          /* "no interrupt counted" was logged */
+	bool armed;          /* atomic: every thread to move is started */
+	bool quiet;          /* "too few interrupts" was logged */
 	bool stopped;        /* the file cannot be read: nothing more is done */
 };
 
@@ -129,33 +132,54 @@ int rxvk_irq_watch_init(struct rxvk *rx)
 	return 0;
 }
 
+void rxvk_irq_watch_arm(struct rxvk *rx)
+{
+	if (rx->irq_watch)
+		__atomic_store_n(&rx->irq_watch->armed, true, __ATOMIC_RELEASE);
+}
+
 void rxvk_irq_watch_free(struct rxvk *rx)
 {
 	free(rx->irq_watch);
 	rx->irq_watch = NULL;
 }
 
-void rxvk_irq_watch_tick(struct rxvk *rx)
+static uint64_t every_ns(struct rxvk *rx)
+{
+	uint64_t t = __atomic_load_n(&rx->test.irq_every_ns, __ATOMIC_RELAXED);
+	return t ? t : RXVK_IRQ_EVERY_NS;
+}
+
+uint64_t rxvk_irq_watch_due_ns(struct rxvk *rx)
 {
 	struct irq_watch *w = rx->irq_watch;
-	if (!w || w->stopped)
-		return;
-	uint64_t now = rxvk_now_ns();
-	bool every_submit = rx->test.irq_every_submit;
-	if (w->ncpu > 0 && !every_submit && now - w->at_ns < RXVK_IRQ_EVERY_NS)
-		return;
-	const char *path = rx->test.irq_table ? rx->test.irq_table : RXVK_PROC_INTERRUPTS;
+	if (!w || w->stopped || !__atomic_load_n(&w->armed, __ATOMIC_ACQUIRE))
+		return UINT64_MAX;
+	if (!w->ncpu)
+		return 0;
+	uint64_t now = rxvk_now_ns(), next = w->at_ns + every_ns(rx);
+	return now >= next ? 0 : next - now;
+}
+
+void rxvk_irq_watch_look(struct rxvk *rx)
+{
+	struct irq_watch *w = rx->irq_watch;
+	const char *test_path = __atomic_load_n(&rx->test.irq_table, __ATOMIC_ACQUIRE);
+	const char *path = test_path ? test_path : RXVK_PROC_INTERRUPTS;
 	unsigned long long now_irq[RXVK_IRQ_CPUS];
 	int ncpu = rxvk_gpu_irqs(path, now_irq);
+	uint64_t now = rxvk_now_ns();
+	CNT_ADD(rx, irq_looks, 1);
 	if (ncpu <= 0) {
 		rxvk_log(rx, "RX_VK_OFF_IRQ_CPUS: %s cannot be read (%s): no thread is moved", path,
 		         ncpu < 0 ? strerror(errno) : "no header of CPU columns");
 		w->stopped = true;
 		return;
 	}
-	if (w->ncpu != ncpu) { /* the first look (or CPUs came online): from here on */
+	if (w->ncpu != ncpu || w->path != path) { /* the first look (or CPUs came online): from here on */
 		memcpy(w->last, now_irq, sizeof now_irq);
 		w->ncpu = ncpu;
+		w->path = path;
 		w->at_ns = now;
 		return;
 	}

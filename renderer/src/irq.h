@@ -30,15 +30,20 @@ int rxvk_irq_cpus_off(const unsigned long long *before, const unsigned long long
 
 struct rxvk;
 
-/* RX_VK_OFF_IRQ_CPUS=1: set up by rxvk_recorder_init (the CPUs the
- * creating thread may run on are the ones the threads are kept within),
- * looked at by rxvk_submit on the render thread: every RXVK_IRQ_EVERY_NS
- * the GPU's interrupts since the last look decide the CPUs of the
- * recording threads and the recycler.  0, or -ENOMEM. */
+/* RX_VK_OFF_IRQ_CPUS=1.  rxvk_recorder_init makes the watch before the
+ * recycler starts (the CPUs the creating thread may run on are the ones
+ * the threads are kept within) and arms it once every thread to move is
+ * started; the recycler asks rxvk_irq_watch_due_ns (UINT64_MAX: never, 0:
+ * now) and looks: every RXVK_IRQ_EVERY_NS the GPU's interrupts since the
+ * last look decide the CPUs of the recording threads and the recycler.
+ * Fewer than RXVK_IRQ_MIN interrupts in a look decide nothing.  init: 0,
+ * or -ENOMEM. */
 #define RXVK_IRQ_EVERY_NS 250000000ull
 #define RXVK_IRQ_MIN 32ull
 int rxvk_irq_watch_init(struct rxvk *rx);
-void rxvk_irq_watch_tick(struct rxvk *rx);
+void rxvk_irq_watch_arm(struct rxvk *rx);
+uint64_t rxvk_irq_watch_due_ns(struct rxvk *rx);
+void rxvk_irq_watch_look(struct rxvk *rx);
 void rxvk_irq_watch_free(struct rxvk *rx);
 
 #endif

@@ -180,10 +180,11 @@ struct rxvk {
 		/* the recycler makes no chunk of command buffers ahead: every
 		 * chunk beyond the first ones is made on the recording path */
 		bool no_chunks_ahead;
-		/* RX_VK_OFF_IRQ_CPUS reads this file for /proc/interrupts, and
-		 * looks at every submission rather than every RXVK_IRQ_EVERY_NS */
+		/* RX_VK_OFF_IRQ_CPUS reads this file for /proc/interrupts
+		 * (atomic: a new one is a first look), and looks this often
+		 * rather than every RXVK_IRQ_EVERY_NS (atomic) */
 		const char *irq_table;
-		bool irq_every_submit;
+		uint64_t irq_every_ns;
 	} test;
 	uint64_t unsignalled;           /* atomic: a value a failed part could not signal, 0 none */
 	struct rxvk_counters summary_base; /* counters at the last summary line */

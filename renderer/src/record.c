@@ -144,6 +144,12 @@ static void *recycler_main(void *arg)
 	for (;;) {
 		if (r->recycler_stop)
 			break;
+		if (rxvk_irq_watch_due_ns(rx) == 0) {
+			pthread_mutex_unlock(&r->recycle_lock);
+			rxvk_irq_watch_look(rx);
+			pthread_mutex_lock(&r->recycle_lock);
+			continue;
+		}
 		bool short_of_ready = r->n_ready < r->reserve && !r->make_failed &&
 		                      !__atomic_load_n(&rx->test.no_chunks_ahead, __ATOMIC_RELAXED);
 		if (r->pending) {
@@ -189,7 +195,23 @@ static void *recycler_main(void *arg)
 			r->n_ready++;
 			continue;
 		}
-		pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
+		uint64_t due = rxvk_irq_watch_due_ns(rx);
+		if (due == 0) { /* RX_VK_OFF_IRQ_CPUS: a look at the GPU's interrupts */
+			pthread_mutex_unlock(&r->recycle_lock);
+			rxvk_irq_watch_look(rx);
+			pthread_mutex_lock(&r->recycle_lock);
+			continue;
+		}
+		if (due == UINT64_MAX) {
+			pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
+		} else {
+			struct timespec until;
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			uint64_t ns = (uint64_t)until.tv_nsec + due;
+			until.tv_sec += (time_t)(ns / 1000000000u);
+			until.tv_nsec = (long)(ns % 1000000000u);
+			pthread_cond_timedwait(&r->recycle_cond, &r->recycle_lock, &until);
+		}
 	}
 	pthread_mutex_unlock(&r->recycle_lock);
 	return NULL;
@@ -553,6 +575,17 @@ static int close_record(struct rxvk *rx, struct recorder *r)
 	return vk_check(rx, vkEndCommandBuffer(r->close));
 }
 
+/* RX_VK_OFF_IRQ_CPUS: every thread to move is started; the recycler,
+ * which may already wait with nothing to do, is woken to look. */
+static void watch_arm(struct rxvk *rx)
+{
+	struct recorder *r = rx->recorder;
+	rxvk_irq_watch_arm(rx);
+	pthread_mutex_lock(&r->recycle_lock);
+	pthread_cond_signal(&r->recycle_cond);
+	pthread_mutex_unlock(&r->recycle_lock);
+}
+
 int rxvk_recorder_init(struct rxvk *rx)
 {
 	struct recorder *r = calloc(1, sizeof *r);
@@ -563,7 +596,11 @@ int rxvk_recorder_init(struct rxvk *rx)
 	pthread_cond_init(&r->work, NULL);
 	pthread_cond_init(&r->done, NULL);
 	pthread_mutex_init(&r->recycle_lock, NULL);
-	pthread_cond_init(&r->recycle_cond, NULL);
+	pthread_condattr_t ca; /* the recycler's timed waits are on the monotonic clock */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->recycle_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	int crc = close_record(rx, r);
 	if (crc < 0)
 		return crc;
@@ -578,11 +615,17 @@ int rxvk_recorder_init(struct rxvk *rx)
 		r->ready = c;
 		r->n_ready++;
 	}
+	/* the watch exists before the recycler that looks, and looks only
+	 * once every thread it moves is started (rxvk_irq_watch_arm) */
+	if ((crc = rxvk_irq_watch_init(rx)) < 0)
+		return crc;
 	if (pthread_create(&r->recycler, NULL, recycler_main, rx) != 0)
 		return -EAGAIN;
 	r->recycler_started = true;
-	if (n < 2)
-		return rxvk_irq_watch_init(rx);
+	if (n < 2) {
+		watch_arm(rx);
+		return 0;
+	}
 	r->threads = calloc(n, sizeof *r->threads);
 	if (!r->threads)
 		return -ENOMEM;
@@ -596,7 +639,8 @@ int rxvk_recorder_init(struct rxvk *rx)
 		if (!r->threads[i].started)
 			return -EAGAIN;
 	rxvk_log(rx, "recording parts on %u threads", n);
-	return rxvk_irq_watch_init(rx);
+	watch_arm(rx);
+	return 0;
 }
 
 int rxvk_recorder_set_cpus(struct rxvk *rx, const cpu_set_t *set)
@@ -622,7 +666,6 @@ void rxvk_recorder_finish(struct rxvk *rx)
 	struct recorder *r = rx->recorder;
 	if (!r)
 		return;
-	rxvk_irq_watch_free(rx);
 	if (r->recycler_started) {
 		pthread_mutex_lock(&r->recycle_lock);
 		r->recycler_stop = true;
@@ -630,6 +673,7 @@ void rxvk_recorder_finish(struct rxvk *rx)
 		pthread_mutex_unlock(&r->recycle_lock);
 		pthread_join(r->recycler, NULL);
 	}
+	rxvk_irq_watch_free(rx); /* its looker is gone */
 	if (r->threads) {
 		pthread_mutex_lock(&r->lock);
 		r->stop = true;

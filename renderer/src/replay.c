@@ -1364,7 +1364,6 @@ int rxvk_submit(struct rxvk *rx, const struct rxvk_op *ops, size_t n_ops, uint64
 	int rc = validate(rx, ops, n_ops);
 	if (rc < 0)
 		return rc;
-	rxvk_irq_watch_tick(rx);
 
 	/* at most SUB_RING submissions in flight: the oldest slot must be done */
 	uint64_t sub = rx->sub_count + 1;
