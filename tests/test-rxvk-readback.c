@@ -651,7 +651,11 @@ static void test_diag__waits_for_last_writer_part_first_and_logs_it(void **state
 	ops[n++] = rxt_spin(A + 64, 10, 31); /* last writer, op 4, part 1 */
 	n += long_work(ops + n, 20);         /* parts 1..4 */
 	uint64_t before = timeline(rx);
+	/* parts 2..4 pending until the read waits: on a loaded machine the
+	 * long work alone had ended before the read looked */
+	rxt_gate_arm(rx, 8, true);
 	assert_int_equal(rxvk_submit(rx, ops, n, NULL), 0);
+	rxt_gate_submitted(rx);
 	struct rxvk_wait w;
 	assert_int_equal(rxvk_invalidate(rx, A, 128, &w), 0);
 	assert_int_equal(w.what, RXVK_WAIT_SUBMISSION);
@@ -682,7 +686,13 @@ static void test_diag__span_closes_at_burst_end_with_last_part_and_total_work(vo
 	long_work(b + 1, 11);
 	struct rxvk_stream_sub burst[3] = { { a, 3 }, { a, 3 }, { b, 12 } };
 	uint64_t before = timeline(rx), last_sub;
+	/* the last submission's parts after its writer's pending until the
+	 * read waits (op index 5 is in it alone): the writers' line is logged
+	 * only for a read that waits, and on a loaded machine the long work
+	 * alone had ended before the read looked */
+	rxt_gate_arm(rx, 5, true);
 	assert_int_equal(rxvk_submit_burst(rx, burst, 3, &last_sub), 0);
+	rxt_gate_submitted(rx);
 	assert_int_equal(last_sub, 3);
 	uint64_t end = timeline(rx);
 	assert_int_equal(end, before + 1 + 1 + 3); /* 12 ops in parts of 5 */
