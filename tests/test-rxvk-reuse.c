@@ -68,11 +68,15 @@ static void test_marker__reused_event_does_not_release_a_later_read_early(void *
 			submit(rx, &all, 1);
 			assert_int_equal(rxvk_finish(rx), 0);
 		}
-		/* learn the range: a read that waits for its writer */
+		/* learn the range: a read that waits for its writer (the work
+		 * after it pending until the read waits: on a loaded machine long
+		 * work alone can end before the read looks) */
 		size_t n = 0;
 		ops[n++] = rxt_spin(SLOT, 10, 1);
 		n += rxt_work(ops + n, 20, SCRATCH, LONG);
+		rxt_gate_arm(rx, 1, true);
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		struct rxvk_wait w;
 		assert_int_equal(rxvk_invalidate(rx, SLOT, 8, &w), 0);
 		assert_true(w.waited);
@@ -90,14 +94,16 @@ static void test_marker__reused_event_does_not_release_a_later_read_early(void *
 		const uint32_t fresh = 0xc0ffee01u;
 		n = rxt_work(ops, 24, SCRATCH + 4 * PAGE, LONG);
 		ops[n++] = rxt_spin(SLOT, 10, fresh);
+		rxt_gate_arm(rx, 0, true); /* all of it pending until the read waits, as above */
 		submit(rx, ops, n);
+		rxt_gate_submitted(rx);
 		assert_int_equal(rxvk_invalidate(rx, SLOT, 8, &w), 0);
 		if (word(rx, SLOT) != fresh)
 			fail_msg("%s: the read was released (%s) before its writer ran: 0x%08x, want 0x%08x",
 			         mirrored ? "mirrored" : "in place",
 			         w.what == RXVK_WAIT_MARKER ? "by a marker" : "not by a marker", word(rx, SLOT), fresh);
 		assert_true(w.what == RXVK_WAIT_MARKER || w.what == RXVK_WAIT_PART);
-		rxt_destroy(rx);
+		rxt_destroy_gated(rx);
 	}
 	(void)state;
 }
