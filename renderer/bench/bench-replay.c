@@ -370,7 +370,7 @@ static void parts_run(struct rxvk_op *ops, size_t n, uint32_t *parallel, bool of
 	pp->wall_us = pp->us; /* `us` then has the op's own cost taken off */
 }
 
-/* What RX_VK_OFF_IRQ_CPUS=1 costs the render thread at each look (every
+/* What RX_VK_OFF_IRQ_CPUS=1 costs the recycler thread at each look (every
  * 250 ms): one read of /proc/interrupts, the median of 101 in µs; -1 where
  * it cannot be read. */
 static double irq_look_us(void)
@@ -925,7 +925,7 @@ int main(int argc, char **argv)
 	         (unsigned long long)pc.off.irq_moves, pc.off.warm_s);
 	print_path(third, ", on whichever thread", &pc.off);
 	printf("| RX_VK_OFF_IRQ_CPUS=1's look at the GPU's interrupts (/proc/interrupts, every 250 ms on the "
-	       "render thread), median of 101 | %.1f µs |\n",
+	       "recycler thread), median of 101 | %.1f µs |\n",
 	       irq_look_us());
 	printf("| read released after its writer's value is visible, median of 200 | %.1f µs |\n", wake_us);
 	for (int m = 0; m < MODES; m++) {
