@@ -144,7 +144,7 @@ static void *recycler_main(void *arg)
 	for (;;) {
 		if (r->recycler_stop)
 			break;
-		if (rxvk_irq_watch_due_ns(rx) == 0) {
+		if (rxvk_irq_watch_due_ns(rx) == 0) { /* RX_VK_OFF_IRQ_CPUS: a look */
 			pthread_mutex_unlock(&r->recycle_lock);
 			rxvk_irq_watch_look(rx);
 			pthread_mutex_lock(&r->recycle_lock);
@@ -195,13 +195,9 @@ static void *recycler_main(void *arg)
 			r->n_ready++;
 			continue;
 		}
+		/* RX_VK_OFF_IRQ_CPUS: until the next look at the GPU's interrupts,
+		 * which the loop's top takes (a look due now: no wait at all) */
 		uint64_t due = rxvk_irq_watch_due_ns(rx);
-		if (due == 0) { /* RX_VK_OFF_IRQ_CPUS: a look at the GPU's interrupts */
-			pthread_mutex_unlock(&r->recycle_lock);
-			rxvk_irq_watch_look(rx);
-			pthread_mutex_lock(&r->recycle_lock);
-			continue;
-		}
 		if (due == UINT64_MAX) {
 			pthread_cond_wait(&r->recycle_cond, &r->recycle_lock);
 		} else {
