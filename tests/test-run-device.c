@@ -303,6 +303,36 @@ static pid_t resume_in_child(struct test_night *e, const char *id, const struct 
 	return pid;
 }
 
+/* Waits until done(e, arg) holds while the harness child `pid` plays:
+ * a child that ended first fails the case with how it ended (a refused
+ * resume says why on stderr), so what is waited for is the child's state,
+ * not an amount of time.  PROGRESS_LIMIT_S with neither fails as a hang. */
+static void child_until(struct test_night *e, pid_t pid, bool (*done)(struct test_night *, const void *),
+                        const void *arg, const char *what)
+{
+	for (int i = 0; !done(e, arg); i++) {
+		int status;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			fail_msg("the resuming harness ended (%s %d) before %s:\n%s\nbus:\n%s",
+			         WIFEXITED(status) ? "exit" : "signal",
+			         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), what, progress(e),
+			         test_bus_log(&e->bus));
+		if (i == PROGRESS_LIMIT_S * 40) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("the resuming harness did not get to %s in %d s:\n%s", what, PROGRESS_LIMIT_S,
+			         progress(e));
+		}
+		struct timespec ts = { 0, 25 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static bool bus_has(struct test_night *e, const void *line)
+{
+	return log_at(e, line) >= 0;
+}
+
 static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 {
 	struct test_night *e = *state;
@@ -313,7 +343,7 @@ static void test_device__sigkilled_harness_is_put_back_by_resume(void **state)
 	snprintf(id, sizeof id, "%lld", (long long)run_campaign_id(c));
 	run_campaign_destroy(c);
 	pid_t pid = resume_in_child(e, id, &o);
-	assert_true(test_bus_logged(&e->bus, "set TdpLimit 9"));
+	child_until(e, pid, bus_has, "set TdpLimit 9", "setting 9 W");
 	long nine = log_at(e, "set TdpLimit 9");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -650,6 +680,11 @@ static int cap_w(struct test_night *e)
 	return atoi(fake_read(&e->f, "sys/class/drm/card2/device/hwmon/hwmon4/power1_cap")) / 1000000;
 }
 
+static bool cap_is(struct test_night *e, const void *w)
+{
+	return cap_w(e) == *(const int *)w;
+}
+
 /* Through the route of the setup: a stop request mid-campaign puts the
  * device back; then a harness killed with SIGKILL leaves the state file
  * naming the route, and the next start puts it back through that route. */
@@ -667,12 +702,8 @@ static void stops_through_route(struct test_night *e, const char *via)
 
 	struct run_options oo = options(e, NULL);
 	pid_t pid = resume_in_child(e, id, &oo);
-	/* up to 60 s: a resume on a busy machine */
-	for (int i = 0; i < 2400 && cap_w(e) != 10; i++) {
-		struct timespec ts = { 0, 25 * 1000000 };
-		nanosleep(&ts, NULL);
-	}
-	assert_int_equal(cap_w(e), 10);
+	static const int ten = 10;
+	child_until(e, pid, cap_is, &ten, "setting the cap to 10 W");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	char state_file[PATH_MAX + 32], want[64];
