@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/testlog.py's margins and counts, on a build folder made here: a
+"""tests/testlog.py's margins, counts and failures, on a build folder made here: a
 meson-info/intro-tests.json as meson writes it (the keys the script reads:
 name, timeout) and a test log of one JSON object a line."""
 import json
@@ -54,6 +54,24 @@ with tempfile.TemporaryDirectory() as d:
     check("nothing near its timeout prints nothing", rc == 0 and out == "", out)
     rc, out = run("counts", log)
     check("counts", rc == 0 and out.strip() == "1 0 0", out)
+
+    # failures: the end of each failed test's output, the passed and skipped left out
+    with open(log, "w") as f:
+        out_lines = "".join("line %d\n" % i for i in range(1, 61))
+        for name, result, stdout in [("fine", "OK", "nothing\n"), ("gone", "SKIP", "why\n"),
+                                     ("broke", "FAIL", out_lines + "[  FAILED  ] test_x\n"),
+                                     ("hung", "TIMEOUT", ""), ("xfail", "EXPECTEDFAIL", "x\n")]:
+            f.write(json.dumps({"name": "rxdeck:unit / " + name, "result": result, "duration": 2.5,
+                                "stdout": stdout}) + "\n")
+    rc, out = run("failures", "5", "clang-asan=" + log, "gone=" + os.path.join(d, "missing.json"))
+    lines = out.splitlines()
+    check("failures names each failed test with its result", rc == 0 and len(lines) == 7
+          and lines[0] == "failed: clang-asan rxdeck:unit / broke (FAIL, 2.5 s), its last 5 lines:"
+          and lines[6] == "failed: clang-asan rxdeck:unit / hung (TIMEOUT, 2.5 s), its last 0 lines:", out)
+    check("failures prints the last N lines, the failing one last",
+          lines[1:6] == ["  | line 57", "  | line 58", "  | line 59", "  | line 60", "  | [  FAILED  ] test_x"], out)
+    check("passed, skipped and expected failures are left out",
+          "fine" not in out and "gone" not in out and "xfail" not in out, out)
 
 print("%s" % ("ok" if not failed else "%d checks failed" % failed))
 sys.exit(1 if failed else 0)

@@ -5,6 +5,8 @@
   testlog.py slowest N LABEL=FILE...     prints the N slowest tests
   testlog.py margins LABEL=LOG.json...   prints the tests that took over a
                                          third of their timeout
+  testlog.py failures N LABEL=LOG.json... prints the last N lines of each
+                                         failed test's output
 
 A LOG.json is meson's test log (one JSON object a line: name, result,
 duration).  For `slowest`, a FILE ending in .json is such a log; any other
@@ -92,6 +94,24 @@ def margins(sources):
         print("  %7.1f s of %4d s (%3.0f %%)  %-14s %-34s %s" % (seconds, t, 100 * share, label, name, result))
 
 
+def failures(n, sources):
+    """The end of each failed test's output, so that the last screen of a
+    test form (all a CI page may keep) says which case failed and why."""
+    for source in sources:
+        label, _, path = source.partition("=")
+        if not os.path.exists(path):
+            continue
+        for r in read_meson(path):
+            if r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
+                continue
+            out = (r.get("stdout") or "") + (r.get("stderr") or "")
+            lines = out.rstrip("\n").split("\n") if out.strip() else []
+            print("failed: %s %s (%s, %.1f s), its last %d lines:" %
+                  (label, r["name"], r["result"], float(r.get("duration") or 0), min(n, len(lines))))
+            for line in lines[-n:]:
+                print("  | " + line[:300])
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "counts":
         counts(argv[2])
@@ -99,6 +119,8 @@ def main(argv):
         slowest(int(argv[2]), argv[3:])
     elif len(argv) >= 3 and argv[1] == "margins":
         margins(argv[2:])
+    elif len(argv) >= 3 and argv[1] == "failures":
+        failures(int(argv[2]), argv[3:])
     else:
         sys.stderr.write(__doc__)
         return 2
