@@ -170,19 +170,36 @@ static uint64_t moves(struct rxvk *rx)
 	return counter(rx, false);
 }
 
+/* Waits until done(rx, arg) holds, looking every ms.  No time is
+ * asserted: 60 s without it fails the case as a hang (naming `what`),
+ * whatever the machine's load. */
+static void wait_until(bool (*done)(struct rxvk *, const void *), struct rxvk *rx, const void *arg,
+                       const char *what)
+{
+	for (int ms = 0; !done(rx, arg); ms++) {
+		if (ms == 60000)
+			fail_msg("%s: not in 60 s (%llu looks)", what, (unsigned long long)counter(rx, true));
+		usleep(1000);
+	}
+}
+
+static bool looks_reached(struct rxvk *rx, const void *want)
+{
+	return counter(rx, true) >= *(const uint64_t *)want;
+}
+
+static bool log_has(struct rxvk *rx, const void *line)
+{
+	(void)rx;
+	return strstr(rxt_read_log(log_path), line) != NULL;
+}
+
 /* Waits until the recycler has looked twice more: the second of those
- * looks began after anything this thread wrote before the call.  No time
- * is asserted: 60 s without a look fails the case as a hang, whatever the
- * machine's load. */
+ * looks began after anything this thread wrote before the call. */
 static void looked(struct rxvk *rx)
 {
 	uint64_t want = counter(rx, true) + 2;
-	for (int ms = 0; counter(rx, true) < want; ms++) {
-		if (ms == 60000)
-			fail_msg("the recycler did not look at the GPU's interrupts twice in 60 s (%llu looks)",
-			         (unsigned long long)counter(rx, true));
-		usleep(1000);
-	}
+	wait_until(looks_reached, rx, &want, "the recycler looking at the GPU's interrupts twice");
 }
 
 /* one submission that does some work, checked to have done it */
@@ -342,11 +359,9 @@ static void test_irq__an_unreadable_table_is_said_and_nothing_moves(void **state
 	struct rxvk *rx = irq_renderer(RXVK_SWITCH_ON, 2, missing);
 	char want[160];
 	snprintf(want, sizeof want, "RX_VK_OFF_IRQ_CPUS: %s cannot be read (No such file or directory)", missing);
-	for (int ms = 0; !strstr(rxt_read_log(log_path), want); ms++) { /* the recycler's look, said */
-		if (ms == 60000)
-			fail_msg("no line '%s' in 60 s", want);
-		usleep(1000);
-	}
+	char what[sizeof want + 32];
+	snprintf(what, sizeof what, "the log line '%s'", want);
+	wait_until(log_has, rx, want, what); /* the recycler's look, said */
 	uint64_t n = counter(rx, true);
 	submit_checked(rx, 1);
 	submit_checked(rx, 2);
