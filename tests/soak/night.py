@@ -788,6 +788,23 @@ class Night:
             "none otherwise%s" % (len(void), (": " + str(wrong)) if wrong else ""))
         print("     %d runs void for a stall of the game its own frame log shows (position: fault, "
               "reason, evidence): %s" % (len(self.stalled), self.stalled), flush=True)
+        # what the BUSY threshold is against: the CPU pressure over every
+        # run's route, whatever its outcome (the night's own game included)
+        shares = []
+        for rid, *_ in runs:
+            t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid)).get("route_t0_ns")
+            share = self.route_share(self.pressure, int(t0)) if t0 else None
+            if share is not None:
+                shares.append(share)
+        if shares:
+            shares.sort()
+            print("     CPU pressure over the routes (some task waiting for a CPU), %d runs: min %.0f %%, "
+                  "median %.0f %%, max %.0f %%; %d at or over the %.0f %% a stall needs" %
+                  (len(shares), 100 * shares[0], 100 * shares[len(shares) // 2], 100 * shares[-1],
+                   sum(1 for x in shares if x >= BUSY), 100 * BUSY), flush=True)
+        else:
+            print("     CPU pressure over the routes: unknown (%s)" %
+                  ("no PSI" if not self.pressure.available else "no route sampled"), flush=True)
         print("     %d crashes or hangs landed too late in the route to give their reason "
               "(position, fault, s into the route, outcome): %s" % (len(late), late), flush=True)
         print("     %d faults landed after the harness had judged their run (position, fault, "
