@@ -29,9 +29,10 @@ static inline int test_xvfb_free_display(int from)
 	return -1;
 }
 
-/* Starts Xvfb with one screen ("640x480x24") on a free display well away
- * from the usual ones (a low number may be another session's): its pid,
- * and ":N" in display; -1 when there is no Xvfb or it did not start. */
+/* Starts Xvfb with one screen ("640x480x24"), never resetting, on a free
+ * display well away from the usual ones (a low number may be another
+ * session's): its pid, and ":N" in display; -1 when there is no Xvfb or it
+ * did not start. */
 static inline pid_t test_xvfb_start(const char *screen, char *display, size_t size)
 {
 	if (access(TEST_XVFB, X_OK) != 0)
@@ -51,9 +52,15 @@ static inline pid_t test_xvfb_start(const char *screen, char *display, size_t si
 			dup2(null, 2);
 			char fd_s[16];
 			snprintf(fd_s, sizeof fd_s, "%d", fds[1]);
-			/* it writes its display on the pipe once it listens */
+			/* it writes its display on the pipe once it listens;
+			 * -noreset: by default an X server resets when its last
+			 * client leaves and closes a client that connected
+			 * meanwhile, so a game started right after another had
+			 * ended failed "no X server answers there" (one
+			 * connection after another: 107 of 300 refused that way,
+			 * 0 with -noreset; docs/testing.md) */
 			execl(TEST_XVFB, TEST_XVFB, disp, "-displayfd", fd_s, "-screen", "0", screen,
-			      "-nolisten", "tcp", (char *)NULL);
+			      "-nolisten", "tcp", "-noreset", (char *)NULL);
 			_exit(127);
 		}
 		close(fds[1]);
