@@ -499,7 +499,15 @@ static void test_run_campaign__pad_none_refuses_input_plays_shots_and_launcher(v
 	struct db_shot *shots;
 	size_t ns;
 	assert_int_equal(db_shots_read(e->db, runs[0].id, &shots, &ns), 0);
-	assert_int_equal(ns, 2);
+	if (ns != 2) {
+		char out_log[PATH_MAX + 16], err_log[PATH_MAX + 16];
+		static char out_text[8192], err_text[8192];
+		snprintf(out_log, sizeof out_log, "%s/stdout.log", runs[0].run_dir);
+		snprintf(err_log, sizeof err_log, "%s/stderr.log", runs[0].run_dir);
+		fail_msg("%zu shots stored of 2; the game's stdout:\n%s\nits stderr:\n%s", ns,
+		         test_file_text(out_log, out_text, sizeof out_text),
+		         test_file_text(err_log, err_text, sizeof err_text));
+	}
 	free(shots);
 	free(runs);
 	/* the campaign's plan says so, for the report and the run file */
