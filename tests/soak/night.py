@@ -682,9 +682,13 @@ class Night:
             said.append("its folder could not be kept: %s" % e)
         return "; " + ", ".join(said)
 
+    def route_t0(self, rid):
+        """A run's route_t0_ns (CLOCK_MONOTONIC), or None where it has none."""
+        return dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid)).get("route_t0_ns")
+
     def stall(self, rid, run_dir, window, why):
         """stall_shown() for a run of the campaign, from its frames.csv."""
-        t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid)).get("route_t0_ns")
+        t0 = self.route_t0(rid)
         if not t0:
             return False, "no route_t0_ns"
         shown, what = stall_shown(frame_times(os.path.join(run_dir, "frames.csv"), int(t0)), why or "",
@@ -758,8 +762,7 @@ class Night:
             # frame log (stall_shown), may void it
             as_stall = st == "void"
             if f in want and (pos, f) in self.done_faults:
-                t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?",
-                                   rid)).get("route_t0_ns")
+                t0 = self.route_t0(rid)
                 at = (self.landed[pos] - t0) / 1e9 if t0 and pos in self.landed else None
                 judged = verdict_s(why)
                 if at is not None and judged is not None and at > judged:
@@ -792,7 +795,7 @@ class Night:
         # run's route, whatever its outcome (the night's own game included)
         shares = []
         for rid, *_ in runs:
-            t0 = dict(self.sql("SELECT name, value FROM metric WHERE run_id = ?", rid)).get("route_t0_ns")
+            t0 = self.route_t0(rid)
             share = self.route_share(self.pressure, int(t0)) if t0 else None
             if share is not None:
                 shares.append(share)
