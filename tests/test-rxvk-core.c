@@ -6,6 +6,8 @@
 #include "private.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #define MB (1ull << 20)
@@ -398,6 +400,52 @@ static void test_submit__failed_validation_keeps_renderer_usable(void **state)
 	(void)state;
 }
 
+/* A crash on one of a renderer's threads while a case runs is said, with
+ * its frames, and the process ends: cmocka's own handler, in place for
+ * every case, ends it with nothing said when the crash is not on the
+ * case's thread (docs/renderer.md, "Running the tests on a GPU"). */
+static void *crash_here(void *arg)
+{
+	(void)arg;
+	raise(SIGSEGV);
+	return NULL;
+}
+
+static void test_crash__on_a_renderer_thread_is_said_with_its_frames(void **state)
+{
+	(void)state;
+	int err[2];
+	assert_int_equal(pipe(err), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(err[1], 2);
+		close(err[0]);
+		struct rxvk *rx = rxt_create((struct rxvk_config){ 0 });
+		(void)rx;
+		pthread_t t;
+		if (pthread_create(&t, NULL, crash_here, NULL) == 0)
+			pthread_join(t, NULL);
+		_exit(0); /* not reached when the crash is said */
+	}
+	close(err[1]);
+	char said[8192];
+	size_t n = 0;
+	ssize_t got;
+	while (n < sizeof said - 1 && (got = read(err[0], said + n, sizeof said - 1 - n)) > 0)
+		n += (size_t)got;
+	said[n] = 0;
+	close(err[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 128 + SIGSEGV);
+	const char *head = strstr(said, "renderer test: signal 11 at ");
+	assert_non_null(head);
+	assert_non_null(strstr(head, "\n")); /* and its frames after it */
+	assert_non_null(strstr(head, "test-rxvk-core"));
+}
+
 int main(void)
 {
 	rxt_require_vulkan();
@@ -411,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_mirror__mixed_range_draw_flushes_outside_rendering),
 		cmocka_unit_test(test_submit__invalid_ops_rejected_with_reason),
 		cmocka_unit_test(test_submit__failed_validation_keeps_renderer_usable),
+		cmocka_unit_test(test_crash__on_a_renderer_thread_is_said_with_its_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,9 +16,7 @@
 #include "irq.h"
 
 #include <dirent.h>
-#include <execinfo.h>
 #include <sched.h>
-#include <signal.h>
 #include <unistd.h>
 
 /* ---- the rule -------------------------------------------------------------- */
@@ -373,27 +371,8 @@ static void test_irq__an_unreadable_table_is_said_and_nothing_moves(void **state
 	done(rx);
 }
 
-/* A crash says where (its frames, as binary(+offset) for addr2line), on
- * the device machines too, where no debugger is. */
-static void on_crash(int sig, siginfo_t *si, void *ctx)
-{
-	(void)ctx;
-	void *frames[32];
-	int n = backtrace(frames, 32);
-	char head[96];
-	int len = snprintf(head, sizeof head, "test-rxvk-irq: signal %d at %p in thread %ld\n", sig, si->si_addr,
-	                   (long)gettid());
-	if (write(2, head, (size_t)len) < 0 || n <= 0)
-		_exit(128 + sig);
-	backtrace_symbols_fd(frames, n, 2);
-	_exit(128 + sig);
-}
-
 int main(void)
 {
-	struct sigaction sa = { .sa_sigaction = on_crash, .sa_flags = SA_SIGINFO };
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
 	rxt_require_vulkan();
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
