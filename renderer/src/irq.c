@@ -35,9 +35,14 @@ int rxvk_gpu_irqs(const char *path, unsigned long long *irq)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;
-	char line[8192];
+	/* whole lines, however many CPUs: a line is 11 bytes a CPU, over 8 KiB
+	 * past 745, and a line read in pieces would lose its handler's name
+	 * (tests/data/interrupts/wide-1024.txt); the buffer is the heap's, not
+	 * the looking thread's stack */
+	char *line = NULL;
+	size_t cap = 0;
 	int col_cpu[RXVK_IRQ_CPUS], cols = 0, width = -1;
-	if (fgets(line, sizeof line, f))
+	if (getline(&line, &cap, f) > 0)
 		for (char *p = line; cols < RXVK_IRQ_CPUS && (p = strstr(p, "CPU")); p += 3) {
 			char *end;
 			long c = strtol(p + 3, &end, 10);
@@ -49,7 +54,7 @@ int rxvk_gpu_irqs(const char *path, unsigned long long *irq)
 		}
 	memset(irq, 0, RXVK_IRQ_CPUS * sizeof *irq);
 	static const char *const drivers[] = { "nvidia", "amdgpu", "radeon", "nouveau", "i915", "xe" };
-	while (width > 0 && fgets(line, sizeof line, f)) {
+	while (width > 0 && getline(&line, &cap, f) > 0) {
 		bool gpu = false;
 		for (size_t d = 0; d < sizeof drivers / sizeof drivers[0] && !gpu; d++) {
 			size_t len = strlen(drivers[d]);
@@ -70,6 +75,7 @@ int rxvk_gpu_irqs(const char *path, unsigned long long *irq)
 			p = end;
 		}
 	}
+	free(line);
 	fclose(f);
 	return width;
 }
@@ -107,6 +113,7 @@ struct irq_watch {
 	cpu_set_t allowed;   /* the creating thread's CPUs */
 	cpu_set_t keep;      /* the threads' CPUs now */
 	unsigned long long last[RXVK_IRQ_CPUS];
+	unsigned long long now[RXVK_IRQ_CPUS]; /* a look's counts (kept off the recycler's stack) */
 	int ncpu;            /* 0: no look yet (or a new file): the next is the first */
 	const char *path;    /* the file of the last look */
 	uint64_t at_ns;      /* the last look */
@@ -166,7 +173,7 @@ void rxvk_irq_watch_look(struct rxvk *rx)
 	struct irq_watch *w = rx->irq_watch;
 	const char *test_path = __atomic_load_n(&rx->test.irq_table, __ATOMIC_ACQUIRE);
 	const char *path = test_path ? test_path : RXVK_PROC_INTERRUPTS;
-	unsigned long long now_irq[RXVK_IRQ_CPUS];
+	unsigned long long *now_irq = w->now;
 	int ncpu = rxvk_gpu_irqs(path, now_irq);
 	uint64_t now = rxvk_now_ns();
 	CNT_ADD(rx, irq_looks, 1);
@@ -177,7 +184,7 @@ void rxvk_irq_watch_look(struct rxvk *rx)
 		return;
 	}
 	if (w->ncpu != ncpu || w->path != path) { /* the first look (or CPUs came online): from here on */
-		memcpy(w->last, now_irq, sizeof now_irq);
+		memcpy(w->last, now_irq, sizeof w->last);
 		w->ncpu = ncpu;
 		w->path = path;
 		w->at_ns = now;
@@ -187,7 +194,7 @@ void rxvk_irq_watch_look(struct rxvk *rx)
 	char said[256];
 	int out = rxvk_irq_cpus_off(w->last, now_irq, ncpu, RXVK_IRQ_MIN, &w->allowed, &keep, said, sizeof said);
 	double window_s = (double)(now - w->at_ns) / 1e9;
-	memcpy(w->last, now_irq, sizeof now_irq);
+	memcpy(w->last, now_irq, sizeof w->last);
 	w->at_ns = now;
 	if (out < 0) { /* too few to decide: as they are */
 		if (!w->quiet && CPU_EQUAL(&w->keep, &w->allowed))
