@@ -84,8 +84,9 @@ static struct plan *make_plan(struct env *e, const char *campaign, const char *a
 	         "profile = p.env\n"
 	         "rounds = 1\n"
 	         "warmup = no\n"
-	         "watchdog = 2s\n"
-	         "start_timeout = 5s\n"
+	         /* the watchdog and start_timeout are the plan's (10 s, 120 s),
+	          * never waited on by a game that is not hung: the hang case
+	          * asks for its own 2 s */
 	         /* a clean exit is asserted: 10 s for the sanitizers' exit on a busy machine */
 	         "stop_timeout = 10s\n"
 	         "pad = socket\n"
@@ -123,7 +124,7 @@ static void test_run_campaign__hang_and_crash_are_void_and_it_completes(void **s
 {
 	struct env *e = *state;
 	struct run_outcome out;
-	struct run_campaign *c = create_and_play(e, "order = ABC\n",
+	struct run_campaign *c = create_and_play(e, "order = ABC\nwatchdog = 2s\n",
 	                                         "[arm A]\nlabel = fine\nenv = RX_VK_READBACK_EARLY=1\n"
 	                                         "[arm B]\nlabel = hangs\nargs = --hang-after 0.5\n"
 	                                         "[arm C]\nlabel = crashes\nargs = --crash-after 1\n",
