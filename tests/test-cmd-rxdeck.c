@@ -59,7 +59,7 @@ static int play(const char *name, const char *extra)
 	           "route t\nduration 1s\nwindow 0.2s 1s\n0s press A 100ms\n");
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = %s\nroute = t.route\nprofile = lavapipe\norder = AB\n"
-	         "rounds = 1\nwatchdog = 2s\nstart_timeout = 5s\nstop_timeout = 1s\n"
+	         "rounds = 1\n"
 	         "pad = socket\n%s"
 	         "[build double]\nbinary = %s\npad_option = --pad\n"
 	         "[arm A]\nenv = DOUBLE_FPS=60\n[arm B]\nenv = DOUBLE_FPS=30\n",

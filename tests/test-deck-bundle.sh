@@ -102,8 +102,6 @@ profile = lavapipe
 order = AB
 rounds = 1
 warmup = no
-watchdog = 5s
-stop_timeout = 2s
 pad = socket
 
 [build double]

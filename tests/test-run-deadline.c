@@ -131,7 +131,7 @@ static int make_env(void **state)
 	char text[8192];
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = night\nroute = long.route\nprofile = lavapipe\norder = AB\n"
-	         "watchdog = 2s\nstop_timeout = 2s\npad = socket\n"
+	         "pad = socket\n"
 	         "[build double]\nbinary = %s\npad_option = --pad\n[arm A]\n[arm B]\n", game);
 	write_text(e.plan, text);
 	return 0;

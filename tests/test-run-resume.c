@@ -69,7 +69,7 @@ static void test_run_resume__after_sigkill(void **state)
 	char text[8192];
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = resume\nroute = t.route\nprofile = lavapipe\norder = ABBA\n"
-	         "rounds = 2\nwarmup = yes\nwatchdog = 2s\nstop_timeout = 2s\npad = socket\n"
+	         "rounds = 2\nwarmup = yes\npad = socket\n"
 	         "[build double]\nbinary = %s\npad_option = --pad\n"
 	         "[arm A]\n[arm B]\nenv = RX_VK_READBACK_EARLY=1\n", game);
 	write_text(e.plan, text);

@@ -63,8 +63,7 @@ static void write_plan(const char *name, int max_rounds, const char *env_a, cons
 	           "route t\nduration 1s\nwindow 0.2s 1s\n0s press A 100ms\n");
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = %s\nroute = t.route\nprofile = lavapipe\norder = AB\n"
-	         "rounds = 1\nmax_rounds = %d\nwarmup = no\nwatchdog = 2s\nstart_timeout = 5s\n"
-	         "stop_timeout = 1s\npad = socket\n"
+	         "rounds = 1\nmax_rounds = %d\nwarmup = no\npad = socket\n"
 	         "[build double]\nbinary = %s\npad_option = --pad\n"
 	         "[arm A]\nenv = %s\n[arm B]\nenv = %s\n",
 	         name, max_rounds, game, env_a, env_b);

@@ -105,7 +105,7 @@ static void write_plan(const char *path, const char *name, const char *campaign,
 	char text[8192];
 	snprintf(text, sizeof text,
 	         "[campaign]\nname = %s\nroute = t.route\nprofile = lavapipe\norder = AB\nrounds = 1\n"
-	         "warmup = no\nwatchdog = 2s\nstop_timeout = 2s\npad = socket\n%s"
+	         "warmup = no\npad = socket\n%s"
 	         "[build double]\n%s\npad_option = --pad\n[arm A]\n[arm B]\n",
 	         name, campaign, build);
 	write_text(path, text);
