@@ -111,6 +111,9 @@ mutant evicted-notes-kept $rb rxvk-readback \
 	'\t\tif (!page_tracked_locked(rx, pg)) {\n\t\t\trx->rb->early.sub[pg] = 0;' '\t\tif (0) {\n\t\t\trx->rb->early.sub[pg] = 0;'
 mutant guard-while-device-touches renderer/src/hold.c rxvk-hold \
 	'\t\tint rc = pages_quiet(rx, first, end, rx->mirrored);' '\t\tint rc = 0;'
+mutant import-self-test-timed-on-a-cpu renderer/src/memory.c rxvk-hold \
+	'bool slow = rx->info.cpu ? hook && !strcmp(hook, "slow") : *out_ns > SELF_TEST_LIMIT_NS;' \
+	'bool slow = *out_ns > SELF_TEST_LIMIT_NS;'
 mutant marker-mirror-writeback-left-out $rp rxvk-marker \
 	'\tif (rec->copies.n) {' '\tif (0) {'
 mutant marker-mirror-written-back-twice $rp rxvk-marker \
