@@ -355,7 +355,8 @@ static void test_rollback__held_frame_let_go_again_after_a_failed_part(void **st
  * submission copies A after long spins, the next one lets go of A.  On a
  * CPU device the device itself would fault on the guard, stall (5 s) and
  * log `hold: error`; the let-go must wait for the copy instead.  Fails on
- * that line or on a stall over 1 s. */
+ * that line.  (No time is asserted: the spins' own time is the machine's
+ * load, and the stall rule's line is what a fault on the guard leaves.) */
 static void test_hold__guard_waits_for_a_submitted_part_still_touching_the_pages(void **state)
 {
 	rxt_fresh_log(log_path);
@@ -370,20 +371,14 @@ static void test_hold__guard_waits_for_a_submitted_part_still_touching_the_pages
 	busy[n++] = rxt_copy(A_ADDR, C_ADDR, FRAME_B); /* reads A late in its part */
 	submit(rx, busy, n);
 	struct rxvk_counters c0 = counters(rx);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rxvk_op ops[] = { target(A_ADDR, RXVK_FORMAT_RGBA8), paint(7), target(B_ADDR, RXVK_FORMAT_DEPTH) };
 	submit(rx, ops, 3);
 	assert_int_equal(rxvk_finish(rx), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	assert_int_equal(counters(rx).frames_held - c0.frames_held, 1);
 	assert_true(guarded(rx, A_ADDR));
 	const char *log = rxt_read_log(log_path);
 	if (strstr(log, "hold: error"))
 		fail_msg("the guard stalled the device:\n%s", log);
-	if (s > 1.0)
-		fail_msg("the let-go and its submission took %.2f s (a stall)", s);
 	/* the copy read A before the guard: the warm-up's fill (zeros) */
 	assert_int_equal(rxvk_invalidate(rx, C_ADDR, FRAME_B, NULL), 0);
 	expect_frame(rx, C_ADDR, RXVK_FORMAT_RGBA8, 0);
