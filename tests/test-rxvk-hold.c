@@ -289,12 +289,20 @@ static void test_hold__both_import_modes(void **state)
  * case by it. */
 static void test_import__self_test_keeps_the_import_or_allocates(void **state)
 {
-	static const char *const modes[] = { "run", "fail", "slow" };
-	for (int fail = 0; fail < 3; fail++) {
+	/* the hook's value, and the failure the log must say (NULL: passed) */
+	static const struct {
+		const char *hook, *failed;
+	} modes[] = {
+		{ "run", NULL },
+		{ "fail", "the import self-test for holding failed (its fill did not reach the imported pages): "
+		          "guest memory is a mapped allocation from the driver" },
+		{ "slow", "the import self-test for holding failed (its submission took " },
+	};
+	for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
 		FILE *f = fopen(log_path, "w");
 		if (f)
 			fclose(f);
-		setenv("RXVK_TEST_IMPORT_SELF_TEST", modes[fail], 1);
+		setenv("RXVK_TEST_IMPORT_SELF_TEST", modes[m].hook, 1);
 		struct rxvk *rx = create((struct rxvk_config){ .import_host = RXVK_SWITCH_ON,
 		                                               .hold_switched = RXVK_SWITCH_ON,
 		                                               .log_path = log_path });
@@ -304,14 +312,10 @@ static void test_import__self_test_keeps_the_import_or_allocates(void **state)
 		hold_round_trip(rx);
 		rxt_destroy(rx);
 		const char *log = rxt_read_log(log_path);
-		if (fail) {
+		if (modes[m].failed) {
 			assert_false(info.host_import);
-			const char *why = fail == 1 ? "the import self-test for holding failed (its fill did not "
-			                              "reach the imported pages): guest memory is a mapped "
-			                              "allocation from the driver"
-			                            : "the import self-test for holding failed (its submission took ";
-			if (!strstr(log, why) || !strstr(log, "mapped device allocation"))
-				fail_msg("log lacks the failed self-test (%s):\n%s", modes[fail], log);
+			if (!strstr(log, modes[m].failed) || !strstr(log, "mapped device allocation"))
+				fail_msg("log lacks the failed self-test (%s):\n%s", modes[m].hook, log);
 		} else {
 			if (!info.host_import)
 				fail_msg("the self-test did not keep the import:\n%s", log);

@@ -99,8 +99,9 @@ static int import_guest(struct rxvk *rx)
  * self-test imports a mapping of its own, protects its first page, fills
  * four other pages of it through a submitted command, unprotects, and
  * checks the submission's result, its time (a fence waited for 1 s at
- * most) and the bytes.  0 passed, or a negative errno with *why set. */
-static int import_self_test(struct rxvk *rx, uint64_t *out_ns, char *why, size_t why_size)
+ * most) and the bytes.  hook: the test hook's value (NULL: none).  0
+ * passed, or a negative errno with *why set. */
+static int import_self_test(struct rxvk *rx, const char *hook, uint64_t *out_ns, char *why, size_t why_size)
 {
 	uint64_t size_B = SELF_TEST_PAGES * RXVK_PAGE_SIZE_B;
 	VkBuffer buffer = VK_NULL_HANDLE;
@@ -177,7 +178,6 @@ static int import_self_test(struct rxvk *rx, uint64_t *out_ns, char *why, size_t
 	 * GPU's rule (a stall is an invalidated import); a CPU device runs the
 	 * self-test only for the hook, and its fill's time there is the
 	 * machine's load, not pinning, so it is not judged by it */
-	const char *hook = getenv("RXVK_TEST_IMPORT_SELF_TEST");
 	bool slow = rx->info.cpu ? hook && !strcmp(hook, "slow") : *out_ns > SELF_TEST_LIMIT_NS;
 	if (!right || (hook && !strcmp(hook, "fail"))) {
 		snprintf(why, why_size, "its fill did not reach the imported pages");
@@ -225,7 +225,7 @@ static bool import_safe_for_holding(struct rxvk *rx)
 	}
 	char why[256] = "";
 	uint64_t ns = 0;
-	if (import_self_test(rx, &ns, why, sizeof why) < 0) {
+	if (import_self_test(rx, hook, &ns, why, sizeof why) < 0) {
 		rxvk_log(rx, "guest memory: the import self-test for holding failed (%s): guest memory is "
 		             "a mapped allocation from the driver instead", why);
 		return false;
